@@ -1,0 +1,54 @@
+# HeapLab entry points. `make reproduce` and `make test` set up everything they need themselves.
+#   make setup      Python venv with the pinned packages (ansible, jupyter kernel, ...), engine build
+#   make engine     build the engine distribution (engine/dist/target/heaplab-engine-*-bin.tar.gz)
+#   make reproduce  run LAB (default: every lab) at SCALE (default: local) on this machine, then report
+#   make test       engine unit tests, Python tests, notebooks, playbook lint, one end-to-end ci run
+#   make lint       ruff and ansible-lint
+#   make clean      remove build output and the venv (never results/runs)
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+MVN := mvn -B -q -f engine/pom.xml
+LAB ?= all
+SCALE ?= local
+DIST := $(wildcard engine/dist/target/heaplab-engine-*-bin.tar.gz)
+
+.PHONY: setup venv engine reproduce test test-engine test-python lint clean
+
+setup: venv engine
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml requirements.lock
+	@command -v $(PYTHON) >/dev/null || { echo "ERROR: $(PYTHON) not found: install Python 3.11+"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -c requirements.lock -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@
+
+engine:
+	@command -v mvn >/dev/null || { echo "ERROR: mvn not found: install Maven 3.8+ and a JDK 17+"; exit 1; }
+	$(MVN) install -DskipTests
+	@ls engine/dist/target/heaplab-engine-*-bin.tar.gz
+
+reproduce: setup
+	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report
+
+test: venv
+	@echo "== engine: build and JUnit tests"
+	$(MVN) install
+	@echo "== lint: ruff, ansible-lint"
+	$(MAKE) --no-print-directory lint
+	@echo "== python: heaplab, notebooks, playbooks, end-to-end ci run"
+	$(BIN)/pytest
+
+lint: venv
+	$(BIN)/ruff check heaplab playbooks
+	$(BIN)/ruff format --check heaplab playbooks
+	cd playbooks && ../$(BIN)/ansible-lint --offline --profile production -q
+
+clean:
+	rm -rf $(VENV) engine/*/target
