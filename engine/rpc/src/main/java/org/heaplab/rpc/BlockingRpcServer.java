@@ -1,0 +1,357 @@
+package org.heaplab.rpc;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.heaplab.core.conf.Configuration;
+
+/**
+ * The HBase 1.x-style blocking RPC server: one acceptor thread, one reader thread per connection,
+ * a bounded call queue, and hbase.regionserver.handler.count handler threads.
+ *
+ * <pre>
+ *   acceptor ──accept──▶ reader (per connection) ──Call──▶ [call queue] ──▶ handler x N ──▶ socket
+ *                        reads each request into a        bounded           run the RpcService,
+ *                        FRESH heap byte[]                                  write the response
+ * </pre>
+ *
+ * <p>The fresh byte[] per request is deliberate: it is the 1.x garbage (a heap buffer per request,
+ * dead as soon as the response is written) whose young-GC cost the labs measure against pooled
+ * direct buffers. The cells a handler passes to the storage engine are views into that array.
+ *
+ * <p>Bad input never kills the server: a frame that is well delimited but undecodable (unknown
+ * method, bad params, bad cells) gets an error response and the connection stays open; a frame whose
+ * length is out of range (oversized: REQUEST_TOO_BIG, or shorter than a header) and a bad preamble
+ * get an error response and the connection is closed, since framing can no longer be trusted; a
+ * truncated frame (peer closes mid-frame) closes the connection.
+ *
+ * <p>Backpressure: when the call queue is full a reader blocks, so a connection stops being read
+ * until handlers catch up (HBase 1.x instead rejects with CallQueueTooBigException).
+ *
+ * <p>Thread safety: start and stop may be called from any thread; responses for one connection are
+ * written by many handlers, serialised by the connection's output lock, each frame in one write.
+ */
+public final class BlockingRpcServer implements RpcServer {
+    private static final Call POISON = new Call(null, null);
+
+    private final InetSocketAddress bindAddress;
+    private final RpcService service;
+    private final int handlerCount;
+    private final int maxRequestSize;
+    private final BlockingQueue<Call> queue;
+    private final Consumer<String> log;
+    private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
+    private final List<Thread> handlers = new ArrayList<>();
+    private volatile boolean stopping;
+    private ServerSocket serverSocket;
+    private Thread acceptor;
+
+    /**
+     * @param bindAddress host and port to listen on (port 0 picks a free one)
+     * @param conf reads hbase.regionserver.handler.count, hbase.ipc.max.request.size and
+     *     hbase.ipc.server.max.callqueue.length
+     * @param log receives one line per connection-level problem
+     */
+    public BlockingRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log) {
+        this.bindAddress = bindAddress;
+        this.service = service;
+        this.log = log;
+        this.handlerCount = conf.getInt(RpcConstants.HANDLER_COUNT_KEY, RpcConstants.DEFAULT_HANDLER_COUNT);
+        this.maxRequestSize = conf.getInt(RpcConstants.MAX_REQUEST_SIZE_KEY, RpcConstants.DEFAULT_MAX_REQUEST_SIZE);
+        int queueLength = conf.getInt(RpcConstants.MAX_CALLQUEUE_LENGTH_KEY, handlerCount * RpcConstants.CALLQUEUE_PER_HANDLER);
+        if (handlerCount < 1) {
+            throw new IllegalArgumentException(RpcConstants.HANDLER_COUNT_KEY + " must be at least 1, got " + handlerCount);
+        }
+        if (maxRequestSize < RpcConstants.MIN_REQUEST_BODY) {
+            throw new IllegalArgumentException(RpcConstants.MAX_REQUEST_SIZE_KEY + " too small: " + maxRequestSize);
+        }
+        this.queue = new ArrayBlockingQueue<>(Math.max(1, queueLength));
+    }
+
+    @Override
+    public synchronized void start() throws IOException {
+        if (serverSocket != null) {
+            throw new IllegalStateException("already started");
+        }
+        ServerSocket ss = new ServerSocket();
+        ss.setReuseAddress(true);
+        try {
+            ss.bind(bindAddress, 128);
+        } catch (IOException e) {
+            ss.close();
+            throw e;
+        }
+        serverSocket = ss;
+        for (int i = 0; i < handlerCount; i++) {
+            Thread t = new Thread(this::handle, "RpcServer.handler-" + i);
+            t.setDaemon(true);
+            handlers.add(t);
+            t.start();
+        }
+        acceptor = new Thread(this::accept, "RpcServer.acceptor-" + port());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    @Override
+    public int port() {
+        return serverSocket.getLocalPort();
+    }
+
+    public int handlerCount() {
+        return handlerCount;
+    }
+
+    private void accept() {
+        while (!stopping) {
+            Socket s;
+            try {
+                s = serverSocket.accept();
+            } catch (IOException e) {
+                if (!stopping) {
+                    log.accept("accept failed: " + e.getMessage());
+                }
+                continue;
+            }
+            try {
+                s.setTcpNoDelay(true);
+                ServerConnection c = new ServerConnection(s);
+                connections.add(c);
+                if (stopping) {
+                    c.close();
+                    continue;
+                }
+                Thread reader = new Thread(() -> read(c), "RpcServer.reader-" + s.getRemoteSocketAddress());
+                reader.setDaemon(true);
+                c.reader = reader;
+                reader.start();
+            } catch (IOException e) {
+                log.accept("cannot set up connection from " + s.getRemoteSocketAddress() + ": " + e.getMessage());
+                closeQuietly(s);
+            }
+        }
+    }
+
+    /** The reader loop of one connection. */
+    private void read(ServerConnection c) {
+        try {
+            DataInputStream in = new DataInputStream(new BufferedInputStream(c.socket.getInputStream(), 16 * 1024));
+            try {
+                FrameReader.readPreamble(in);
+            } catch (MalformedFrameException e) {
+                c.send(FrameWriter.error(e.callId(), e.code(), e.getClass().getName(), e.getMessage()));
+                c.closeAfterError(in);
+                return;
+            }
+            while (true) {
+                int length = in.readInt();
+                if (length < RpcConstants.MIN_REQUEST_BODY) {
+                    c.send(FrameWriter.error(RpcConstants.NO_CALL_ID, ErrorCode.MALFORMED_REQUEST,
+                        MalformedFrameException.class.getName(), "frame length " + length + " is below the "
+                            + RpcConstants.MIN_REQUEST_BODY + "-byte request header; closing the connection"));
+                    c.closeAfterError(in);
+                    return;
+                }
+                if (length > maxRequestSize) {
+                    int callId = in.readInt();
+                    c.send(FrameWriter.error(callId, ErrorCode.REQUEST_TOO_BIG, "org.heaplab.rpc.RequestTooBigException",
+                        "request of " + length + " bytes exceeds " + RpcConstants.MAX_REQUEST_SIZE_KEY + " ("
+                            + maxRequestSize + "); closing the connection"));
+                    log.accept("closing " + c.socket.getRemoteSocketAddress() + ": request of " + length
+                        + " bytes exceeds " + RpcConstants.MAX_REQUEST_SIZE_KEY);
+                    c.closeAfterError(in);
+                    return;
+                }
+                byte[] body = new byte[length]; // the deliberate per-request heap buffer (1.x)
+                in.readFully(body);
+                Request request;
+                try {
+                    request = FrameReader.readRequest(body);
+                } catch (MalformedFrameException e) {
+                    c.send(FrameWriter.error(e.callId(), e.code(), e.getClass().getName(), e.getMessage()));
+                    continue;
+                }
+                if (stopping) {
+                    c.send(FrameWriter.error(request.callId(), ErrorCode.SERVER_STOPPING, "org.heaplab.rpc.ServerStoppingException",
+                        "the region server is stopping"));
+                    continue;
+                }
+                queue.put(new Call(c, request));
+            }
+        } catch (EOFException e) {
+            // peer closed (possibly mid-frame): nothing to answer
+        } catch (IOException e) {
+            if (!stopping && !c.closed) {
+                log.accept("connection " + c.socket.getRemoteSocketAddress() + " failed: " + e.getMessage());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (!stopping) {
+                c.close(); // in-flight responses to a vanished client are dropped
+            }
+        }
+    }
+
+    /** The handler loop: take a call, run it, write its response. */
+    private void handle() {
+        while (true) {
+            Call call;
+            try {
+                call = queue.take();
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (call == POISON) {
+                return;
+            }
+            Request r = call.request;
+            byte[] frame;
+            try {
+                RpcService.Reply reply = service.call(r);
+                frame = FrameWriter.ok(r.callId(), reply.params(), reply.cells());
+            } catch (Throwable t) {
+                if (!(t instanceof IOException) && !(t instanceof IllegalArgumentException)) {
+                    log.accept("call " + r.method() + " failed: " + t);
+                }
+                frame = FrameWriter.response(ErrorMapping.toResponse(r.callId(), t));
+            }
+            call.connection.send(frame);
+        }
+    }
+
+    @Override
+    public void stop() {
+        synchronized (this) {
+            if (stopping || serverSocket == null) {
+                stopping = true;
+                return;
+            }
+            stopping = true;
+        }
+        closeQuietly(serverSocket);
+        for (ServerConnection c : connections) {
+            c.shutdownInput();
+        }
+        try {
+            acceptor.join(5000);
+            for (ServerConnection c : connections) {
+                if (c.reader != null) {
+                    c.reader.join(5000);
+                }
+            }
+            for (int i = 0; i < handlers.size(); i++) {
+                if (!queue.offer(POISON, 60, TimeUnit.SECONDS)) {
+                    log.accept("call queue did not drain; handlers interrupted");
+                    handlers.forEach(Thread::interrupt);
+                    break;
+                }
+            }
+            for (Thread h : handlers) {
+                h.join(60_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (ServerConnection c : connections) {
+            c.close();
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing anyway
+        }
+    }
+
+    /** A queued request and the connection its response goes to. */
+    private record Call(ServerConnection connection, Request request) {
+    }
+
+    /** One accepted socket. send() is called by many handlers; the lock keeps frames whole. */
+    private final class ServerConnection {
+        final Socket socket;
+        final OutputStream out;
+        volatile boolean closed;
+        volatile Thread reader;
+
+        ServerConnection(Socket socket) throws IOException {
+            this.socket = socket;
+            this.out = socket.getOutputStream();
+        }
+
+        void send(byte[] frame) {
+            synchronized (out) {
+                if (closed) {
+                    return;
+                }
+                try {
+                    out.write(frame);
+                    out.flush();
+                } catch (IOException e) {
+                    close();
+                }
+            }
+        }
+
+        /**
+         * Ends a connection whose framing is lost, after its error response: half-closes our side so
+         * the error arrives before the FIN, discards what the peer still sends (bounded to two
+         * seconds, so unread input does not turn the close into a reset that loses the error), then
+         * closes.
+         */
+        void closeAfterError(DataInputStream in) {
+            try {
+                socket.shutdownOutput();
+                socket.setSoTimeout(250);
+                byte[] sink = new byte[8192];
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+                while (System.nanoTime() < deadline && !stopping) {
+                    try {
+                        if (in.read(sink) < 0) {
+                            break;
+                        }
+                    } catch (java.net.SocketTimeoutException e) {
+                        // keep draining until the deadline
+                    }
+                }
+            } catch (IOException ignored) {
+                // the peer is gone
+            }
+            close();
+        }
+
+        void shutdownInput() {
+            try {
+                socket.shutdownInput();
+            } catch (IOException ignored) {
+                // already closed
+            }
+        }
+
+        void close() {
+            closed = true;
+            connections.remove(this);
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package org.heaplab.rpc;
+
+/** Error codes carried by error responses (a short on the wire), with the failure each one names. */
+public enum ErrorCode {
+    /** The connection did not start with "HLAB" and a version this server speaks; the server closes it. */
+    BAD_PREAMBLE(1),
+    /** The frame could not be decoded (lengths out of range, truncated params, bad cells). */
+    MALFORMED_REQUEST(2),
+    /** The request frame exceeds hbase.ipc.max.request.size; the server closes the connection. */
+    REQUEST_TOO_BIG(3),
+    /** The method code is not one of {@link Method}. */
+    UNKNOWN_METHOD(4),
+    TABLE_NOT_FOUND(5),
+    TABLE_EXISTS(6),
+    ILLEGAL_ARGUMENT(7),
+    /** The storage engine failed with an I/O error. */
+    IO_ERROR(8),
+    /** The server is stopping and takes no new calls. */
+    SERVER_STOPPING(9),
+    /** Anything else (a bug): the message carries the exception. */
+    SERVER_ERROR(10);
+
+    public final short code;
+
+    ErrorCode(int code) {
+        this.code = (short) code;
+    }
+
+    /** The error with wire code {@code code}; unknown codes read as SERVER_ERROR. */
+    public static ErrorCode of(short code) {
+        for (ErrorCode e : values()) {
+            if (e.code == code) {
+                return e;
+            }
+        }
+        return SERVER_ERROR;
+    }
+}

@@ -1,0 +1,34 @@
+package org.heaplab.rpc;
+
+/**
+ * The calls a region server answers, with their one-byte wire codes. The params and cell block of
+ * each request and response are listed in engine/docs/wire-protocol.md.
+ */
+public enum Method {
+    STATUS(1),
+    CREATE_TABLE(2),
+    DROP_TABLE(3),
+    TABLE_EXISTS(4),
+    LIST_TABLES(5),
+    PUT(6),
+    GET(7),
+    FLUSH(8),
+    MAJOR_COMPACT(9),
+    LIST_REGIONS(10);
+
+    public final byte code;
+
+    Method(int code) {
+        this.code = (byte) code;
+    }
+
+    /** The method with wire code {@code code}, or null when this server does not know it. */
+    public static Method of(byte code) {
+        for (Method m : values()) {
+            if (m.code == code) {
+                return m;
+            }
+        }
+        return null;
+    }
+}

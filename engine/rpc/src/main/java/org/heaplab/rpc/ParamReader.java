@@ -1,0 +1,72 @@
+package org.heaplab.rpc;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Decodes what {@link ParamWriter} writes. Every read checks bounds and throws
+ * {@link MalformedFrameException} (MALFORMED_REQUEST) rather than reading past the params.
+ */
+public final class ParamReader {
+    private final byte[] buf;
+    private final int callId;
+    private int pos;
+
+    public ParamReader(byte[] buf, int callId) {
+        this.buf = buf;
+        this.callId = callId;
+    }
+
+    public int readInt() throws MalformedFrameException {
+        need(4);
+        int v = ((buf[pos] & 0xff) << 24) | ((buf[pos + 1] & 0xff) << 16) | ((buf[pos + 2] & 0xff) << 8)
+            | (buf[pos + 3] & 0xff);
+        pos += 4;
+        return v;
+    }
+
+    public long readLong() throws MalformedFrameException {
+        long hi = readInt();
+        return (hi << 32) | (readInt() & 0xffffffffL);
+    }
+
+    public boolean readBoolean() throws MalformedFrameException {
+        need(1);
+        return buf[pos++] != 0;
+    }
+
+    public byte[] readBytes() throws MalformedFrameException {
+        int n = readInt();
+        if (n < 0) {
+            throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST, "negative field length " + n);
+        }
+        need(n);
+        byte[] b = Arrays.copyOfRange(buf, pos, pos + n);
+        pos += n;
+        return b;
+    }
+
+    public String readString() throws MalformedFrameException {
+        return new String(readBytes(), StandardCharsets.UTF_8);
+    }
+
+    /** A count field that must be in [0, max]. */
+    public int readCount(int max) throws MalformedFrameException {
+        int n = readInt();
+        if (n < 0 || n > max) {
+            throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST, "count " + n + " out of range 0.." + max);
+        }
+        return n;
+    }
+
+    public boolean hasRemaining() {
+        return pos < buf.length;
+    }
+
+    private void need(int n) throws MalformedFrameException {
+        if (n > buf.length - pos) {
+            throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST,
+                "params truncated: need " + n + " bytes at offset " + pos + " of " + buf.length);
+        }
+    }
+}

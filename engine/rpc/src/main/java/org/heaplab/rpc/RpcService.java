@@ -1,0 +1,28 @@
+package org.heaplab.rpc;
+
+import java.io.IOException;
+
+/**
+ * What a server does with a decoded request: the region server's implementation runs it against
+ * the storage engine; tests plug in fakes. Called concurrently by every handler thread.
+ */
+public interface RpcService {
+
+    /**
+     * Runs one call.
+     *
+     * @return the OK response's params and cells
+     * @throws IOException or a RuntimeException, turned into an error response by the server
+     *     ({@link ErrorMapping})
+     */
+    Reply call(Request request) throws IOException;
+
+    /** The params and cells of an OK response. */
+    record Reply(byte[] params, java.util.List<org.heaplab.core.cell.KeyValue> cells) {
+        public static final Reply EMPTY = new Reply(new byte[0], java.util.List.of());
+
+        public static Reply of(ParamWriter params) {
+            return new Reply(params.toByteArray(), java.util.List.of());
+        }
+    }
+}
