@@ -1,0 +1,42 @@
+"""Everything the report and the notebooks derive from a run: metrics, the article's values, verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from heaplab import comparison
+from heaplab.claims import ClaimResult, judge_all
+from heaplab.metrics import Measurement, measure_all
+from heaplab.paths import PUBLISHED_CSV, find_root
+from heaplab.published import Published, load_published
+from heaplab.rundir import Run, load_run
+
+
+@dataclass(frozen=True)
+class Analysis:
+    run: Run
+    published: Published
+    measurements: dict[str, dict[str, Measurement]]  # {experiment: {variant: Measurement}}
+    claims: list[ClaimResult]
+
+    def table(self, experiment: str) -> list[comparison.Row]:
+        return comparison.rows(self.run, experiment, self.measurements[experiment], self.published)
+
+    def table_markdown(self, experiment: str) -> str:
+        return comparison.to_markdown(self.table(experiment))
+
+
+def find_published(run_dir: Path) -> Path:
+    """The published CSV of the checkout holding the run (or of the current checkout)."""
+    for parent in run_dir.resolve().parents:
+        if (parent / PUBLISHED_CSV).is_file():
+            return parent / PUBLISHED_CSV
+    return find_root() / PUBLISHED_CSV
+
+
+def analyse(run_dir: str | Path, published_csv: Path | None = None) -> Analysis:
+    run = load_run(run_dir)
+    published = load_published(published_csv or find_published(run.path))
+    measurements = measure_all(run)
+    return Analysis(run, published, measurements, judge_all(run, measurements, published))

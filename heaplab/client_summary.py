@@ -1,0 +1,66 @@
+"""Read a pe client summary, ``<variant>/client/<phase>-<host>.json`` (docs/contracts.md section 3).
+
+Decodes what the engine's ``pe --report=PREFIX`` writes.  Latencies in the file are microseconds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+PERCENTILE_KEYS = ("mean", "min", "p50", "p75", "p95", "p99", "p999", "p9999", "max")
+
+
+@dataclass(frozen=True)
+class ClientSummary:
+    path: Path
+    host: str
+    phase: str
+    command: str
+    threads: int
+    operations: int
+    rows: int
+    duration_ms: float
+    throughput: float  # rows per second (HBase PE's "Avg TPS/QPS")
+    latency_us: dict[str, float]
+    start_epoch_ms: float
+    end_epoch_ms: float
+    hlog: Path | None
+
+
+def summary_path(client_dir: Path, phase: str, host: str) -> Path:
+    return client_dir / f"{phase}-{host}.json"
+
+
+def load_client_summary(path: Path, phase: str, host: str) -> ClientSummary:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    if raw.get("format") != 1:
+        raise ValueError(f"{path}: unsupported client summary format {raw.get('format')!r}")
+    latency = {k: float(raw["latency_us"][k]) for k in PERCENTILE_KEYS if k in raw["latency_us"]}
+    hlog = raw.get("hlog")
+    return ClientSummary(
+        path=path,
+        host=host,
+        phase=phase,
+        command=str(raw.get("command", "")),
+        threads=int(raw.get("threads", 0)),
+        operations=int(raw["operations"]),
+        rows=int(raw.get("rows", raw["operations"])),
+        duration_ms=float(raw["duration_ms"]),
+        throughput=float(raw["throughput"]),
+        latency_us=latency,
+        start_epoch_ms=float(raw["start_epoch_ms"]),
+        end_epoch_ms=float(raw["end_epoch_ms"]),
+        hlog=(path.parent / hlog) if hlog else None,
+    )
+
+
+def load_phase_summaries(client_dir: Path, phase: str) -> list[ClientSummary]:
+    """Every client host's summary of one phase, sorted by host."""
+    out = []
+    prefix = f"{phase}-"
+    for path in sorted(client_dir.glob(f"{phase}-*.json")):
+        host = path.stem[len(prefix) :]
+        out.append(load_client_summary(path, phase, host))
+    return out

@@ -1,0 +1,77 @@
+"""Latency over time with GC pauses marked: one panel per measured variant.
+
+Drawn with matplotlib's Agg canvas on a standalone Figure (no pyplot state), so it works headless in CI,
+in ``heaplab report`` and in notebooks alike.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import ScalarFormatter
+
+from heaplab.hlog import Interval, read_intervals
+from heaplab.metrics import Measurement
+from heaplab.rundir import Run
+
+
+def intervals_of(m: Measurement) -> list[Interval]:
+    """All client hosts' intervals of the measured phase, in time order."""
+    out: list[Interval] = []
+    for s in m.summaries:
+        if s.hlog is not None and s.hlog.is_file():
+            out.extend(read_intervals(s.hlog))
+    return sorted(out, key=lambda i: i.start_epoch_ms)
+
+
+def latency_figure(run: Run, experiment: str, measured: dict[str, Measurement]) -> Figure:
+    shown = [m for m in measured.values() if not m.problem and m.window_ms]
+    fig = Figure(figsize=(10, 3.2 * max(len(shown), 1)), layout="constrained")
+    FigureCanvasAgg(fig)
+    if not shown:
+        ax = fig.add_subplot()
+        ax.text(0.5, 0.5, f"no measured variant for {experiment}", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    axes = fig.subplots(len(shown), 1, squeeze=False, sharex=True)[:, 0]
+    for ax, m in zip(axes, shown, strict=True):
+        assert m.window_ms is not None
+        t0 = m.window_ms[0]
+        iv = intervals_of(m)
+        xs = [((i.start_epoch_ms + i.end_epoch_ms) / 2 - t0) / 1000.0 for i in iv]  # interval midpoints
+        ax.plot(xs, [max(i.p99_ms, 1e-3) for i in iv], marker=".", label="p99 per interval")
+        ax.plot(xs, [max(i.max_ms, 1e-3) for i in iv], marker=".", label="max per interval")
+        young_seen = other_seen = False
+        for e in run.gc_events(m.variant):
+            if not m.window_ms[0] <= e.start_epoch_ms <= m.window_ms[1]:
+                continue
+            x = (e.start_epoch_ms - t0) / 1000.0
+            label = None
+            if e.young and not young_seen:
+                label, young_seen = "young GC pause", True
+            elif not e.young and not other_seen:
+                label, other_seen = "other GC pause", True
+            ax.axvline(x, color="tab:green" if e.young else "tab:red", alpha=0.5, linewidth=1, label=label)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.set_ylabel("latency (ms)")
+        ax.set_title(f"{run.lab} {experiment}: {m.variant} ({run.scale})")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(loc="upper right", fontsize="small")
+    axes[-1].set_xlabel("seconds since the measured phase started")
+    return fig
+
+
+def to_png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    return buf.getvalue()
+
+
+def save_png(fig: Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(to_png(fig))
+    return path

@@ -1,0 +1,104 @@
+"""The metrics of one variant in one experiment of a run, named as in published_results.csv.
+
+throughput (rows/s, summed over client hosts), latency_avg/p95/p99/p999/max (ms; from the client summary
+with one client host, from the merged HdrHistogram logs with several), young_gc_avg_pause (ms) and
+young_gc_rate (1/s per server) over the measured phase's [start, end] window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from heaplab.client_summary import ClientSummary, load_phase_summaries
+from heaplab.gc_events import YoungGcStats, young_gc_stats
+from heaplab.hlog import US_PER_MS, read_total
+from heaplab.rundir import Run
+
+LATENCY_KEYS = {
+    "latency_avg": "mean",
+    "latency_p95": "p95",
+    "latency_p99": "p99",
+    "latency_p999": "p999",
+    "latency_max": "max",
+}
+UNITS = {
+    "throughput": "ops/s",
+    "latency_avg": "ms",
+    "latency_p95": "ms",
+    "latency_p99": "ms",
+    "latency_p999": "ms",
+    "latency_max": "ms",
+    "young_gc_avg_pause": "ms",
+    "young_gc_rate": "1/s",
+}
+
+
+@dataclass
+class Measurement:
+    variant: str
+    experiment: str
+    status: str  # the variant's status in run.json
+    values: dict[str, float] = field(default_factory=dict)
+    problem: str | None = None  # why values are missing (unavailable, failed, files absent)
+    phase: str | None = None
+    window_ms: tuple[float, float] | None = None
+    summaries: list[ClientSummary] = field(default_factory=list)
+    gc: YoungGcStats | None = None
+
+
+def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
+    if len(summaries) == 1:
+        lat = summaries[0].latency_us
+        return {m: lat[k] / US_PER_MS for m, k in LATENCY_KEYS.items() if k in lat}
+    hlogs = [s.hlog for s in summaries if s.hlog is not None and s.hlog.is_file()]
+    if len(hlogs) != len(summaries):
+        return {}
+    total = read_total(hlogs)
+    return {
+        "latency_avg": total.get_mean_value() / US_PER_MS,
+        "latency_p95": total.get_value_at_percentile(95) / US_PER_MS,
+        "latency_p99": total.get_value_at_percentile(99) / US_PER_MS,
+        "latency_p999": total.get_value_at_percentile(99.9) / US_PER_MS,
+        "latency_max": total.get_max_value() / US_PER_MS,
+    }
+
+
+def measure(run: Run, variant: str, experiment: str) -> Measurement:
+    """Compute the metrics; never raises for an unavailable/failed variant, it says so in ``problem``."""
+    status = run.variant_status(variant)
+    m = Measurement(variant, experiment, status)
+    if status == "unavailable":
+        m.problem = f"not yet available: {run.variant_info(variant).get('why') or 'no reason given'}"
+        return m
+    if status != "complete":
+        error = run.variant_info(variant).get("error")
+        m.problem = f"variant {status}" + (f": {error}" if error else "")
+        return m
+    phase = run.spec.measured_phase(experiment)
+    if phase is None:
+        m.problem = f"the spec has no phase measuring {experiment}"
+        return m
+    m.phase = phase.name
+    m.summaries = load_phase_summaries(run.client_dir(variant), phase.name)
+    if not m.summaries:
+        m.problem = f"no client summary {phase.name}-<host>.json in {run.client_dir(variant)}"
+        return m
+    start = min(s.start_epoch_ms for s in m.summaries)
+    end = max(s.end_epoch_ms for s in m.summaries)
+    m.window_ms = (start, end)
+    m.values["throughput"] = sum(s.throughput for s in m.summaries)
+    m.values.update(_latency_ms(m.summaries))
+    servers = run.server_hosts(variant)
+    if servers:
+        m.gc = young_gc_stats(run.gc_events(variant), start, end, len(servers))
+        m.values["young_gc_rate"] = m.gc.rate_per_s
+        if m.gc.avg_pause_ms is not None:
+            m.values["young_gc_avg_pause"] = m.gc.avg_pause_ms
+    return m
+
+
+def measure_all(run: Run) -> dict[str, dict[str, Measurement]]:
+    """{experiment: {variant: Measurement}} for every reproduced experiment and every variant of the spec."""
+    return {
+        exp: {name: measure(run, name, exp) for name in run.spec.variants} for exp in run.spec.experiments
+    }

@@ -1,0 +1,130 @@
+"""Run ansible-playbook for one variant, logging everything and showing a condensed progress view.
+
+The full output goes to ``<variant>/ansible.log``.  The terminal sees play and task names, failures,
+the recap, phase start/end (a task whose name contains ``phase <name>``, e.g.
+``experiment : phase single_put``) and a heartbeat every HEARTBEAT_S seconds while a task runs long.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HEARTBEAT_S = 15.0
+_TASK = re.compile(r"^(TASK|PLAY|RUNNING HANDLER) \[(?P<name>.*)\]")
+_PHASE = re.compile(r"\bphase[ :_-]+(?P<phase>[A-Za-z0-9_.-]+)", re.IGNORECASE)
+_SHOW = re.compile(r"^(fatal:|failed:|ERROR!|PLAY RECAP|\S+\s+: ok=)")
+
+
+class Progress:
+    """Turns ansible's output lines into the condensed view (one instance per variant)."""
+
+    def __init__(self, out: Callable[[str], None], variant: str) -> None:
+        self.out = out
+        self.variant = variant
+        self.task: str | None = None
+        self.task_started = time.monotonic()
+        self.phase: str | None = None
+        self.phase_started = 0.0
+
+    def _end_phase(self, now: float) -> None:
+        if self.phase is not None:
+            self.out(f"[{self.variant}] phase {self.phase} ended ({now - self.phase_started:.0f} s)")
+            self.phase = None
+
+    def line(self, text: str) -> None:
+        now = time.monotonic()
+        m = _TASK.match(text)
+        if m:
+            kind, name = m.group(1), m.group("name")
+            self.task, self.task_started = name, now
+            pm = _PHASE.search(name) if kind == "TASK" else None
+            if pm is None or pm.group("phase") != self.phase:
+                self._end_phase(now)
+            if pm is not None and pm.group("phase") != self.phase:
+                self.phase, self.phase_started = pm.group("phase"), now
+                self.out(f"[{self.variant}] phase {self.phase} started")
+            self.out(f"[{self.variant}] {kind.lower()}: {name}")
+        elif _SHOW.match(text):
+            self.out(f"[{self.variant}]   {text}")
+
+    def heartbeat(self) -> None:
+        if self.task is not None:
+            elapsed = time.monotonic() - self.task_started
+            self.out(f"[{self.variant}]   ... still running: {self.task} ({elapsed:.0f} s)")
+
+    def finish(self) -> None:
+        self._end_phase(time.monotonic())
+
+
+def run_playbook(
+    cmd: list[str],
+    *,
+    env: dict[str, str],
+    log_path: Path,
+    variant: str,
+    out: Callable[[str], None] = print,
+    heartbeat_s: float | None = None,
+) -> int:
+    """Run ``cmd``; return its exit code.  KeyboardInterrupt stops the process and is re-raised."""
+    interval = HEARTBEAT_S if heartbeat_s is None else heartbeat_s
+    progress = Progress(out, variant)
+    lines: queue.Queue[str | None] = queue.Queue()
+    with log_path.open("w", encoding="utf-8") as log:
+        proc = subprocess.Popen(
+            cmd,
+            env={**os.environ, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+        )
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for text in proc.stdout:
+                lines.put(text)
+            lines.put(None)
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        try:
+            last_beat = time.monotonic()
+            while True:
+                try:
+                    text = lines.get(timeout=max(interval - (time.monotonic() - last_beat), 0.05))
+                except queue.Empty:
+                    progress.heartbeat()
+                    last_beat = time.monotonic()
+                    continue
+                if text is None:
+                    break
+                log.write(text)
+                log.flush()
+                if _TASK.match(text):
+                    last_beat = time.monotonic()
+                progress.line(text.rstrip("\n"))
+            progress.finish()
+            return proc.wait()
+        except KeyboardInterrupt:
+            _stop(proc)
+            log.write("\n[heaplab] interrupted (Ctrl-C)\n")
+            raise
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    """Give ansible a chance to stop cleanly, then insist."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

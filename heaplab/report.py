@@ -1,0 +1,135 @@
+"""``heaplab report``: write report.md, claims.json and figures/*.png into a run directory.
+
+Nothing else in the run is touched (docs/contracts.md section 6).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from heaplab.analysis import Analysis, analyse
+from heaplab.claims import write_claims_json
+from heaplab.comparison import fmt
+from heaplab.figures import latency_figure, save_png
+
+REPORT = "report.md"
+CLAIMS = "claims.json"
+FIGURES = "figures"
+SCALE_NOTE = (
+    "The article ran on 8-core / 16 GB nodes at the `paper` scale. The `{scale}` scale uses fewer threads, "
+    "rows and a smaller heap on this run's hosts, so absolute numbers differ from the article's; compare the "
+    "variants with each other, not with the article's absolute values."
+)
+
+
+def figure_name(experiment: str) -> str:
+    return f"{FIGURES}/{experiment}-latency.png"
+
+
+def _cell(v: Any) -> str:
+    return "-" if v in (None, "", []) else str(v).replace("|", "\\|")
+
+
+def _metadata(a: Analysis) -> list[str]:
+    m = a.run.manifest
+    git = m.get("git") or {}
+    commit = git.get("commit") or "unknown"
+    dirty = " (dirty working tree)" if git.get("dirty") else ""
+    params = ", ".join(f"{k}={v}" for k, v in (m.get("scale_params") or {}).items())
+    lines = [
+        f"# {a.run.lab}: {m.get('title', a.run.spec.title)}",
+        "",
+        f"- run: `{a.run.path.name}`",
+        f"- lab: {a.run.lab}, scale: `{a.run.scale}`, status: **{m.get('status', 'unknown')}**",
+        f"- commit: `{commit}`{dirty}",
+        f"- start: {m.get('start') or '-'}, end: {m.get('end') or '-'}",
+        f"- command: `{m.get('command') or '-'}`",
+        f"- target inventory: `{m.get('target') or '-'}`",
+        f"- JDK: {m.get('jdk') or '-'}",
+        f"- scale parameters: {params or '-'}",
+        "",
+        "## Hosts",
+        "",
+        "| host | role | CPU | cores | memory (MB) | disk | kernel | JDK |",
+        "|---|---|---|---:|---:|---|---|---|",
+    ]
+    for h in m.get("hosts") or []:
+        keys = ("name", "role", "cpu_model", "cores", "memory_mb", "disk", "kernel", "jdk")
+        lines.append("| " + " | ".join(_cell(h.get(k)) for k in keys) + " |")
+    lines += [
+        "",
+        "## Variants",
+        "",
+        "| variant | profile | status | server JVM flags | client JVM flags |",
+        "|---|---|---|---|---|",
+    ]
+    for name in a.run.spec.variants:
+        v = a.run.variant_info(name)
+        status = v.get("status", "missing")
+        if status == "unavailable":
+            status = f"not yet available: {v.get('why')}"
+        elif v.get("error"):
+            status = f"{status}: {v.get('error')}"
+        flags = [" ".join(v.get(k) or []) for k in ("server_jvm_flags", "client_jvm_flags")]
+        lines.append(
+            f"| {name} | {_cell(v.get('profile'))} | {_cell(status)} | `{flags[0]}` | `{flags[1]}` |"
+        )
+    return lines
+
+
+def _experiment(a: Analysis, experiment: str) -> list[str]:
+    doc = a.run.spec.doc_of(experiment)
+    lines = [
+        "",
+        f"## {experiment} (article {doc})",
+        "",
+        SCALE_NOTE.format(scale=a.run.scale)
+        if a.run.scale != "paper"
+        else "Scale `paper`: the article's parameters.",
+        "",
+        a.table_markdown(experiment),
+        "",
+    ]
+    for v in a.run.spec.variants.values():
+        for note in a.published.notes(doc, experiment, v.published or ""):
+            lines.append(f"- article, {v.published}: {note}")
+    lines += ["", f"![latency over time, {experiment}]({figure_name(experiment)})", ""]
+    return lines
+
+
+def _claims(a: Analysis) -> list[str]:
+    lines = [
+        "## Claims",
+        "",
+        "| claim | expectation | article | this run | verdict | why |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in a.claims:
+        article = ", ".join(f"{k}={fmt(r.claim.metric, v)}" for k, v in r.article.items())
+        measured = ", ".join(f"{k}={fmt(r.claim.metric, v)}" for k, v in r.measured.items())
+        says = f" ({r.claim.says})" if r.claim.says else ""
+        lines.append(
+            f"| {r.claim.id} | `{r.claim.expect}` {r.claim.metric}{_cell(says)} | {article} | {measured} | "
+            f"**{r.verdict}** | {_cell(r.why)} |"
+        )
+    return lines
+
+
+def render(a: Analysis) -> str:
+    lines = _metadata(a)
+    for experiment in a.run.spec.experiments:
+        lines += _experiment(a, experiment)
+    lines += _claims(a)
+    return "\n".join(lines) + "\n"
+
+
+def write_report(run_dir: str | Path, published_csv: Path | None = None) -> Path:
+    a = analyse(run_dir, published_csv)
+    for experiment in a.run.spec.experiments:
+        fig = latency_figure(a.run, experiment, a.measurements[experiment])
+        save_png(fig, a.run.path / figure_name(experiment))
+    write_claims_json(a.run, a.claims, a.run.path / CLAIMS)
+    path = a.run.path / REPORT
+    path.write_text(render(a), encoding="utf-8")
+    return path

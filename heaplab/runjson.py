@@ -1,0 +1,46 @@
+"""Write run.json, the run directory's manifest (docs/contracts.md section 6).
+
+Format history (the ``format`` field):
+  1  lab, title, spec_sha256, scale, scale_params, target, command, git {commit, dirty}, start, end,
+     status (running | complete | failed | interrupted), hosts, jdk,
+     variants {name: {profile, published, available, why, server_jvm_flags, client_jvm_flags,
+                      status (pending | running | complete | failed | interrupted | unavailable),
+                      error, log}}
+
+run.json is written once when the run starts (status "running") and replaced at the end.  Every write goes
+to a temporary file in the same directory and is renamed over the old one, so a reader (or a Ctrl-C)
+never sees a half-written manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1
+RUN_JSON = "run.json"
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` via a temp file + rename (atomic on POSIX)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, sort_keys=False)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_run_json(run_dir: Path, manifest: dict[str, Any]) -> Path:
+    manifest = {"format": FORMAT, **{k: v for k, v in manifest.items() if k != "format"}}
+    path = run_dir / RUN_JSON
+    write_json_atomic(path, manifest)
+    return path

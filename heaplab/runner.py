@@ -1,0 +1,202 @@
+"""``heaplab run``: run one lab at one scale through the playbooks and leave a run directory.
+
+Order of work: validate the spec and the scale, find the engine distribution and ansible-playbook, create
+``<runs>/<lab>-<scale>-<UTC>/`` with run.json (status "running") and the spec as run, then per available
+variant write ``<variant>/ansible-vars.json`` (docs/contracts.md section 5) and run the playbook.  A failed
+variant is recorded and the run goes on.  At the end run.json is replaced with the final manifest.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, find_dist_archive
+from heaplab.playbook import run_playbook
+from heaplab.provenance import git_state, jdk_of, read_hosts
+from heaplab.runjson import write_json_atomic, write_run_json
+from heaplab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+class RunSetupError(RuntimeError):
+    """Something needed before any variant can run is missing; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    root: Path
+    scale: str
+    inventory: Path
+    runs_dir: Path
+    command: str
+    out: Callable[[str], None] = print
+
+
+def utc_stamp(now: datetime | None = None) -> str:
+    return (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+
+
+def iso(now: datetime | None = None) -> str:
+    return (now or datetime.now(timezone.utc)).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def preflight(root: Path) -> tuple[Path, str]:
+    """The engine archive and the ansible-playbook executable, or a RunSetupError saying what to do."""
+    archive = find_dist_archive(root)
+    if archive is None:
+        raise RunSetupError(f"engine distribution not found ({DIST_GLOB}): run `make engine`")
+    playbook = shutil.which("ansible-playbook")
+    if playbook is None:
+        bundled = Path(sys.executable).parent / "ansible-playbook"  # the venv's, when not activated
+        if not bundled.is_file():
+            raise RunSetupError(
+                "ansible-playbook not found on PATH: run `make setup` (installs ansible-core)"
+            )
+        playbook = str(bundled)
+    return archive, playbook
+
+
+def ansible_vars(
+    spec: Spec, variant: Variant, params: dict[str, Any], archive: Path, run_dir: Path
+) -> dict[str, Any]:
+    """The extra vars of docs/contracts.md section 5, plus the measured phase's name."""
+    phases = spec.phases_for(params)
+    measured = [p["name"] for p in phases if p["record"]]
+    return {
+        "heaplab_dist_archive": str(archive.resolve()),
+        "heaplab_run_dir": str(run_dir.resolve()),
+        "heaplab_variant": variant.name,
+        "heaplab_profile": variant.profile,
+        "heaplab_server_jvm_flags": spec.server_jvm_flags(variant, params),
+        "heaplab_client_jvm_flags": spec.client_jvm_flags(variant, params),
+        "heaplab_site": spec.site_for(params),
+        "heaplab_phases": phases,
+        "heaplab_measured_phase": measured[0] if measured else None,
+    }
+
+
+def _variant_entry(spec: Spec, v: Variant, params: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "profile": v.profile,
+        "published": v.published,
+        "available": v.available,
+        "why": v.why,
+        "server_jvm_flags": spec.server_jvm_flags(v, params),
+        "client_jvm_flags": spec.client_jvm_flags(v, params),
+        "status": "pending" if v.available else "unavailable",
+        "error": None,
+        "log": None,
+    }
+
+
+def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
+    """Run one lab; return (exit code, run directory)."""
+    spec_path = resolve_lab(opts.root, lab)
+    spec = load_spec(spec_path)
+    params = spec.params(opts.scale)
+    archive, playbook = preflight(opts.root)
+    if not opts.inventory.is_file():
+        raise RunSetupError(f"inventory not found: {opts.inventory}")
+
+    started = datetime.now(timezone.utc)
+    run_dir = opts.runs_dir / f"{spec.lab}-{opts.scale}-{utc_stamp(started)}"
+    run_dir.mkdir(parents=True, exist_ok=False)
+    shutil.copyfile(spec_path, run_dir / SPEC_NAME)
+    manifest: dict[str, Any] = {
+        "lab": spec.lab,
+        "title": spec.title,
+        "spec_sha256": spec_sha256(spec_path),
+        "scale": opts.scale,
+        "scale_params": params,
+        "target": str(opts.inventory),
+        "command": opts.command,
+        "git": git_state(opts.root),
+        "start": iso(started),
+        "end": None,
+        "status": "running",
+        "hosts": [],
+        "jdk": None,
+        "variants": {name: _variant_entry(spec, v, params) for name, v in spec.variants.items()},
+    }
+    write_run_json(run_dir, manifest)
+    opts.out(f"run {spec.lab} at scale {opts.scale}: {run_dir}")
+
+    status = "complete"
+    try:
+        for name, v in spec.variants.items():
+            entry = manifest["variants"][name]
+            if not v.available:
+                opts.out(f"[{name}] skipped, not yet available: {v.why}")
+                continue
+            if not _run_variant(
+                spec=spec,
+                v=v,
+                params=params,
+                archive=archive,
+                playbook=playbook,
+                run_dir=run_dir,
+                opts=opts,
+                entry=entry,
+            ):
+                status = "failed"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        for entry in manifest["variants"].values():
+            if entry["status"] in ("pending", "running"):
+                entry["status"] = "interrupted"
+        opts.out("interrupted (Ctrl-C): the run is marked interrupted")
+    finally:
+        hosts = read_hosts(run_dir)
+        manifest.update(end=iso(), status=status, hosts=hosts, jdk=jdk_of(hosts))
+        write_run_json(run_dir, manifest)
+    opts.out(f"run {status}: {run_dir}")
+    code = {"complete": EXIT_OK, "failed": EXIT_FAILED, "interrupted": EXIT_INTERRUPTED}[status]
+    return code, run_dir
+
+
+def _run_variant(
+    *,
+    spec: Spec,
+    v: Variant,
+    params: dict[str, Any],
+    archive: Path,
+    playbook: str,
+    run_dir: Path,
+    opts: RunOptions,
+    entry: dict[str, Any],
+) -> bool:
+    vdir = run_dir / v.name
+    vdir.mkdir()
+    vars_path = vdir / "ansible-vars.json"
+    write_json_atomic(vars_path, ansible_vars(spec, v, params, archive, run_dir))
+    log = vdir / "ansible.log"
+    cmd = [playbook, "-i", str(opts.inventory), str(opts.root / PLAYBOOK), "-e", f"@{vars_path}"]
+    entry.update(status="running", log=str(log.relative_to(run_dir)))
+    opts.out(f"[{v.name}] {shlex.join(cmd)}")
+    try:
+        code = run_playbook(
+            cmd,
+            env={"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG)},
+            log_path=log,
+            variant=v.name,
+            out=opts.out,
+        )
+    except OSError as e:
+        code, entry["error"] = -1, f"cannot start ansible-playbook: {e}"
+    if code == 0:
+        entry["status"] = "complete"
+        return True
+    entry["status"] = "failed"
+    entry["error"] = entry["error"] or f"ansible-playbook exited with {code}; see {entry['log']}"
+    opts.out(f"[{v.name}] FAILED: {entry['error']}")
+    return False

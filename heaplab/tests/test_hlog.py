@@ -1,0 +1,73 @@
+"""The .hlog decoder against the client summary written alongside it (same run, same histograms)."""
+
+import io
+import json
+from pathlib import Path
+
+from hdrh.histogram import HdrHistogram
+from hdrh.log import HistogramLogWriter
+
+from heaplab.client_summary import load_phase_summaries
+from heaplab.hlog import read_intervals, read_total
+
+CLIENT = "hbase1-onheap/client"
+
+
+def _hdr_close(a: float, b: float) -> bool:
+    """Equal within HdrHistogram's 3 significant digits (plus one unit)."""
+    return abs(a - b) <= max(1.0, 0.002 * max(abs(a), abs(b)))
+
+
+def test_merged_intervals_agree_with_summary(fixture_run: Path) -> None:
+    (summary,) = load_phase_summaries(fixture_run / CLIENT, "single_put")
+    assert summary.hlog is not None
+    total = read_total([summary.hlog])
+    assert total.get_total_count() == summary.operations
+    for key, pct in (("p50", 50), ("p95", 95), ("p99", 99), ("p999", 99.9)):
+        assert _hdr_close(total.get_value_at_percentile(pct), summary.latency_us[key]), key
+    assert _hdr_close(total.get_max_value(), summary.latency_us["max"])
+
+
+def test_intervals_lie_in_the_measured_window(fixture_run: Path) -> None:
+    (summary,) = load_phase_summaries(fixture_run / CLIENT, "single_put")
+    intervals = read_intervals(summary.hlog)
+    assert intervals, "no intervals decoded"
+    assert sum(i.count for i in intervals) == summary.operations
+    assert intervals[0].start_epoch_ms >= summary.start_epoch_ms - 1
+    assert intervals[-1].end_epoch_ms <= summary.end_epoch_ms + 1000
+    for i in intervals:
+        assert i.p50_ms <= i.p99_ms <= i.p999_ms <= i.max_ms
+
+
+def test_round_trip_with_relative_timestamps(tmp_path: Path) -> None:
+    """A log written like Java's HistogramLogWriter (BaseTime + relative stamps) decodes to absolute times."""
+    base = 1_700_000_000_000
+    buf = io.StringIO()
+    w = HistogramLogWriter(buf)
+    buf.write(f"#[StartTime: {base / 1000:.3f} (seconds since epoch), x]\n")
+    w.output_base_time(base)
+    w.base_time = base
+    w.output_legend()
+    for k, values in enumerate(([1000, 2000, 3000], [50_000])):
+        h = HdrHistogram(1, 3_600_000_000, 3)
+        for v in values:
+            h.record_value(v)
+        h.set_start_time_stamp(base + k * 1000)
+        h.set_end_time_stamp(base + (k + 1) * 1000)
+        w.output_interval_histogram(h, max_value_unit_ratio=1000.0)
+    path = tmp_path / "x.hlog"
+    path.write_text(buf.getvalue())
+    a, b = read_intervals(path)
+    assert (a.start_epoch_ms, b.start_epoch_ms) == (base, base + 1000)
+    assert a.count == 3 and b.count == 1
+    assert _hdr_close(a.max_ms * 1000, 3000) and _hdr_close(b.p99_ms * 1000, 50_000)
+
+
+def test_summary_loader_reads_contract_fields(fixture_run: Path) -> None:
+    path = fixture_run / CLIENT / "single_put-localhost.json"
+    raw = json.loads(path.read_text())
+    (s,) = load_phase_summaries(path.parent, "single_put")
+    assert s.host == "localhost"
+    assert s.throughput == raw["throughput"]
+    assert s.latency_us["p999"] == raw["latency_us"]["p999"]
+    assert (s.start_epoch_ms, s.end_epoch_ms) == (raw["start_epoch_ms"], raw["end_epoch_ms"])

@@ -1,0 +1,71 @@
+from pathlib import Path
+
+import pytest
+
+from heaplab.spec import SpecError, list_labs, load_spec, parse_spec, resolve_lab
+from heaplab.tests.conftest import FIXTURE, REPO
+from heaplab.tests.fabricate import lab03_spec
+
+
+def test_real_lab_specs_validate() -> None:
+    specs = list_labs(REPO)
+    if not specs:
+        pytest.skip("no labs/*/experiment.yml in this checkout yet")
+    for path in specs:
+        assert load_spec(path).lab == path.parent.name
+
+
+def test_params_and_phases_are_filled_per_scale() -> None:
+    spec = parse_spec(lab03_spec())
+    for scale, raw in spec.scales.items():
+        params = spec.params(scale)
+        assert params["total_rows"] == raw["threads"] * raw["rows"]
+        phases = spec.phases_for(params)
+        measured = [p for p in phases if p["record"]]
+        assert [p["measure"] for p in measured] == ["single_put"]
+        assert f"--rows={raw['rows']}" in measured[0]["args"]
+        assert measured[0]["args"].endswith(f"randomWrite {raw['threads']}")
+        assert all("{" not in p["args"] for p in phases)
+        onheap = spec.variants["hbase1-onheap"]
+        server = spec.server_jvm_flags(onheap, params)
+        assert server[:2] == [f"-Xms{raw['heap']}", f"-Xmx{raw['heap']}"]
+        assert spec.client_jvm_flags(onheap, params)[0] == f"-Xmx{raw['client_heap']}"
+
+
+def test_unknown_scale_lists_valid_ones() -> None:
+    spec = parse_spec(lab03_spec())
+    with pytest.raises(SpecError, match="valid scales: ci, local, paper"):
+        spec.params("huge")
+
+
+def test_unknown_lab_lists_valid_ones(fake_root: Path) -> None:
+    with pytest.raises(SpecError, match="valid labs: 03-offheap-write"):
+        resolve_lab(fake_root, "99-nope")
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda r: r["phases"][0].update(args="--rows={nope}"), "unknown parameter"),
+        (lambda r: r["phases"][0].update(tool="hammer"), "unknown tool"),
+        (lambda r: r["variants"]["hbase2-offheap"].pop("why"), "needs a 'why'"),
+        (lambda r: r["claims"][0].update(metric="latency_p42"), "unknown metric"),
+        (lambda r: r["claims"][0].update(expect="hbase3 <= hbase1-onheap"), "unknown variant"),
+        (lambda r: r["claims"][0].update(expect="hbase2-offheap == 1"), "cannot parse"),
+        (lambda r: r["phases"][2].update(measure="batch_put"), "does not reproduce"),
+        (lambda r: r.pop("phases"), "missing required key 'phases'"),
+    ],
+)
+def test_bad_specs_are_rejected_with_a_reason(mutate, message: str) -> None:  # noqa: ANN001
+    raw = lab03_spec()
+    mutate(raw)
+    with pytest.raises(SpecError, match=message):
+        parse_spec(raw)
+
+
+def test_lab_name_must_match_its_directory(tmp_path: Path) -> None:
+    wrong = tmp_path / "labs" / "04-elsewhere"
+    wrong.mkdir(parents=True)
+    (wrong / "experiment.yml").write_text((FIXTURE / "experiment.yml").read_text())
+    with pytest.raises(SpecError, match="does not match its directory"):
+        load_spec(wrong / "experiment.yml")
