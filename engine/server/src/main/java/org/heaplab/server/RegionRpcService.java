@@ -1,0 +1,129 @@
+package org.heaplab.server;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.util.ArrayList;
+import java.util.List;
+import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.io.Compression;
+import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.region.RegionInfo;
+import org.heaplab.core.region.TableDescriptor;
+import org.heaplab.rpc.ParamReader;
+import org.heaplab.rpc.ParamWriter;
+import org.heaplab.rpc.RegionListCodec;
+import org.heaplab.rpc.Request;
+import org.heaplab.rpc.RpcService;
+import org.heaplab.rpc.ServerStatus;
+
+/**
+ * Runs each RPC method against {@link OnlineRegions}: decodes the params in the order of
+ * engine/docs/wire-protocol.md, calls the storage engine, encodes the answer. Until
+ * {@link #online(OnlineRegions)} is called (the WAL is still replaying) every call fails with an
+ * IOException, so a STATUS answer means the server is ready.
+ *
+ * <p>Thread safety: called by all handler threads at once; OnlineRegions is thread safe.
+ */
+public final class RegionRpcService implements RpcService {
+    private static final int MAX_SPLITS = 100_000;
+
+    private final String serverName;
+    private final String rpcServerName;
+    private final int handlers;
+    private final long startMillis = System.currentTimeMillis();
+    private volatile OnlineRegions regions;
+
+    public RegionRpcService(String serverName, String rpcServerName, int handlers) {
+        this.serverName = serverName;
+        this.rpcServerName = rpcServerName;
+        this.handlers = handlers;
+    }
+
+    /** Starts answering calls with {@code regions}. */
+    public void online(OnlineRegions regions) {
+        this.regions = regions;
+    }
+
+    @Override
+    public Reply call(Request request) throws IOException {
+        OnlineRegions r = regions;
+        if (r == null) {
+            throw new IOException("region server " + serverName + " is still opening its regions (replaying the WAL)");
+        }
+        ParamReader in = request.paramReader();
+        return switch (request.method()) {
+            case STATUS -> status(r);
+            case CREATE_TABLE -> createTable(r, in);
+            case DROP_TABLE -> {
+                r.dropTable(in.readString());
+                yield Reply.EMPTY;
+            }
+            case TABLE_EXISTS -> Reply.of(new ParamWriter().writeBoolean(r.tableExists(in.readString())));
+            case LIST_TABLES -> {
+                List<String> tables = r.tables();
+                ParamWriter w = new ParamWriter().writeInt(tables.size());
+                tables.forEach(w::writeString);
+                yield Reply.of(w);
+            }
+            case PUT -> {
+                String table = in.readString();
+                if (request.cells().isEmpty()) {
+                    throw new IllegalArgumentException("put without cells");
+                }
+                r.put(table, request.cells());
+                yield Reply.EMPTY;
+            }
+            case GET -> {
+                String table = in.readString();
+                List<KeyValue> cells = r.get(table, in.readBytes());
+                yield new Reply(new byte[0], cells);
+            }
+            case FLUSH -> {
+                r.flush(in.readString());
+                yield Reply.EMPTY;
+            }
+            case MAJOR_COMPACT -> {
+                r.majorCompact(in.readString());
+                yield Reply.EMPTY;
+            }
+            case LIST_REGIONS -> {
+                ParamWriter w = new ParamWriter();
+                RegionListCodec.write(w, r.regions(in.readString()));
+                yield Reply.of(w);
+            }
+        };
+    }
+
+    private Reply createTable(OnlineRegions r, ParamReader in) throws IOException {
+        String name = in.readString();
+        byte[] family = in.readBytes();
+        Compression compression = Compression.parse(in.readString());
+        int n = in.readCount(MAX_SPLITS);
+        byte[][] splits = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            splits[i] = in.readBytes();
+        }
+        r.createTable(new TableDescriptor(name, family, compression), splits);
+        return Reply.EMPTY;
+    }
+
+    private Reply status(OnlineRegions r) throws IOException {
+        List<String> tables = r.tables();
+        int regionCount = 0;
+        for (String t : new ArrayList<>(tables)) {
+            try {
+                List<RegionInfo> list = r.regions(t);
+                regionCount += list.size();
+            } catch (IOException e) {
+                // dropped meanwhile
+            }
+        }
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        ServerStatus s = new ServerStatus(serverName, rpcServerName, System.currentTimeMillis() - startMillis,
+            tables.size(), regionCount, handlers, heap.getUsed(), heap.getMax());
+        ParamWriter w = new ParamWriter();
+        s.write(w);
+        return Reply.of(w);
+    }
+}

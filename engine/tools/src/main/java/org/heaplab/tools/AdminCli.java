@@ -1,0 +1,218 @@
+package org.heaplab.tools;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import org.heaplab.client.Admin;
+import org.heaplab.client.Connection;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.io.Compression;
+import org.heaplab.core.region.RegionInfo;
+import org.heaplab.core.region.StoreFileInfo;
+import org.heaplab.core.region.TableDescriptor;
+import org.heaplab.rpc.ServerStatus;
+import org.heaplab.server.EngineEnv;
+
+/**
+ * {@code bin/engine admin}: table management against the region server of engine-site.xml.
+ *
+ * <pre>
+ * admin create &lt;table&gt; [--family=info0] [--presplit=N --rows=TOTAL] [--compress=NONE|SNAPPY]
+ * admin drop &lt;table&gt; | flush &lt;table&gt; | compact &lt;table&gt; | regions &lt;table&gt; | list | status
+ * </pre>
+ *
+ * --presplit=N --rows=TOTAL splits like `pe --presplit=N` over TOTAL rows, so a later pe run with
+ * rows x clients = TOTAL finds the table it would have made. Exit codes as pe: 0, 1 runtime, 2 usage.
+ */
+public final class AdminCli {
+    public static final String USAGE = "Usage: bin/engine admin create <table> [--family=info0] [--presplit=N --rows=TOTAL]"
+        + " [--compress=NONE|SNAPPY] | drop <table> | flush <table> | compact <table> | regions <table> | list | status";
+
+    /** A parsed admin command line. */
+    record Command(String verb, String table, String family, int presplit, int rows, Compression compress) {
+    }
+
+    private AdminCli() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        Command c;
+        try {
+            c = parse(args);
+        } catch (UsageException e) {
+            err.println("ERROR: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+        if (c.verb().equals("help")) {
+            out.println(USAGE);
+            return 0;
+        }
+        try {
+            Configuration conf = EngineEnv.fromSystem().loadConfiguration();
+            try (Connection conn = Connection.open(conf)) {
+                execute(c, conn.getAdmin(), out);
+            }
+            return 0;
+        } catch (IOException | ConfigurationException e) {
+            err.println("ERROR: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    static Command parse(String[] args) throws UsageException {
+        if (args.length == 0) {
+            throw new UsageException("missing admin command");
+        }
+        String verb = args[0];
+        if (verb.equals("--help") || verb.equals("-h") || verb.equals("help")) {
+            return new Command("help", null, null, 0, 0, null);
+        }
+        boolean needsTable = switch (verb) {
+            case "create", "drop", "flush", "compact", "regions" -> true;
+            case "status", "list" -> false;
+            default -> throw new UsageException("unknown admin command '" + verb + "'");
+        };
+        String table = null;
+        String family = "info0";
+        int presplit = 0;
+        int rows = 0;
+        Compression compress = Compression.NONE;
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            if (a.startsWith("--") && verb.equals("create")) {
+                int eq = a.indexOf('=');
+                String flag = eq < 0 ? a : a.substring(0, eq);
+                String value = eq < 0 ? "" : a.substring(eq + 1);
+                switch (flag) {
+                    case "--family" -> family = nonEmpty(flag, value);
+                    case "--presplit" -> presplit = positive(flag, value);
+                    case "--rows" -> rows = positive(flag, value);
+                    case "--compress" -> {
+                        try {
+                            compress = Compression.parse(nonEmpty(flag, value));
+                        } catch (IllegalArgumentException e) {
+                            throw new UsageException("--compress: " + e.getMessage());
+                        }
+                    }
+                    default -> throw new UsageException("unknown flag " + flag + " for admin create");
+                }
+            } else if (a.startsWith("-")) {
+                throw new UsageException("unknown flag " + a + " for admin " + verb);
+            } else if (needsTable && table == null) {
+                table = a;
+            } else {
+                throw new UsageException("unexpected argument '" + a + "' for admin " + verb);
+            }
+        }
+        if (needsTable && table == null) {
+            throw new UsageException("admin " + verb + " needs a table name");
+        }
+        if (presplit > 1 && rows == 0) {
+            throw new UsageException("--presplit=" + presplit + " needs --rows=TOTAL to place the split keys");
+        }
+        if (presplit > rows && rows > 0) {
+            throw new UsageException("--presplit=" + presplit + " exceeds --rows=" + rows);
+        }
+        return new Command(verb, table, family, presplit, rows, compress);
+    }
+
+    static void execute(Command c, Admin admin, PrintStream out) throws IOException {
+        switch (c.verb()) {
+            case "create" -> {
+                TableDescriptor desc;
+                try {
+                    desc = new TableDescriptor(c.table(), c.family().getBytes(StandardCharsets.UTF_8), c.compress());
+                } catch (IllegalArgumentException e) {
+                    throw new IOException(e.getMessage());
+                }
+                byte[][] splits = PeData.splits(c.presplit(), c.rows());
+                admin.createTable(desc, splits);
+                out.println("created table " + c.table() + " with " + (splits.length + 1) + " region(s), family "
+                    + c.family() + ", compression " + c.compress());
+            }
+            case "drop" -> {
+                admin.dropTable(c.table());
+                out.println("dropped table " + c.table());
+            }
+            case "flush" -> {
+                admin.flush(c.table());
+                out.println("flushed table " + c.table());
+            }
+            case "compact" -> {
+                admin.majorCompact(c.table());
+                out.println("major-compacted table " + c.table());
+            }
+            case "regions" -> printRegions(admin.regions(c.table()), out);
+            case "list" -> admin.tables().forEach(out::println);
+            case "status" -> printStatus(admin.status(), out);
+            default -> throw new IllegalStateException(c.verb());
+        }
+    }
+
+    static void printRegions(List<RegionInfo> regions, PrintStream out) {
+        out.println("region\tstart_key\tend_key\tmemstore_bytes\tstore_files\tstore_file_bytes\tcells");
+        for (RegionInfo r : regions) {
+            long bytes = 0;
+            long cells = 0;
+            for (StoreFileInfo f : r.storeFiles()) {
+                bytes += f.sizeBytes();
+                cells += f.cellCount();
+            }
+            out.println(r.encodedName() + "\t" + key(r.startKey()) + "\t" + key(r.endKey()) + "\t" + r.memstoreBytes()
+                + "\t" + r.storeFiles().size() + "\t" + bytes + "\t" + cells);
+            for (StoreFileInfo f : r.storeFiles()) {
+                out.println("  " + f.path() + "\t" + f.sizeBytes() + " bytes\t" + f.cellCount() + " cells");
+            }
+        }
+    }
+
+    static void printStatus(ServerStatus s, PrintStream out) {
+        out.println("server " + s.server() + " up " + s.uptimeMs() / 1000 + " s, rpc " + s.rpcServer() + " with "
+            + s.handlers() + " handlers");
+        out.println("tables " + s.tables() + ", regions " + s.regions());
+        out.println(String.format(Locale.ROOT, "heap used %.1f MB of %.1f MB", s.heapUsedBytes() / 1048576.0,
+            s.heapMaxBytes() / 1048576.0));
+    }
+
+    private static String key(byte[] k) {
+        if (k.length == 0) {
+            return "-";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (byte b : k) {
+            if (b >= 0x20 && b < 0x7f) {
+                sb.append((char) b);
+            } else {
+                sb.append(String.format(Locale.ROOT, "\\x%02X", b & 0xff));
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String nonEmpty(String flag, String value) throws UsageException {
+        if (value.isEmpty()) {
+            throw new UsageException(flag + " needs a value: " + flag + "=...");
+        }
+        return value;
+    }
+
+    private static int positive(String flag, String value) throws UsageException {
+        try {
+            int n = Integer.parseInt(nonEmpty(flag, value));
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // fall through
+        }
+        throw new UsageException(flag + " must be a positive integer, got '" + value + "'");
+    }
+}

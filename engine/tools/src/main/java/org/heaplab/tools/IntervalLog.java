@@ -1,0 +1,80 @@
+package org.heaplab.tools;
+
+import java.io.Closeable;
+import java.io.FileNotFoundException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogWriter;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Records every measured latency (microseconds) from all client threads and writes an HdrHistogram
+ * interval log (PREFIX.hlog): one interval histogram per second, written by HdrHistogram's
+ * HistogramLogWriter, timestamps relative to the run's start (the log's base time). The max column
+ * is in microseconds too (value unit ratio 1).
+ *
+ * <p>Thread safety: {@link #record} may be called by any thread (Recorder is wait-free for writers);
+ * the log is written by one scheduler thread, and by {@link #close()} after that thread stopped.
+ */
+public final class IntervalLog implements Closeable {
+    public static final long HIGHEST_TRACKABLE_US = 3_600_000_000L;
+
+    private final Recorder recorder = new Recorder(HIGHEST_TRACKABLE_US, 3);
+    private final PrintStream out;
+    private final HistogramLogWriter writer;
+    private final ScheduledExecutorService ticker;
+    private Histogram recycled;
+
+    private IntervalLog(Path file, long startEpochMs) throws FileNotFoundException {
+        this.out = new PrintStream(file.toFile());
+        this.writer = new HistogramLogWriter(out);
+        writer.outputLogFormatVersion();
+        writer.outputComment("heaplab pe latencies in microseconds, 1 s intervals");
+        writer.outputStartTime(startEpochMs);
+        writer.setBaseTime(startEpochMs);
+        writer.outputLegend();
+        this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "pe-interval-log");
+            t.setDaemon(true);
+            return t;
+        });
+        ticker.scheduleAtFixedRate(this::writeInterval, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** Starts a log at {@code file} whose intervals are timed from {@code startEpochMs}. */
+    public static IntervalLog start(Path file, long startEpochMs) throws FileNotFoundException {
+        return new IntervalLog(file, startEpochMs);
+    }
+
+    public void record(long latencyUs) {
+        recorder.recordValue(Math.min(latencyUs, HIGHEST_TRACKABLE_US));
+    }
+
+    private synchronized void writeInterval() {
+        Histogram h = recorder.getIntervalHistogram(recycled);
+        writer.outputIntervalHistogram(h.getStartTimeStamp() / 1000.0 - writerBase(),
+            h.getEndTimeStamp() / 1000.0 - writerBase(), h, 1.0);
+        recycled = h;
+    }
+
+    private double writerBase() {
+        return writer.getBaseTime() / 1000.0;
+    }
+
+    /** Writes the last (partial) interval and closes the file. */
+    @Override
+    public void close() {
+        ticker.shutdown();
+        try {
+            ticker.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        writeInterval();
+        out.close();
+    }
+}

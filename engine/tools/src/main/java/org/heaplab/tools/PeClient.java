@@ -1,0 +1,123 @@
+package org.heaplab.tools;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import org.HdrHistogram.Histogram;
+import org.heaplab.client.BufferedMutator;
+import org.heaplab.client.Put;
+import org.heaplab.client.Table;
+
+/**
+ * One PE client thread ("TestClient-i"): runs its rows of the command against a table and measures
+ * each call in microseconds. As in HBase PE: with --multiPut=N the puts go out N per call and only
+ * calls that send are measured; with --autoFlush=false puts go through a 2 MB buffered mutator and
+ * every mutate call is measured; the leftovers are sent (unmeasured) at the end.
+ *
+ * <p>Not thread safe: one instance per thread.
+ */
+final class PeClient implements Callable<PeSummary.ClientResult> {
+    /** Called after each tenth of the rows, from the client thread. */
+    interface Progress {
+        void report(PeClient client, int done);
+    }
+
+    private final PeOptions o;
+    private final int index;
+    private final Table table;
+    private final IntervalLog log;
+    private final Progress progress;
+    private final Histogram latency = new Histogram(IntervalLog.HIGHEST_TRACKABLE_US, 3);
+    private final Random random = new Random();
+    private long operations;
+
+    PeClient(PeOptions o, int index, Table table, IntervalLog log, Progress progress) {
+        this.o = o;
+        this.index = index;
+        this.table = table;
+        this.log = log;
+        this.progress = progress;
+    }
+
+    String name() {
+        return "TestClient-" + index;
+    }
+
+    int startRow() {
+        return index * o.rows();
+    }
+
+    Histogram latency() {
+        return latency;
+    }
+
+    long operations() {
+        return operations;
+    }
+
+    @Override
+    public PeSummary.ClientResult call() throws IOException {
+        int period = Math.max(1, o.rows() / 10);
+        BufferedMutator mutator = o.command().isWrite() && !o.autoFlush()
+            ? table.bufferedMutator(BufferedMutator.DEFAULT_WRITE_BUFFER) : null;
+        List<Put> batch = o.multiPut() > 0 ? new ArrayList<>(o.multiPut()) : null;
+        long start = System.currentTimeMillis();
+        for (int i = 0; i < o.rows(); i++) {
+            long t0 = System.nanoTime();
+            boolean measured = step(i, mutator, batch);
+            if (measured) {
+                long us = (System.nanoTime() - t0) / 1000;
+                latency.recordValue(Math.min(us, IntervalLog.HIGHEST_TRACKABLE_US));
+                if (log != null) {
+                    log.record(us);
+                }
+                operations++;
+            }
+            if ((i + 1) % period == 0 && progress != null) {
+                progress.report(this, i + 1);
+            }
+        }
+        if (batch != null && !batch.isEmpty()) {
+            table.put(batch);
+        }
+        if (mutator != null) {
+            mutator.close();
+        }
+        long duration = System.currentTimeMillis() - start;
+        return new PeSummary.ClientResult(name(), duration, startRow(), o.rows(), latency);
+    }
+
+    /** Runs row {@code i}; returns whether this call is measured. */
+    private boolean step(int i, BufferedMutator mutator, List<Put> batch) throws IOException {
+        switch (o.command()) {
+            case RANDOM_READ -> {
+                table.get(PeData.rowKey(PeData.randomRow(random, o.totalRows())));
+                return true;
+            }
+            case SEQUENTIAL_WRITE, RANDOM_WRITE -> {
+                int row = o.command() == PeCommand.SEQUENTIAL_WRITE ? startRow() + i
+                    : PeData.randomRow(random, o.totalRows());
+                Put put = new Put(PeData.rowKey(row)).addColumn(PeData.FAMILY, PeData.QUALIFIER,
+                    PeData.value(random, o.valueSize()));
+                if (batch != null) {
+                    batch.add(put);
+                    if (batch.size() < o.multiPut()) {
+                        return false;
+                    }
+                    table.put(batch);
+                    batch.clear();
+                    return true;
+                }
+                if (mutator != null) {
+                    mutator.mutate(put);
+                    return true;
+                }
+                table.put(put);
+                return true;
+            }
+            default -> throw new IllegalStateException("unhandled command " + o.command());
+        }
+    }
+}
