@@ -2,78 +2,301 @@ package org.heaplab.core.region;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.heaplab.core.cache.BlockCache;
+import org.heaplab.core.cache.CacheStats;
+import org.heaplab.core.cache.LruBlockCache;
+import org.heaplab.core.cell.Cells;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.StorageKeys;
+import org.heaplab.core.io.AtomicFiles;
+import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.wal.Wal;
 
 /**
  * All tables and regions online on one region server: the storage engine's entry point for the
  * RPC layer. Opening replays the WAL; closing flushes every memstore and closes the WAL.
  *
- * <p>Thread safety: every method may be called by many handler threads at once.
+ * <p>Write path of {@link #put}: validate; wait while all memstores together are over the global limit
+ * (holding nothing); stamp LATEST_TIMESTAMP cells with the current time; split the batch by region;
+ * per region append one WAL record (synced) and apply it to the memstore under row locks; queue a
+ * flush for any region over hbase.hregion.memstore.flush.size.
  *
- * <p>CONTRACT STUB: signatures fixed by docs/contracts.md; the storage helper implements them.
+ * <p>Thread safety: every method may be called by many handler threads at once. Table creation and
+ * removal are serialized among themselves; the table map is a ConcurrentHashMap of immutable tables.
  */
 public final class OnlineRegions implements Closeable {
+    private final FsLayout layout;
+    private final BlockCache cache;
+    private final MemstorePressure pressure;
+    private final long flushSize;
+    private final ConcurrentHashMap<String, OnlineTable> tables = new ConcurrentHashMap<>();
+    private final Object ddlLock = new Object();
+    private volatile Wal wal;
+    private volatile MemstoreFlusher flusher;
+    private volatile boolean closed;
 
-    private OnlineRegions() {
+    private OnlineRegions(FsLayout layout, BlockCache cache, long globalLimit, long flushSize) {
+        this.layout = layout;
+        this.cache = cache;
+        this.flushSize = flushSize;
+        this.pressure = new MemstorePressure(globalLimit, () -> flusher.requestGlobalFlush());
     }
 
     /** Opens (or creates) the data under hbase.rootdir and replays the WAL. */
     public static OnlineRegions open(Configuration conf) throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        FsLayout layout = new FsLayout(FsLayout.rootDir(conf));
+        Files.createDirectories(layout.walDir);
+        Files.createDirectories(layout.dataDir);
+        AtomicFiles.deleteRecursively(layout.tmpDir());
+        AtomicFiles.deleteRecursively(layout.trashDir());
+        long globalLimit = conf.getLong(StorageKeys.GLOBAL_MEMSTORE_BYTES, -1);
+        if (globalLimit < 0) {
+            float f = conf.getFloat(StorageKeys.GLOBAL_MEMSTORE_SIZE, StorageKeys.DEFAULT_GLOBAL_MEMSTORE_SIZE);
+            if (f <= 0 || f > 0.8f) {
+                throw new org.heaplab.core.conf.ConfigurationException(StorageKeys.GLOBAL_MEMSTORE_SIZE
+                    + " must be in (0, 0.8], got " + f);
+            }
+            globalLimit = (long) (f * (double) Runtime.getRuntime().maxMemory());
+        }
+        long flushSize = conf.getLong(StorageKeys.MEMSTORE_FLUSH_SIZE, StorageKeys.DEFAULT_MEMSTORE_FLUSH_SIZE);
+        OnlineRegions o = new OnlineRegions(layout, LruBlockCache.fromConf(conf), globalLimit, flushSize);
+        try {
+            o.loadTables();
+            Map<String, Region> byName = new HashMap<>();
+            o.allRegions().forEach(r -> byName.put(r.encodedName(), r));
+            long maxSeq = WalReplay.replay(layout.walDir, byName, flushSize, o.pressure);
+            o.wal = new Wal(layout.walDir, conf.getLong(StorageKeys.WAL_ROLL_SIZE, StorageKeys.DEFAULT_WAL_ROLL_SIZE),
+                conf.getBoolean(StorageKeys.WAL_HSYNC, StorageKeys.DEFAULT_WAL_HSYNC), maxSeq + 1);
+            o.allRegions().forEach(r -> r.attachWal(o.wal));
+            o.flusher = new MemstoreFlusher(() -> o.allRegions().toList(), o.pressure);
+            return o;
+        } catch (IOException | RuntimeException e) {
+            o.abandon();
+            throw e;
+        }
+    }
+
+    private void loadTables() throws IOException {
+        try (Stream<Path> s = Files.list(layout.dataDir)) {
+            for (Path tableDir : s.filter(Files::isDirectory).filter(p -> !p.getFileName().toString().startsWith("."))
+                .sorted().toList()) {
+                TableDescriptor desc = FsLayout.readTableDescriptor(tableDir);
+                tables.put(desc.name(), new OnlineTable(desc, openRegions(tableDir, desc)));
+            }
+        }
+    }
+
+    private List<Region> openRegions(Path tableDir, TableDescriptor desc) throws IOException {
+        List<Region> regions = new ArrayList<>();
+        try (Stream<Path> s = Files.list(tableDir)) {
+            for (Path dir : s.filter(p -> Files.isRegularFile(p.resolve(StorageConstants.REGION_INFO_FILE))).toList()) {
+                Region r = Region.open(dir, desc, cache, pressure);
+                r.attachWal(wal);
+                regions.add(r);
+            }
+        }
+        if (regions.isEmpty()) {
+            throw new IOException("table directory " + tableDir + " holds no regions");
+        }
+        return regions;
+    }
+
+    private Stream<Region> allRegions() {
+        return tables.values().stream().flatMap(t -> t.regions().stream());
     }
 
     /** Creates a table whose regions are split at {@code splitKeys} (sorted, distinct; may be empty). */
     public void createTable(TableDescriptor desc, byte[][] splitKeys) throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        checkOpen();
+        TableFiles.checkSplitKeys(splitKeys);
+        synchronized (ddlLock) {
+            if (tables.containsKey(desc.name()) || Files.exists(layout.tableDir(desc.name()))) {
+                throw new TableExistsException(desc.name());
+            }
+            Path dir = TableFiles.create(layout, desc, splitKeys);
+            tables.put(desc.name(), new OnlineTable(desc, openRegions(dir, desc)));
+        }
     }
 
     public void dropTable(String table) throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        checkOpen();
+        synchronized (ddlLock) {
+            OnlineTable t = tables.remove(table);
+            if (t == null) {
+                throw new TableNotFoundException(table);
+            }
+            for (Region r : t.regions()) {
+                r.drop();
+            }
+            TableFiles.delete(layout, table);
+        }
     }
 
     public boolean tableExists(String table) {
-        throw new UnsupportedOperationException("not yet implemented");
+        return tables.containsKey(table);
     }
 
     public TableDescriptor describe(String table) throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        return table(table).descriptor();
     }
 
+    /** Table names, sorted. */
     public List<String> tables() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return tables.keySet().stream().sorted().toList();
     }
 
     /**
      * Writes a batch of cells (any rows, any regions of the table). When this returns the batch is in
      * the WAL and synced (SYNC_WAL), and visible to gets. Cells with LATEST_TIMESTAMP get the server's
-     * current time.
+     * current time (deletes included). Atomic per row; not across rows of different regions.
+     *
+     * @throws NoSuchColumnFamilyException when a cell's family is not the table's
+     * @throws IllegalArgumentException    when a cell's type is not Put or a Delete type
      */
     public void put(String table, List<KeyValue> cells) throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        checkOpen();
+        OnlineTable t = table(table);
+        byte[] family = t.descriptor().family();
+        long now = System.currentTimeMillis();
+        List<KeyValue> ready = new ArrayList<>(cells.size());
+        for (KeyValue kv : cells) {
+            if (!Arrays.equals(kv.getBuffer(), kv.familyOffset(), kv.familyOffset() + kv.familyLength(), family, 0,
+                family.length)) {
+                throw new NoSuchColumnFamilyException(table, new String(kv.family(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+            KeyValue.Type type = kv.type();
+            if (type == KeyValue.Type.MINIMUM || type == KeyValue.Type.MAXIMUM) {
+                throw new IllegalArgumentException("cell type " + type + " cannot be written: " + kv);
+            }
+            ready.add(kv.timestamp() == KeyValue.LATEST_TIMESTAMP ? Cells.withTimestamp(kv, now) : Cells.ownArray(kv));
+        }
+        if (ready.isEmpty()) {
+            return;
+        }
+        pressure.awaitBelowLimit();
+        Map<Region, List<KeyValue>> byRegion = new LinkedHashMap<>();
+        for (KeyValue kv : ready) {
+            byRegion.computeIfAbsent(t.regionFor(kv.row()), r -> new ArrayList<>()).add(kv);
+        }
+        for (Map.Entry<Region, List<KeyValue>> e : byRegion.entrySet()) {
+            Region r = e.getKey();
+            r.put(e.getValue());
+            if (r.memstoreSize() >= flushSize) {
+                flusher.requestFlush(r);
+            }
+        }
     }
 
     /** The newest version of every column of {@code row}, deletes applied, in cell order; empty if none. */
     public List<KeyValue> get(String table, byte[] row) throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        checkOpen();
+        return table(table).regionFor(row).get(row);
     }
 
     public void flush(String table) throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        checkOpen();
+        for (Region r : table(table).regions()) {
+            r.flush();
+        }
     }
 
     /** Merges each region's store files into one. */
     public void majorCompact(String table) throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        checkOpen();
+        for (Region r : table(table).regions()) {
+            r.compact();
+        }
     }
 
     public List<RegionInfo> regions(String table) throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        return table(table).regions().stream().map(Region::info).toList();
     }
 
+    /** Block cache counters (hits, misses, evictions, size): for the server's metrics. */
+    public CacheStats blockCacheStats() {
+        return cache.stats();
+    }
+
+    /** Bytes in all memstores together, and the global limit writers block at: for the server's metrics. */
+    public long globalMemstoreSize() {
+        return pressure.size();
+    }
+
+    public long globalMemstoreLimit() {
+        return pressure.limit();
+    }
+
+    /** Flushes every memstore, closes the WAL and deletes it when nothing is left to replay. */
     @Override
     public void close() throws IOException {
-        throw new UnsupportedOperationException("not yet implemented");
+        synchronized (ddlLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        pressure.close();
+        if (flusher != null) {
+            flusher.close();
+        }
+        IOException failure = null;
+        for (Region r : allRegions().toList()) {
+            try {
+                r.close();
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (wal != null) {
+            wal.close(failure == null && !wal.hasUnflushedEdits());
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Releases threads and files without flushing (failed open). */
+    private void abandon() {
+        closed = true;
+        pressure.close();
+        if (flusher != null) {
+            flusher.close();
+        }
+        try {
+            if (wal != null) {
+                wal.close(false);
+            }
+        } catch (IOException ignored) {
+            // the open already failed; its exception is the one to report
+        }
+    }
+
+    private OnlineTable table(String name) throws TableNotFoundException {
+        OnlineTable t = tables.get(name);
+        if (t == null) {
+            throw new TableNotFoundException(name);
+        }
+        return t;
+    }
+
+    private void checkOpen() throws IOException {
+        if (closed) {
+            throw new IOException("region server storage is closed");
+        }
     }
 }

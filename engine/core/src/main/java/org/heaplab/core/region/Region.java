@@ -1,0 +1,287 @@
+package org.heaplab.core.region;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.heaplab.core.cache.BlockCache;
+import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.storefile.StoreFileReader;
+import org.heaplab.core.wal.Wal;
+import org.heaplab.core.wal.WalRecord;
+
+/**
+ * One region: the rows [startKey, endKey) of a table (empty start/end = unbounded), one {@link Store}
+ * for the table's family, and the write path that ties it to the WAL.
+ *
+ * <p>Write path: updates read lock, row write locks, WAL append (synced), memstore, unlock. Flush:
+ * under the updates write lock (no write in flight) the memstore becomes the snapshot and the WAL is
+ * told; the snapshot is written to a store file outside the lock; the WAL may then drop old files.
+ *
+ * <p>Thread safety: puts, gets, flushes and compactions may run concurrently from any threads. Lock
+ * order: flushLock, then updates, then row locks. {@code maxSeqApplied} only grows; every edit with a
+ * sequence id up to it is in the memstore or a store file once the updates write lock is held.
+ */
+final class Region {
+    private final String table;
+    private final String encodedName;
+    private final byte[] startKey;
+    private final byte[] endKey;
+    private final Path regionDir;
+    private final Store store;
+    private final MemstorePressure pressure;
+    private final RowLocks rowLocks = new RowLocks();
+    private final ReentrantReadWriteLock updates = new ReentrantReadWriteLock();
+    private final ReentrantLock flushLock = new ReentrantLock();
+    private final AtomicLong maxSeqApplied;
+    private final AtomicBoolean flushRequested = new AtomicBoolean();
+    private volatile Wal wal;
+    private volatile boolean closed;
+
+    private Region(FsLayout.RegionMeta meta, Path regionDir, Store store, MemstorePressure pressure) {
+        this.table = meta.table();
+        this.encodedName = meta.encodedName();
+        this.startKey = meta.startKey();
+        this.endKey = meta.endKey();
+        this.regionDir = regionDir;
+        this.store = store;
+        this.pressure = pressure;
+        this.maxSeqApplied = new AtomicLong(store.flushedSequenceId());
+    }
+
+    /** Opens the region stored in {@code regionDir}. The WAL is attached later ({@link #attachWal}). */
+    static Region open(Path regionDir, TableDescriptor desc, BlockCache cache, MemstorePressure pressure)
+        throws IOException {
+        FsLayout.RegionMeta meta = FsLayout.readRegionInfo(regionDir);
+        Store store = Store.open(regionDir.resolve(FsLayout.familyDirName(desc.family())),
+            regionDir.resolve(StorageConstants.TMP_DIR), desc.compression(), cache);
+        return new Region(meta, regionDir, store, pressure);
+    }
+
+    void attachWal(Wal wal) {
+        this.wal = wal;
+    }
+
+    String table() {
+        return table;
+    }
+
+    String encodedName() {
+        return encodedName;
+    }
+
+    byte[] startKey() {
+        return startKey;
+    }
+
+    /** Highest sequence id already in store files: WAL edits up to it need no replay. */
+    long flushedSequenceId() {
+        return store.flushedSequenceId();
+    }
+
+    long memstoreSize() {
+        return store.memstoreSize();
+    }
+
+    /** Sets the flush-requested flag; true when it was clear (the caller should queue a flush). */
+    boolean markFlushRequested() {
+        return flushRequested.compareAndSet(false, true);
+    }
+
+    /**
+     * Writes a batch of this region's cells (each owning its array, timestamps set): WAL first (synced),
+     * then the memstore, atomically per row.
+     */
+    void put(List<KeyValue> cells) throws IOException {
+        TreeMap<byte[], Boolean> rows = new TreeMap<>(Arrays::compareUnsigned);
+        for (KeyValue kv : cells) {
+            rows.put(kv.row(), Boolean.TRUE);
+        }
+        updates.readLock().lock();
+        try {
+            if (closed) {
+                throw new TableNotFoundException(table);
+            }
+            int[] locked = rowLocks.lockWrite(rows.keySet());
+            try {
+                long seqId = wal.append(table, encodedName, cells);
+                apply(cells, seqId);
+            } finally {
+                rowLocks.unlockWrite(locked);
+            }
+        } finally {
+            updates.readLock().unlock();
+        }
+    }
+
+    /** Re-applies a WAL edit at open (no WAL append). */
+    void replay(WalRecord record) {
+        List<KeyValue> own = new ArrayList<>(record.cells().size());
+        for (KeyValue kv : record.cells()) {
+            own.add(org.heaplab.core.cell.Cells.copy(kv));
+        }
+        apply(own, record.seqId());
+    }
+
+    private void apply(List<KeyValue> cells, long seqId) {
+        long delta = 0;
+        for (KeyValue kv : cells) {
+            delta += store.add(kv);
+        }
+        pressure.add(delta);
+        maxSeqApplied.accumulateAndGet(seqId, Math::max);
+    }
+
+    /** The newest version of every column of {@code row}, deletes applied. */
+    List<KeyValue> get(byte[] row) throws IOException {
+        while (true) {
+            Store.View v;
+            List<List<KeyValue>> sources = new ArrayList<>();
+            ReentrantReadWriteLock.ReadLock lock = rowLocks.readLock(row);
+            lock.lock();
+            try {
+                v = store.view();
+                List<KeyValue> active = new ArrayList<>();
+                v.active().getRow(row, active);
+                sources.add(active);
+                if (v.snapshot() != null) {
+                    List<KeyValue> snap = new ArrayList<>();
+                    v.snapshot().getRow(row, snap);
+                    sources.add(snap);
+                }
+            } finally {
+                lock.unlock();
+            }
+            List<StoreFileReader> retained = new ArrayList<>();
+            try {
+                boolean all = true;
+                for (StoreFileReader r : v.files()) {
+                    if (!r.tryRetain()) {
+                        all = false;
+                        break;
+                    }
+                    retained.add(r);
+                }
+                if (!all) {
+                    continue; // a compaction retired a file: take the newer view
+                }
+                for (StoreFileReader r : retained) {
+                    List<KeyValue> cells = new ArrayList<>();
+                    r.getRow(row, cells);
+                    sources.add(cells);
+                }
+            } finally {
+                for (StoreFileReader r : retained) {
+                    r.release();
+                }
+            }
+            return RowMerger.merge(sources);
+        }
+    }
+
+    /** Flushes the memstore to a new store file (and a pending snapshot first, if a flush failed). */
+    void flush() throws IOException {
+        flushLock.lock();
+        try {
+            flushRequested.set(false);
+            if (closed) {
+                return;
+            }
+            if (store.view().snapshot() != null) {
+                finishFlush(); // retry of a failed flush; its WAL entry stays conservative
+            }
+            updates.writeLock().lock();
+            try {
+                if (!store.snapshot(maxSeqApplied.get())) {
+                    return;
+                }
+                if (wal != null) {
+                    wal.startFlush(encodedName);
+                }
+            } finally {
+                updates.writeLock().unlock();
+            }
+            finishFlush();
+        } finally {
+            flushLock.unlock();
+        }
+    }
+
+    private void finishFlush() throws IOException {
+        long flushed;
+        try {
+            flushed = store.flushSnapshot();
+        } catch (IOException | RuntimeException e) {
+            if (wal != null) {
+                wal.abortFlush(encodedName);
+            }
+            throw new IOException("flush of region " + encodedName + " of " + table + " failed: " + e.getMessage(), e);
+        }
+        pressure.release(flushed);
+        if (wal != null) {
+            wal.completeFlush(encodedName);
+        }
+    }
+
+    void compact() throws IOException {
+        if (!closed) {
+            store.compact();
+        }
+    }
+
+    RegionInfo info() {
+        List<StoreFileInfo> files = new ArrayList<>();
+        for (StoreFileReader r : store.view().files()) {
+            files.add(new StoreFileInfo(r.path().toString(), r.sizeBytes(), r.trailer().cellCount()));
+        }
+        return new RegionInfo(table, encodedName, startKey.clone(), endKey.clone(), memstoreSize(), List.copyOf(files));
+    }
+
+    /** Takes the region offline without flushing (table dropped): later puts fail, memory is released. */
+    void drop() throws IOException {
+        flushLock.lock();
+        try {
+            updates.writeLock().lock();
+            try {
+                closed = true;
+                pressure.release(store.memstoreSize());
+            } finally {
+                updates.writeLock().unlock();
+            }
+            if (wal != null) {
+                wal.forgetRegion(encodedName);
+            }
+            store.close();
+        } finally {
+            flushLock.unlock();
+        }
+    }
+
+    /** Flushes and takes the region offline (clean close). */
+    void close() throws IOException {
+        flush();
+        flushLock.lock();
+        try {
+            updates.writeLock().lock();
+            try {
+                closed = true;
+            } finally {
+                updates.writeLock().unlock();
+            }
+            store.close();
+        } finally {
+            flushLock.unlock();
+        }
+    }
+
+    Path dir() {
+        return regionDir;
+    }
+}

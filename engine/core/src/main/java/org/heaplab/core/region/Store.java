@@ -1,0 +1,211 @@
+package org.heaplab.core.region;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+import org.heaplab.core.cache.BlockCache;
+import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.io.AtomicFiles;
+import org.heaplab.core.io.Compression;
+import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.memstore.Memstore;
+import org.heaplab.core.storefile.StoreFileReader;
+import org.heaplab.core.storefile.StoreFileWriter;
+import org.heaplab.core.storefile.Trailer;
+
+/**
+ * One column family of one region: the active memstore, at most one snapshot being flushed, and the
+ * store files, newest first (by max sequence id, then file number).
+ *
+ * <p>Thread safety and invariants: the three parts are published together as one immutable
+ * {@link View} in a volatile field, so a reader always sees a consistent set (a flushed snapshot leaves
+ * the view in the same step its store file enters it). {@link #add} may run concurrently with readers;
+ * {@link #snapshot} must be called under the region's update write lock (no concurrent adds); view
+ * changes are serialized by this object's monitor; flushes are serialized by the region and
+ * compactions by {@link #compact} itself.
+ */
+final class Store {
+    private static final Logger LOG = Logger.getLogger(Store.class.getName());
+
+    /** What a reader sees: files newest first; snapshot null when no flush is in progress. */
+    record View(Memstore active, Memstore snapshot, long snapshotSeqId, List<StoreFileReader> files) {
+    }
+
+    private static final Comparator<StoreFileReader> NEWEST_FIRST = Comparator
+        .comparingLong((StoreFileReader r) -> r.trailer().maxSequenceId())
+        .thenComparing(r -> r.path().getFileName().toString()).reversed();
+
+    private final Path familyDir;
+    private final Path tmpDir;
+    private final Compression compression;
+    private final BlockCache cache;
+    private final AtomicLong nextFileNumber;
+    private final Object compactionLock = new Object();
+    private volatile View view;
+
+    private Store(Path familyDir, Path tmpDir, Compression compression, BlockCache cache, List<StoreFileReader> files,
+                  long nextFileNumber) {
+        this.familyDir = familyDir;
+        this.tmpDir = tmpDir;
+        this.compression = compression;
+        this.cache = cache;
+        this.nextFileNumber = new AtomicLong(nextFileNumber);
+        this.view = new View(new Memstore(), null, -1, sorted(files));
+    }
+
+    /** Opens the store files in {@code familyDir} (creating it) and clears {@code tmpDir}. */
+    static Store open(Path familyDir, Path tmpDir, Compression compression, BlockCache cache) throws IOException {
+        Files.createDirectories(familyDir);
+        AtomicFiles.deleteRecursively(tmpDir);
+        Files.createDirectories(tmpDir);
+        List<StoreFileReader> files = new ArrayList<>();
+        long maxNumber = 0;
+        try (Stream<Path> s = Files.list(familyDir)) {
+            for (Path p : s.filter(p -> p.getFileName().toString().endsWith(StorageConstants.STORE_FILE_SUFFIX))
+                .sorted().toList()) {
+                files.add(StoreFileReader.open(p, cache));
+                maxNumber = Math.max(maxNumber, fileNumber(p));
+            }
+        } catch (IOException e) {
+            for (StoreFileReader r : files) {
+                r.close();
+            }
+            throw e;
+        }
+        return new Store(familyDir, tmpDir, compression, cache, files, maxNumber + 1);
+    }
+
+    private static long fileNumber(Path p) {
+        String n = p.getFileName().toString();
+        try {
+            return Long.parseLong(n.substring(0, n.length() - StorageConstants.STORE_FILE_SUFFIX.length()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static List<StoreFileReader> sorted(List<StoreFileReader> files) {
+        List<StoreFileReader> l = new ArrayList<>(files);
+        l.sort(NEWEST_FIRST);
+        return List.copyOf(l);
+    }
+
+    View view() {
+        return view;
+    }
+
+    /** Highest sequence id already in store files (-1 when there are none). */
+    long flushedSequenceId() {
+        long max = -1;
+        for (StoreFileReader r : view.files()) {
+            max = Math.max(max, r.trailer().maxSequenceId());
+        }
+        return max;
+    }
+
+    /** Adds a cell to the active memstore; returns the change in heap size. */
+    long add(KeyValue kv) {
+        return view.active().add(kv);
+    }
+
+    /** Memstore bytes: active plus the snapshot being flushed. */
+    long memstoreSize() {
+        View v = view;
+        return v.active().heapSize() + (v.snapshot() == null ? 0 : v.snapshot().heapSize());
+    }
+
+    /**
+     * Makes the active memstore the snapshot (caller holds the region's update write lock).
+     *
+     * @return false when there is nothing to snapshot or a snapshot is still pending
+     */
+    synchronized boolean snapshot(long seqId) {
+        View v = view;
+        if (v.snapshot() != null || v.active().isEmpty()) {
+            return false;
+        }
+        view = new View(new Memstore(), v.active(), seqId, v.files());
+        return true;
+    }
+
+    /** Writes the pending snapshot to a new store file; returns the snapshot's heap size (0 if none). */
+    long flushSnapshot() throws IOException {
+        View v = view;
+        Memstore snap = v.snapshot();
+        if (snap == null) {
+            return 0;
+        }
+        StoreFileReader reader = writeFile(snap.cells(), v.snapshotSeqId());
+        synchronized (this) {
+            View now = view;
+            List<StoreFileReader> files = new ArrayList<>(now.files());
+            files.add(reader);
+            view = new View(now.active(), null, -1, sorted(files));
+        }
+        return snap.heapSize();
+    }
+
+    private StoreFileReader writeFile(Iterable<KeyValue> cells, long maxSeqId) throws IOException {
+        String name = String.format("%020d", nextFileNumber.getAndIncrement()) + StorageConstants.STORE_FILE_SUFFIX;
+        Path tmp = tmpDir.resolve(name);
+        Trailer t;
+        try (StoreFileWriter w = new StoreFileWriter(tmp, compression)) {
+            for (KeyValue kv : cells) {
+                w.append(kv);
+            }
+            t = w.finish(maxSeqId);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        Path target = familyDir.resolve(name);
+        AtomicFiles.publish(tmp, target);
+        LOG.fine(() -> "wrote " + target + " with " + t.cellCount() + " cells");
+        return StoreFileReader.open(target, cache);
+    }
+
+    /** Major compaction: merges every current store file into one (newest version per column, no deletes). */
+    void compact() throws IOException {
+        synchronized (compactionLock) {
+            List<StoreFileReader> inputs = view.files();
+            if (inputs.isEmpty()) {
+                return;
+            }
+            long maxSeq = -1;
+            for (StoreFileReader r : inputs) {
+                maxSeq = Math.max(maxSeq, r.trailer().maxSequenceId());
+            }
+            StoreFileReader output;
+            try {
+                output = writeFile(() -> new CompactionIterator(inputs), maxSeq);
+            } catch (java.io.UncheckedIOException e) {
+                throw e.getCause();
+            }
+            synchronized (this) {
+                View now = view;
+                List<StoreFileReader> files = new ArrayList<>(now.files());
+                files.removeAll(inputs);
+                files.add(output);
+                view = new View(now.active(), now.snapshot(), now.snapshotSeqId(), sorted(files));
+            }
+            for (StoreFileReader r : inputs) {
+                Files.deleteIfExists(r.path());
+                r.close();
+            }
+        }
+    }
+
+    /** Closes every store file (memstores are the region's to flush first). */
+    synchronized void close() throws IOException {
+        for (StoreFileReader r : view.files()) {
+            r.close();
+        }
+        view = new View(new Memstore(), null, -1, List.of());
+    }
+}

@@ -1,0 +1,146 @@
+package org.heaplab.core.wal;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.io.AtomicFiles;
+import org.heaplab.core.io.StorageConstants;
+
+/**
+ * Appends {@link WalRecord}s to one WAL file.
+ *
+ * <pre>
+ * WAL file, big-endian:
+ *   file    := header record*
+ *   header  := int64 magic                       (StorageConstants.WAL_MAGIC, "HLWAL" v1)
+ *   record  := int32 bodyLength                  (bytes of body; 0 &lt; bodyLength &lt;= WAL_MAX_RECORD_SIZE)
+ *              int32 crc32c                      (CRC32C of the body bytes)
+ *              body
+ *   body    := int64 seqId
+ *              int16 tableLength, table bytes    (UTF-8)
+ *              int16 regionLength, region bytes  (UTF-8, the region's encoded name)
+ *              int32 cellCount
+ *              cell{cellCount}
+ *   cell    := one KeyValue (int keyLength, int valueLength, key, value: see KeyValue), self-delimiting
+ * </pre>
+ *
+ * <p>Invariants: records are only ever appended, whole; a record is in the file (write(2) returned)
+ * before {@link #append} returns, so it survives a kill -9 of the process; with {@code hsync} it is
+ * also forced to the device (fdatasync). A failed append truncates the file back to the last whole
+ * record, so a later append never follows a partial one. Seq ids increase along the file.
+ *
+ * <p>Thread safety: not thread safe; {@link Wal} serializes every call.
+ */
+public final class WalWriter implements Closeable {
+    private final Path path;
+    private final FileChannel channel;
+    private final boolean hsync;
+    private long length;
+
+    private WalWriter(Path path, FileChannel channel, boolean hsync, long length) {
+        this.path = path;
+        this.channel = channel;
+        this.hsync = hsync;
+        this.length = length;
+    }
+
+    /** Creates a new WAL file (it must not exist) and writes its header durably. */
+    public static WalWriter create(Path path, boolean hsync) throws IOException {
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        try {
+            ByteBuffer header = ByteBuffer.allocate(StorageConstants.WAL_HEADER_SIZE);
+            header.putLong(StorageConstants.WAL_MAGIC).flip();
+            writeFully(ch, header);
+            ch.force(true);
+            AtomicFiles.fsyncDirectory(path.toAbsolutePath().getParent());
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+        return new WalWriter(path, ch, hsync, StorageConstants.WAL_HEADER_SIZE);
+    }
+
+    /** Encodes a record (header and body) as it appears in the file. */
+    public static ByteBuffer encode(WalRecord record) {
+        byte[] table = record.table().getBytes(StandardCharsets.UTF_8);
+        byte[] region = record.region().getBytes(StandardCharsets.UTF_8);
+        if (table.length > Short.MAX_VALUE || region.length > Short.MAX_VALUE) {
+            throw new IllegalArgumentException("table or region name too long");
+        }
+        long cellBytes = 0;
+        for (KeyValue kv : record.cells()) {
+            cellBytes += kv.getLength();
+        }
+        long bodyLength = 8 + 2 + table.length + 2 + region.length + 4 + cellBytes;
+        if (bodyLength > StorageConstants.WAL_MAX_RECORD_SIZE) {
+            throw new IllegalArgumentException("WAL record of " + bodyLength + " bytes exceeds "
+                + StorageConstants.WAL_MAX_RECORD_SIZE);
+        }
+        ByteBuffer b = ByteBuffer.allocate(StorageConstants.WAL_RECORD_HEADER_SIZE + (int) bodyLength);
+        b.putInt((int) bodyLength).putInt(0);
+        b.putLong(record.seqId());
+        b.putShort((short) table.length).put(table);
+        b.putShort((short) region.length).put(region);
+        b.putInt(record.cells().size());
+        for (KeyValue kv : record.cells()) {
+            b.put(kv.getBuffer(), kv.getOffset(), kv.getLength());
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), StorageConstants.WAL_RECORD_HEADER_SIZE, (int) bodyLength);
+        b.putInt(4, (int) crc.getValue());
+        b.flip();
+        return b;
+    }
+
+    /** Appends one record and syncs it (see the class invariants). Returns the file length after it. */
+    public long append(WalRecord record) throws IOException {
+        ByteBuffer b = encode(record);
+        int size = b.remaining();
+        try {
+            writeFully(channel, b);
+            if (hsync) {
+                channel.force(false);
+            }
+        } catch (IOException e) {
+            try {
+                channel.truncate(length);
+                channel.position(length);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw new IOException("WAL append to " + path + " failed: " + e.getMessage(), e);
+        }
+        length += size;
+        return length;
+    }
+
+    public long length() {
+        return length;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** Forces everything written to the device and closes the file. */
+    @Override
+    public void close() throws IOException {
+        try {
+            channel.force(true);
+        } finally {
+            channel.close();
+        }
+    }
+
+    private static void writeFully(FileChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+}
