@@ -13,7 +13,9 @@ VARIANT = "hbase1-onheap"
 
 
 def _raw(run: Path) -> tuple[list[dict], float, float]:
-    events = [json.loads(x) for x in (run / VARIANT / "server/localhost/gc-events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(x) for x in (run / VARIANT / "server/localhost/gc-events.jsonl").read_text().splitlines()
+    ]
     summary = json.loads((run / VARIANT / "client/single_put-localhost.json").read_text())
     return events, summary["start_epoch_ms"], summary["end_epoch_ms"]
 
@@ -21,11 +23,13 @@ def _raw(run: Path) -> tuple[list[dict], float, float]:
 def test_rate_is_young_events_in_window_over_window_length(fixture_run: Path) -> None:
     events, start, end = _raw(fixture_run)
     inside = [e for e in events if start <= e["start_epoch_ms"] <= end and e["young"]]
-    # The fixture must contain pauses that the window or the young filter excludes, or this test proves nothing.
+    # The fixture must hold pauses that the window or the young filter excludes, or this proves nothing.
     assert len(inside) < len(events)
     m = measure(load_run(fixture_run), VARIANT, "single_put")
     assert m.values["young_gc_rate"] == pytest.approx(len(inside) / ((end - start) / 1000))
-    assert m.values["young_gc_avg_pause"] == pytest.approx(sum(e["duration_ms"] for e in inside) / len(inside))
+    assert m.values["young_gc_avg_pause"] == pytest.approx(
+        sum(e["duration_ms"] for e in inside) / len(inside)
+    )
 
 
 def test_window_bounds_and_young_filter(tmp_path: Path) -> None:

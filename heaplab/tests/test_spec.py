@@ -56,7 +56,7 @@ def test_unknown_lab_lists_valid_ones(fake_root: Path) -> None:
         (lambda r: r.pop("phases"), "missing required key 'phases'"),
     ],
 )
-def test_bad_specs_are_rejected_with_a_reason(mutate, message: str) -> None:  # noqa: ANN001
+def test_bad_specs_are_rejected_with_a_reason(mutate, message: str) -> None:
     raw = lab03_spec()
     mutate(raw)
     with pytest.raises(SpecError, match=message):

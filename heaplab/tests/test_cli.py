@@ -1,0 +1,73 @@
+"""CLI errors: one clear line on stderr, a non-zero exit, never a traceback (run as a real process)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from heaplab import runner
+from heaplab.cli import main
+
+
+def heaplab(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "heaplab", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HEAPLAB_ROOT": str(root), **(env or {})},
+        timeout=120,
+        check=False,
+    )
+
+
+def _one_clean_line(p: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("heaplab: error: ")
+    return lines[0]
+
+
+def test_labs_lists_titles(fake_root: Path) -> None:
+    p = heaplab(fake_root, "labs")
+    assert p.returncode == 0
+    assert p.stdout.startswith("03-offheap-write") and "End-to-end off-heap write path" in p.stdout
+
+
+def test_unknown_lab(fake_root: Path) -> None:
+    p = heaplab(fake_root, "run", "99-nope", "--scale", "ci")
+    assert p.returncode == 2
+    assert "unknown lab '99-nope'; valid labs: 03-offheap-write" in _one_clean_line(p)
+
+
+def test_unknown_scale(fake_root: Path) -> None:
+    p = heaplab(fake_root, "run", "03-offheap-write", "--scale", "huge")
+    assert p.returncode == 2
+    assert "valid scales: ci, local, paper" in _one_clean_line(p)
+
+
+def test_missing_engine_distribution(fake_root: Path) -> None:
+    for archive in (fake_root / "engine/dist/target").glob("*.tar.gz"):
+        archive.unlink()
+    p = heaplab(fake_root, "run", "all", "--scale", "ci")
+    assert p.returncode == 1
+    line = _one_clean_line(p)
+    assert "engine distribution not found" in line and "run `make engine`" in line
+    assert not (fake_root / "results/runs").exists()
+
+
+def test_missing_ansible_playbook(fake_root: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # noqa: ANN001
+    monkeypatch.setattr(runner.shutil, "which", lambda _name: None)
+    monkeypatch.setattr(runner.sys, "executable", str(fake_root / "nowhere/python"))
+    assert main(["--root", str(fake_root), "run", "03-offheap-write", "--scale", "ci"]) == 1
+    assert "ansible-playbook not found" in capsys.readouterr().err
+
+
+def test_bad_spec_is_one_line(fake_root: Path) -> None:
+    spec = fake_root / "labs/03-offheap-write/experiment.yml"
+    spec.write_text(spec.read_text().replace("tool: pe", "tool: hammer", 1))
+    p = heaplab(fake_root, "run", "03-offheap-write", "--scale", "ci")
+    assert p.returncode == 2
+    assert "unknown tool 'hammer'" in _one_clean_line(p)

@@ -1,0 +1,98 @@
+"""`heaplab report` on the fixture: what it writes, what it leaves alone, and that its table is the raw data."""
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from heaplab.cli import main
+from heaplab.comparison import COLUMNS
+from heaplab.tests.fabricate import Shape
+
+OUTPUTS = {"report.md", "claims.json"}
+
+
+def _tree(run: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(run)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(run.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _table_rows(report: str, experiment: str) -> dict[tuple[str, str], list[str]]:
+    section = report.split(f"## {experiment}", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 2 + len(COLUMNS) and cells[0] != "variant":
+            rows[(cells[0], cells[1].split(" (")[0])] = cells[2:]
+    return rows
+
+
+def test_report_writes_only_its_outputs(fixture_run: Path, capsys) -> None:  # noqa: ANN001
+    before = _tree(fixture_run)
+    assert main(["report", str(fixture_run)]) == 0
+    assert capsys.readouterr().out.strip() == str(fixture_run / "report.md")
+    after = _tree(fixture_run)
+    new = set(after) - set(before)
+    assert new == OUTPUTS | {"figures/single_put-latency.png"}
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert (fixture_run / "figures/single_put-latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_table_matches_summary_and_unavailable_row_has_no_numbers(fixture_run: Path) -> None:
+    assert main(["report", str(fixture_run)]) == 0
+    report = (fixture_run / "report.md").read_text()
+    rows = _table_rows(report, "single_put")
+    raw = json.loads((fixture_run / "hbase1-onheap/client/single_put-localhost.json").read_text())
+    measured = rows[("hbase1-onheap", "this run")]
+    labels = [label for _, label in COLUMNS]
+    for label, key in (
+        ("AVG", "mean"),
+        ("95%", "p95"),
+        ("99%", "p99"),
+        ("99.9%", "p999"),
+        ("MAX (ms)", "max"),
+    ):
+        shown = float(measured[labels.index(label)])
+        ms = raw["latency_us"][key] / 1000
+        assert abs(shown - ms) <= 0.006 * ms + 0.006, (label, shown, ms)
+    assert float(measured[labels.index("TPS")]) == round(raw["throughput"])
+    offheap = rows[("hbase2-offheap", "this run")]
+    assert offheap[0].startswith("not yet available: ")
+    assert not any(re.search(r"\d", c) for c in offheap[1:])
+    assert ("hbase2-offheap", "article") in rows  # the article's row stays
+    assert "8-core" in report and "`ci` scale" in report
+
+
+def test_report_metadata_and_claims_json(fixture_run: Path) -> None:
+    assert main(["report", str(fixture_run)]) == 0
+    report = (fixture_run / "report.md").read_text()
+    manifest = json.loads((fixture_run / "run.json").read_text())
+    assert manifest["git"]["commit"] in report
+    assert manifest["jdk"] in report
+    assert manifest["hosts"][0]["cpu_model"] in report
+    for flags in manifest["variants"]["hbase1-onheap"]["server_jvm_flags"]:
+        assert flags in report
+    claims = json.loads((fixture_run / "claims.json").read_text())
+    assert claims["format"] == 1 and claims["lab"] == "03-offheap-write"
+    for cid, c in claims["claims"].items():
+        assert {"experiment", "metric", "expect", "article", "measured", "verdict", "why"} <= c.keys()
+        assert f"| {cid} |" in report and c["verdict"] in report
+
+
+def test_report_latest_picks_newest_run(make_pair: Callable[..., Path], tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    old = make_pair(Shape(), Shape(), name="runs/03-offheap-write-ci-20260101T000000Z")
+    new = make_pair(Shape(), Shape(), name="runs/03-offheap-write-ci-20261231T000000Z")
+    assert main(["report", "latest", "--runs-dir", str(runs)]) == 0
+    assert (new / "report.md").is_file() and not (old / "report.md").exists()
+
+
+def test_report_on_a_non_run_fails_cleanly(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    assert main(["report", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a run directory" in err
