@@ -143,10 +143,15 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
     }
 
     private static int positive(String flag, String value) throws UsageException {
-        int n = nonNegative(flag, value);
-        if (n == 0) {
-            throw new UsageException(flag + " must be a positive integer, got '" + value + "'");
+        String v = string(flag, value);
+        try {
+            int n = Integer.parseInt(v);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // fall through
         }
-        return n;
+        throw new UsageException(flag + " must be a positive integer, got '" + v + "'");
     }
 }
