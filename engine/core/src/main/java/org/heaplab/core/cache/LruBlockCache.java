@@ -39,8 +39,8 @@ public final class LruBlockCache implements BlockCache {
             throw new IllegalArgumentException("negative block cache capacity " + capacityBytes);
         }
         this.capacity = capacityBytes;
-        this.acceptableSize = (long) (capacityBytes * (double) StorageKeys.LRU_ACCEPTABLE_FACTOR);
-        this.minSize = (long) (capacityBytes * (double) StorageKeys.LRU_MIN_FACTOR);
+        this.acceptableSize = Math.round(capacityBytes * StorageKeys.LRU_ACCEPTABLE_FACTOR);
+        this.minSize = Math.round(capacityBytes * StorageKeys.LRU_MIN_FACTOR);
     }
 
     /**

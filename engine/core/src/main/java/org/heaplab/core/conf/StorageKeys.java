@@ -20,15 +20,15 @@ public final class StorageKeys {
     /** Lab override: the global memstore limit in bytes (wins over the heap fraction when set). */
     public static final String GLOBAL_MEMSTORE_BYTES = "heaplab.regionserver.global.memstore.bytes";
     /** Writers resume once all memstores are below this fraction of the global limit (HBase's lower mark). */
-    public static final float GLOBAL_MEMSTORE_LOWER_MARK = 0.95f;
+    public static final double GLOBAL_MEMSTORE_LOWER_MARK = 0.95;
 
     public static final String BLOCK_CACHE_SIZE = "hfile.block.cache.size";
     public static final float DEFAULT_BLOCK_CACHE_SIZE = 0.4f;
     /** Lab override: the block cache capacity in bytes (wins over the heap fraction when set). */
     public static final String BLOCK_CACHE_BYTES = "heaplab.block.cache.bytes";
     /** LruBlockCache evicts once above acceptable x capacity, down to min x capacity (HBase's factors). */
-    public static final float LRU_ACCEPTABLE_FACTOR = 0.99f;
-    public static final float LRU_MIN_FACTOR = 0.95f;
+    public static final double LRU_ACCEPTABLE_FACTOR = 0.99;
+    public static final double LRU_MIN_FACTOR = 0.95;
 
     private StorageKeys() {
     }

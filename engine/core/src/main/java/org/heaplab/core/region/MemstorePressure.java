@@ -34,7 +34,7 @@ public final class MemstorePressure {
      */
     public MemstorePressure(long limitBytes, Runnable requestFlush) {
         this.limit = limitBytes;
-        this.lowerMark = (long) (limitBytes * (double) StorageKeys.GLOBAL_MEMSTORE_LOWER_MARK);
+        this.lowerMark = Math.round(limitBytes * StorageKeys.GLOBAL_MEMSTORE_LOWER_MARK);
         this.requestFlush = requestFlush;
     }
 
