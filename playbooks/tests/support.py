@@ -1,0 +1,107 @@
+"""Helpers of the playbook tests: paths, the ansible environment, a variant runner, process checks."""
+
+import json
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+PLAYBOOKS = Path(__file__).resolve().parents[1]
+REPO = PLAYBOOKS.parent
+VENV_BIN = REPO / ".venv" / "bin"
+STUB_ENGINE = Path(__file__).resolve().parent / "stub_engine"
+LOCAL_INVENTORY = PLAYBOOKS / "inventories" / "local" / "hosts.yml"
+
+
+def tool(name):
+    """An ansible tool from the repo's venv (the versions the lint profile was checked with)."""
+    path = VENV_BIN / name
+    if not path.exists():
+        pytest.skip(f"{path} is missing: create the venv first (make setup)")
+    return str(path)
+
+
+def ansible_env():
+    env = dict(os.environ)
+    env["ANSIBLE_CONFIG"] = str(PLAYBOOKS / "ansible.cfg")
+    env["ANSIBLE_NOCOLOR"] = "1"
+    env["ANSIBLE_FORCE_COLOR"] = "0"
+    # The venv's bin first, as heaplab runs it; ansible itself warns when PATH holds it twice.
+    env["PATH"] = f"{VENV_BIN}:{env.get('PATH', '')}"
+    return env
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("localhost", 0))
+        return sock.getsockname()[1]
+
+
+def processes_mentioning(text):
+    """PIDs whose command line contains text (a test's own temporary base dir)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmdline and entry.name != str(os.getpid()):
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+class VariantRun:
+    """One ansible-playbook run of variant.yml against the local inventory, in temporary directories."""
+
+    def __init__(self, tmp_path, archive):
+        self.base_dir = tmp_path / "base"
+        self.run_dir = tmp_path / "run"
+        self.archive = archive
+        self.port = free_port()
+        self.variant = "hbase1-onheap"
+        self.host = "localhost"
+        self.vars = {
+            "heaplab_dist_archive": str(archive),
+            "heaplab_run_dir": str(self.run_dir),
+            "heaplab_variant": self.variant,
+            "heaplab_profile": "hbase1-onheap",
+            "heaplab_server_jvm_flags": ["-Xms64m", "-Xmx64m", "-XX:+UseG1GC"],
+            "heaplab_client_jvm_flags": ["-Xmx128m", "-XX:+UseG1GC"],
+            "heaplab_site": {"hbase.regionserver.port": str(self.port), "hbase.regionserver.handler.count": 4},
+            "heaplab_phases": [
+                {"name": "create", "tool": "admin", "args": "create TestTable", "record": False},
+                {"name": "single_put", "tool": "pe", "record": True,
+                 "args": "--nomapred --oneCon=true --valueSize=100 --rows=200 --autoFlush=true randomWrite 2"},
+            ],
+            # Extra vars beat inventory host vars: the test never touches the user's ~/heaplab.
+            "heaplab_base_dir": str(self.base_dir),
+        }
+        self.result = None
+
+    @property
+    def variant_dir(self):
+        return self.run_dir / self.variant
+
+    def run(self, timeout=600):
+        vars_file = self.run_dir / self.variant / "ansible-vars.json"
+        vars_file.parent.mkdir(parents=True, exist_ok=True)
+        vars_file.write_text(json.dumps(self.vars))
+        self.result = subprocess.run(
+            [tool("ansible-playbook"), "-i", str(LOCAL_INVENTORY), str(PLAYBOOKS / "variant.yml"),
+             "-e", f"@{vars_file}"],
+            cwd=REPO, env=ansible_env(), capture_output=True, text=True, timeout=timeout, check=False)
+        return self.result
+
+    def flat_stdout(self):
+        """ansible's stdout with the YAML callback's line wrapping and quote doubling undone."""
+        return " ".join(self.result.stdout.split()).replace("''", "'")
+
+    def output(self):
+        return f"--- stdout ---\n{self.result.stdout[-6000:]}\n--- stderr ---\n{self.result.stderr[-3000:]}"
+
+    def leftover_processes(self):
+        return processes_mentioning(str(self.base_dir))
