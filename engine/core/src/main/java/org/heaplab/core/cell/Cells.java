@@ -33,9 +33,9 @@ public final class Cells {
 
     /** True when both cells have the same family and qualifier. */
     public static boolean sameColumn(KeyValue a, KeyValue b) {
-        return java.util.Arrays.equals(a.getBuffer(), a.familyOffset(), a.qualifierOffset() + a.qualifierLength(),
-            b.getBuffer(), b.familyOffset(), b.qualifierOffset() + b.qualifierLength())
-            && a.familyLength() == b.familyLength();
+        return sameFamily(a, b) && java.util.Arrays.equals(
+            a.getBuffer(), a.qualifierOffset(), a.qualifierOffset() + a.qualifierLength(),
+            b.getBuffer(), b.qualifierOffset(), b.qualifierOffset() + b.qualifierLength());
     }
 
     /** True when both cells have the same family. */
