@@ -50,6 +50,7 @@ public final class GcEventRecorder implements Closeable, NotificationListener {
     private final Set<String> heapPools = new HashSet<>();
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private boolean closed;
+    private volatile java.util.function.Consumer<String> afterWrite = line -> { };
 
     private GcEventRecorder(Writer out) {
         this.out = out;
@@ -127,9 +128,15 @@ public final class GcEventRecorder implements Closeable, NotificationListener {
             out.write(line);
             out.write('\n');
             out.flush();
+            afterWrite.accept(line);
         } catch (IOException e) {
             ServerLog.warn("cannot append to the GC events file: " + e.getMessage());
         }
+    }
+
+    /** Tests: called with each line after it is flushed (on the notification thread). */
+    void afterWrite(java.util.function.Consumer<String> listener) {
+        this.afterWrite = listener;
     }
 
     @Override
