@@ -58,7 +58,9 @@ def test_missing_engine_distribution(fake_root: Path) -> None:
     assert not (fake_root / "results/runs").exists()
 
 
-def test_missing_ansible_playbook(fake_root: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # noqa: ANN001
+def test_missing_ansible_playbook(
+    fake_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(runner.shutil, "which", lambda _name: None)
     monkeypatch.setattr(runner.sys, "executable", str(fake_root / "nowhere/python"))
     assert main(["--root", str(fake_root), "run", "03-offheap-write", "--scale", "ci"]) == 1

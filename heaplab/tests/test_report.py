@@ -1,10 +1,12 @@
-"""`heaplab report` on the fixture: what it writes, what it leaves alone, and that its table is the raw data."""
+"""`heaplab report` on the fixture: what it writes, what it leaves alone; its table is the raw data."""
 
 import hashlib
 import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from heaplab.cli import main
 from heaplab.comparison import COLUMNS
@@ -31,7 +33,7 @@ def _table_rows(report: str, experiment: str) -> dict[tuple[str, str], list[str]
     return rows
 
 
-def test_report_writes_only_its_outputs(fixture_run: Path, capsys) -> None:  # noqa: ANN001
+def test_report_writes_only_its_outputs(fixture_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = _tree(fixture_run)
     assert main(["report", str(fixture_run)]) == 0
     assert capsys.readouterr().out.strip() == str(fixture_run / "report.md")
@@ -92,7 +94,7 @@ def test_report_latest_picks_newest_run(make_pair: Callable[..., Path], tmp_path
     assert (new / "report.md").is_file() and not (old / "report.md").exists()
 
 
-def test_report_on_a_non_run_fails_cleanly(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_report_on_a_non_run_fails_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a run directory" in err
