@@ -2,6 +2,8 @@ package org.heaplab.tools;
 
 import java.io.Closeable;
 import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Executors;
@@ -46,7 +48,11 @@ public final class IntervalLog implements Closeable {
     }
 
     /** Starts a log at {@code file} whose intervals are timed from {@code startEpochMs}. */
-    public static IntervalLog start(Path file, long startEpochMs) throws FileNotFoundException {
+    public static IntervalLog start(Path file, long startEpochMs) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
         return new IntervalLog(file, startEpochMs);
     }
 

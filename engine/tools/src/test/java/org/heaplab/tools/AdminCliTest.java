@@ -1,0 +1,77 @@
+package org.heaplab.tools;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.heaplab.client.Admin;
+import org.heaplab.client.Connection;
+import org.heaplab.core.io.Compression;
+import org.heaplab.core.region.RegionInfo;
+import org.heaplab.server.RegionServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(60)
+class AdminCliTest {
+    @Test
+    void parsesEveryCommand() throws Exception {
+        AdminCli.Command c = AdminCli.parse(new String[] {"create", "T", "--family=f", "--presplit=4", "--rows=8000", "--compress=SNAPPY"});
+        assertEquals(new AdminCli.Command("create", "T", "f", 4, 8000, Compression.SNAPPY), c);
+        for (String verb : new String[] {"drop", "flush", "compact", "regions"}) {
+            assertEquals("T", AdminCli.parse(new String[] {verb, "T"}).table());
+        }
+        assertEquals("status", AdminCli.parse(new String[] {"status"}).verb());
+        assertEquals("list", AdminCli.parse(new String[] {"list"}).verb());
+    }
+
+    @Test
+    void rejectsMistakes() {
+        assertEquals("unknown admin command 'truncate'",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"truncate", "T"})).getMessage());
+        assertEquals("admin drop needs a table name",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"drop"})).getMessage());
+        assertTrue(assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--presplit=4"}))
+            .getMessage().contains("--rows"));
+        assertTrue(assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--compress=LZ4"}))
+            .getMessage().startsWith("--compress: compression codec 'LZ4'"));
+        assertEquals("unknown flag --bogus for admin create",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--bogus=1"})).getMessage());
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(2, AdminCli.run(new String[] {}, System.out, new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("ERROR: missing admin command\nUsage:"));
+    }
+
+    @Test
+    void executesAgainstAServer(@TempDir Path dir) throws Exception {
+        PerformanceEvaluationTest.assumeStorage(dir);
+        RegionServer server = RegionServer.start(PerformanceEvaluationTest.conf(dir.resolve("data"), 0));
+        try (Connection c = Connection.open(InetAddress.getLoopbackAddress().getHostAddress(), server.port())) {
+            Admin admin = c.getAdmin();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8);
+            AdminCli.execute(AdminCli.parse(new String[] {"create", "TestTable", "--presplit=4", "--rows=8000"}), admin, ps);
+            RegionInfo second = admin.regions("TestTable").get(1);
+            assertArrayEquals(PeData.rowKey(2000), second.startKey(), "same split keys as pe --presplit=4 over 8000 rows");
+            AdminCli.execute(AdminCli.parse(new String[] {"flush", "TestTable"}), admin, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"compact", "TestTable"}), admin, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"regions", "TestTable"}), admin, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"status"}), admin, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"drop", "TestTable"}), admin, ps);
+            String text = out.toString(StandardCharsets.UTF_8);
+            assertTrue(text.contains("created table TestTable with 4 region(s), family info0, compression NONE"), text);
+            assertTrue(text.contains("region\tstart_key\tend_key"), text);
+            assertTrue(text.contains("tables 1, regions 4"), text);
+            assertTrue(text.contains("dropped table TestTable"), text);
+        } finally {
+            server.stop();
+        }
+    }
+}

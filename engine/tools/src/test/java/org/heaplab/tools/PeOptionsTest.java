@@ -1,0 +1,102 @@
+package org.heaplab.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.heaplab.core.io.Compression;
+import org.junit.jupiter.api.Test;
+
+class PeOptionsTest {
+    private static PeOptions parse(String line) throws UsageException {
+        return PeOptions.parse(List.of(line.split(" ")));
+    }
+
+    private static String error(String line) {
+        return assertThrows(UsageException.class, () -> parse(line)).getMessage();
+    }
+
+    @Test
+    void defaultsAreHBasePe() throws Exception {
+        PeOptions o = parse("randomWrite 3");
+        assertFalse(o.nomapred());
+        assertFalse(o.oneCon());
+        assertEquals(1000, o.valueSize());
+        assertEquals(1_048_576, o.rows());
+        assertFalse(o.autoFlush());
+        assertEquals(0, o.presplit());
+        assertEquals(0, o.multiPut());
+        assertEquals("TestTable", o.table());
+        assertNull(o.compress());
+        assertNull(o.report());
+        assertEquals(PeCommand.RANDOM_WRITE, o.command());
+        assertEquals(3, o.clients());
+    }
+
+    @Test
+    void everyFlagParses() throws Exception {
+        PeOptions o = parse("--nomapred --oneCon=true --valueSize=200 --rows=2000 --autoFlush=true --presplit=4"
+            + " --multiPut=100 --table=T1 --compress=snappy --report=out/single_put-h1 sequentialWrite 4");
+        assertTrue(o.nomapred());
+        assertTrue(o.oneCon());
+        assertEquals(200, o.valueSize());
+        assertEquals(2000, o.rows());
+        assertTrue(o.autoFlush());
+        assertEquals(4, o.presplit());
+        assertEquals(100, o.multiPut());
+        assertEquals("T1", o.table());
+        assertEquals(Compression.SNAPPY, o.compress());
+        assertEquals("out/single_put-h1", o.report());
+        assertEquals(PeCommand.SEQUENTIAL_WRITE, o.command());
+        assertEquals(4, o.clients());
+        assertEquals(8000, o.totalRows());
+        assertTrue(o.args().startsWith("--nomapred --oneCon=true"));
+        assertEquals(PeCommand.RANDOM_READ, parse("--oneCon=false --autoFlush=false randomRead 1").command());
+    }
+
+    @Test
+    void userErrorsNameTheFlag() {
+        assertEquals("unknown flag --bogus", error("--bogus=1 randomWrite 1"));
+        assertTrue(error("-x randomWrite 1").contains("-x"));
+        assertTrue(error("--compress=LZO randomWrite 1").startsWith("--compress: compression codec 'LZO' is not supported"));
+        assertEquals("--rows must be a positive integer, got 'abc'", error("--rows=abc randomWrite 1"));
+        assertEquals("--valueSize must be a positive integer, got '0'", error("--valueSize=0 randomWrite 1"));
+        assertTrue(error("--presplit=-1 randomWrite 1").startsWith("--presplit"));
+        assertEquals("--oneCon must be true or false, got 'yes'", error("--oneCon=yes randomWrite 1"));
+        assertTrue(error("--autoFlush randomWrite 1").startsWith("--autoFlush needs a value"));
+        assertTrue(error("--nomapred=true randomWrite 1").startsWith("--nomapred takes no value"));
+        assertEquals("--multiPut requires --autoFlush=true (as in HBase PE)", error("--multiPut=10 randomWrite 1"));
+        assertTrue(error("--table=bad/name randomWrite 1").startsWith("--table"));
+        assertTrue(error("--presplit=10 --rows=2 randomWrite 1").startsWith("--presplit=10 exceeds"));
+    }
+
+    @Test
+    void commandAndClientsAreChecked() {
+        assertTrue(error("--nomapred").startsWith("missing command"));
+        assertTrue(error("scan 1").startsWith("unknown command 'scan'"));
+        assertEquals("missing <nclients> after randomWrite", error("randomWrite"));
+        assertTrue(error("randomWrite zero").startsWith("nclients must be a positive integer"));
+        assertTrue(error("randomWrite 0").startsWith("nclients must be a positive integer"));
+        assertTrue(error("randomWrite 1 extra").startsWith("unexpected argument 'extra'"));
+    }
+
+    @Test
+    void usageErrorsExitTwoWithOneErrorLineAndNoStackTrace() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = PerformanceEvaluation.run(new String[] {"--compress=LZO", "randomWrite", "1"},
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(2, code);
+        String[] lines = err.toString(StandardCharsets.UTF_8).split("\n");
+        assertEquals(2, lines.length);
+        assertTrue(lines[0].startsWith("ERROR: --compress: compression codec 'LZO'"), lines[0]);
+        assertTrue(lines[1].startsWith("Usage: bin/engine pe"), lines[1]);
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+}

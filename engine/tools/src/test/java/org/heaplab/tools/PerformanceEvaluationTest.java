@@ -1,0 +1,134 @@
+package org.heaplab.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
+import org.heaplab.client.Connection;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.server.RegionServer;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** pe end to end against an in-JVM region server on a loopback port. */
+@Timeout(120)
+class PerformanceEvaluationTest {
+    private static final String HOST = InetAddress.getLoopbackAddress().getHostAddress();
+
+    static void assumeStorage(Path dir) throws Exception {
+        boolean ok;
+        try (OnlineRegions r = OnlineRegions.open(new Configuration().set("hbase.rootdir", dir.resolve("probe").toString()))) {
+            ok = true;
+        } catch (UnsupportedOperationException e) {
+            ok = false;
+        }
+        Assumptions.assumeTrue(ok, "skipped: heaplab-core's OnlineRegions is still a stub");
+    }
+
+    static Configuration conf(Path root, int port) {
+        return new Configuration().set("hbase.rootdir", root.toString()).set(RegionServer.HOSTNAME_KEY, HOST)
+            .set(RegionServer.PORT_KEY, Integer.toString(port)).set("hbase.regionserver.handler.count", "8");
+    }
+
+    private record Run(int code, String out, String err) {
+    }
+
+    private static Run pe(Configuration conf, String line) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PeOptions o = PeOptions.parse(List.of(line.split(" ")));
+        int code = new PerformanceEvaluation(o, conf, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8)).run();
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void writesReadsAndReports(@TempDir Path dir) throws Exception {
+        assumeStorage(dir);
+        RegionServer server = RegionServer.start(conf(dir.resolve("data"), 0));
+        try {
+            Configuration conf = conf(dir.resolve("unused"), server.port());
+            String prefix = dir.resolve("client/single_put-h1").toString();
+            Run w = pe(conf, "--nomapred --oneCon=true --valueSize=100 --rows=500 --autoFlush=true --presplit=4"
+                + " --compress=SNAPPY --report=" + prefix + " randomWrite 2");
+            assertEquals(0, w.code(), w.err());
+            assertTrue(w.out().contains("Test : RandomWriteTest, Thread : TestClient-0\n"), w.out());
+            assertTrue(w.out().contains("Test : RandomWriteTest, Thread : TestClient-1\n"), w.out());
+            assertTrue(Pattern.compile("(?m)^\\[RandomWriteTest\\] Summary of timings \\(ms\\): \\[\\d+, \\d+\\]$").matcher(w.out()).find());
+            assertTrue(Pattern.compile("(?m)^\\[ Avg latency \\(us\\)\\]\t\\d+$").matcher(w.out()).find());
+            assertTrue(Pattern.compile("(?m)^\\[ Avg TPS/QPS\\]\t\\d+\t row per second$").matcher(w.out()).find());
+            assertEquals(20, w.err().lines().filter(l -> l.startsWith("TestClient-")).count(), "10 progress lines per client");
+
+            String json = Files.readString(Path.of(prefix + ".json"));
+            for (String field : new String[] {"\"format\": 1", "\"tool\": \"pe\"", "\"command\": \"randomWrite\"",
+                "\"test\": \"RandomWriteTest\"", "\"threads\": 2", "\"rows_per_thread\": 500", "\"value_size\": 100",
+                "\"batch_size\": 1", "\"operations\": 1000", "\"rows\": 1000", "\"hlog\": \"single_put-h1.hlog\"",
+                "\"latency_us\": {\"mean\": "}) {
+                assertTrue(json.contains(field), field + " in " + json);
+            }
+            Matcher p999 = Pattern.compile("\"p999\": (\\d+)").matcher(json);
+            assertTrue(p999.find());
+            long histogramCount = 0;
+            HistogramLogReader reader = new HistogramLogReader(prefix + ".hlog");
+            Histogram h;
+            while ((h = (Histogram) reader.nextIntervalHistogram()) != null) {
+                histogramCount += h.getTotalCount();
+            }
+            assertEquals(1000, histogramCount, "every measured call is in the interval log");
+
+            try (Connection c = Connection.open(HOST, server.port())) {
+                assertEquals(4, c.getAdmin().regions("TestTable").size());
+            }
+
+            Run batch = pe(conf, "--nomapred --valueSize=50 --rows=300 --autoFlush=true --multiPut=100 --presplit=4"
+                + " --report=" + dir.resolve("b") + " sequentialWrite 2");
+            assertEquals(0, batch.code(), batch.err());
+            String bjson = Files.readString(dir.resolve("b.json"));
+            assertTrue(bjson.contains("\"operations\": 6,") && bjson.contains("\"rows\": 600,") && bjson.contains("\"batch_size\": 100"), bjson);
+
+            Run buffered = pe(conf, "--nomapred --valueSize=50 --rows=300 --autoFlush=false sequentialWrite 1");
+            assertEquals(0, buffered.code(), buffered.err());
+
+            Run read = pe(conf, "--nomapred --rows=200 randomRead 2");
+            assertEquals(0, read.code(), read.err());
+            assertTrue(read.out().contains("[RandomReadTest] Summary of timings"), read.out());
+
+            Run resplit = pe(conf, "--nomapred --rows=100 --presplit=2 randomWrite 1");
+            assertEquals(0, resplit.code(), resplit.err());
+            try (Connection c = Connection.open(HOST, server.port())) {
+                assertEquals(2, c.getAdmin().regions("TestTable").size(), "--presplit recreates a table of another shape");
+            }
+            Run missing = pe(conf, "--nomapred --table=Absent --rows=10 randomRead 1");
+            assertEquals(1, missing.code());
+            assertTrue(missing.err().startsWith("ERROR: table 'Absent' does not exist"), missing.err());
+        } finally {
+            server.stop();
+        }
+    }
+
+    @Test
+    void noServerIsARuntimeErrorWithOneLine() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Run r = pe(conf(Path.of("unused"), port), "--nomapred --rows=10 randomWrite 1");
+        assertEquals(1, r.code());
+        assertEquals("ERROR: no region server at " + HOST + ":" + port
+            + " (connection refused); start one with bin/engine-daemon start regionserver\n", r.err());
+    }
+}
