@@ -52,7 +52,8 @@ def load_client_summary(path: Path, phase: str, host: str) -> ClientSummary:
         latency_us=latency,
         start_epoch_ms=float(raw["start_epoch_ms"]),
         end_epoch_ms=float(raw["end_epoch_ms"]),
-        hlog=(path.parent / hlog) if hlog else None,
+        # Only the file name counts: the engine may record the path it wrote on the remote host.
+        hlog=(path.parent / Path(hlog).name) if hlog else None,
     )
 
 

@@ -71,3 +71,13 @@ def test_summary_loader_reads_contract_fields(fixture_run: Path) -> None:
     assert s.throughput == raw["throughput"]
     assert s.latency_us["p999"] == raw["latency_us"]["p999"]
     assert (s.start_epoch_ms, s.end_epoch_ms) == (raw["start_epoch_ms"], raw["end_epoch_ms"])
+    assert s.hlog == path.parent / raw["hlog"] and s.hlog.is_file()
+
+
+def test_remote_hlog_path_resolves_in_the_client_dir(fixture_run: Path) -> None:
+    path = fixture_run / CLIENT / "single_put-localhost.json"
+    raw = json.loads(path.read_text())
+    raw["hlog"] = "/home/student/heaplab/work/client/out/" + raw["hlog"]
+    path.write_text(json.dumps(raw))
+    (s,) = load_phase_summaries(path.parent, "single_put")
+    assert s.hlog == path.parent / "single_put-localhost.hlog"
