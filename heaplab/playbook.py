@@ -18,8 +18,12 @@ from pathlib import Path
 
 HEARTBEAT_S = 15.0
 _TASK = re.compile(r"^(TASK|PLAY|RUNNING HANDLER) \[(?P<name>.*)\]")
-_PHASE = re.compile(r"\bphase[ :_-]+(?P<phase>[A-Za-z0-9_.-]+)", re.IGNORECASE)
+_PHASE = re.compile(r"\bphase (?P<phase>[A-Za-z0-9_.-]+)$", re.IGNORECASE)
 _SHOW = re.compile(r"^(fatal:|failed:|ERROR!|PLAY RECAP|\S+\s+: ok=)")
+_FAILURE = re.compile(r"^(fatal:|failed:|ERROR!)")
+_MSG = re.compile(r"^\s+msg: ?(?P<rest>.*)$")
+_QUIET = ("Validating arguments against arg spec", "Gathering Facts")
+MSG_LINES = 4
 
 
 class Progress:
@@ -32,6 +36,9 @@ class Progress:
         self.task_started = time.monotonic()
         self.phase: str | None = None
         self.phase_started = 0.0
+        self.after_failure = 0  # lines left to scan for a failure's msg
+        self.msg_lines = 0  # lines of a multi-line msg still to show
+        self.failures: list[str] = []  # the msg of each failure, for run.json's "error"
 
     def _end_phase(self, now: float) -> None:
         if self.phase is not None:
@@ -50,9 +57,28 @@ class Progress:
             if pm is not None and pm.group("phase") != self.phase:
                 self.phase, self.phase_started = pm.group("phase"), now
                 self.out(f"[{self.variant}] phase {self.phase} started")
-            self.out(f"[{self.variant}] {kind.lower()}: {name}")
+            if not any(q in name for q in _QUIET):
+                self.out(f"[{self.variant}] {kind.lower()}: {name}")
         elif _SHOW.match(text):
             self.out(f"[{self.variant}]   {text}")
+            self.after_failure = 40 if _FAILURE.match(text) else 0
+        elif self.msg_lines and text.startswith("    "):
+            self.msg_lines -= 1
+            self.out(f"[{self.variant}]     {text.strip()}")
+            self.failures[-1] = f"{self.failures[-1]} {text.strip()}".strip()
+        elif self.after_failure:
+            self.after_failure -= 1
+            self.msg_lines = 0
+            m = _MSG.match(text)
+            if m:  # ansible's yaml-ish failure output: "msg: text" or "msg: |-" + indented lines
+                self.after_failure = 0
+                rest = m.group("rest")
+                if rest and rest not in ("|-", "|", ">-"):
+                    self.out(f"[{self.variant}]     {rest}")
+                    self.failures.append(rest)
+                else:
+                    self.msg_lines = MSG_LINES
+                    self.failures.append("")
 
     def heartbeat(self) -> None:
         if self.task is not None:
@@ -71,8 +97,12 @@ def run_playbook(
     variant: str,
     out: Callable[[str], None] = print,
     heartbeat_s: float | None = None,
+    failures: list[str] | None = None,
 ) -> int:
-    """Run ``cmd``; return its exit code.  KeyboardInterrupt stops the process and is re-raised."""
+    """Run ``cmd``; return its exit code.  KeyboardInterrupt stops the process and is re-raised.
+
+    ``failures``, if given, receives the msg of every failed task seen in the output.
+    """
     interval = HEARTBEAT_S if heartbeat_s is None else heartbeat_s
     progress = Progress(out, variant)
     lines: queue.Queue[str | None] = queue.Queue()
@@ -111,6 +141,8 @@ def run_playbook(
                     last_beat = time.monotonic()
                 progress.line(text.rstrip("\n"))
             progress.finish()
+            if failures is not None:
+                failures.extend(f for f in progress.failures if f)
             return proc.wait()
         except KeyboardInterrupt:
             _stop(proc)

@@ -69,8 +69,11 @@ def preflight(root: Path) -> tuple[Path, str]:
 def ansible_vars(
     spec: Spec, variant: Variant, params: dict[str, Any], archive: Path, run_dir: Path
 ) -> dict[str, Any]:
-    """The extra vars of docs/contracts.md section 5, plus the measured phase's name."""
-    phases = spec.phases_for(params)
+    """The extra vars of docs/contracts.md section 5, plus the measured phase's name.
+
+    Each phase carries exactly name, tool, args, record: the playbook's argument spec rejects other keys.
+    """
+    phases = [{k: p[k] for k in ("name", "tool", "args", "record")} for p in spec.phases_for(params)]
     measured = [p["name"] for p in phases if p["record"]]
     return {
         "heaplab_dist_archive": str(archive.resolve()),
@@ -183,13 +186,15 @@ def _run_variant(
     cmd = [playbook, "-i", str(opts.inventory), str(opts.root / PLAYBOOK), "-e", f"@{vars_path}"]
     entry.update(status="running", log=str(log.relative_to(run_dir)))
     opts.out(f"[{v.name}] {shlex.join(cmd)}")
+    failures: list[str] = []
     try:
         code = run_playbook(
             cmd,
-            env={"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG)},
+            env={"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG), "PYTHONUNBUFFERED": "1"},
             log_path=log,
             variant=v.name,
             out=opts.out,
+            failures=failures,
         )
     except OSError as e:
         code, entry["error"] = -1, f"cannot start ansible-playbook: {e}"
@@ -197,6 +202,7 @@ def _run_variant(
         entry["status"] = "complete"
         return True
     entry["status"] = "failed"
-    entry["error"] = entry["error"] or f"ansible-playbook exited with {code}; see {entry['log']}"
+    detail = f": {failures[-1]}" if failures else ""
+    entry["error"] = entry["error"] or f"ansible-playbook exited with {code}{detail}; see {entry['log']}"
     opts.out(f"[{v.name}] FAILED: {entry['error']}")
     return False

@@ -46,7 +46,9 @@ def main(argv: list[str]) -> int:
         print(f"TASK [engine_workload : Run phase {phase['name']}] ****")
         print("changed: [localhost]")
     if os.environ.get("FAKE_ANSIBLE_FAIL") == variant:
-        print('fatal: [localhost]: FAILED! => {"msg": "engine-daemon start failed"}')
+        print("fatal: [localhost]: FAILED! => ")
+        print("    changed: false")
+        print("    msg: engine-daemon start failed")
         print("PLAY RECAP ****")
         print("localhost : ok=3 changed=1 unreachable=0 failed=1")
         return 2

@@ -106,6 +106,7 @@ def test_failed_variant_is_recorded_and_the_run_goes_on(fake_root: Path, fake_pa
     assert m["status"] == "failed"
     failed = m["variants"]["hbase1-onheap"]
     assert failed["status"] == "failed" and "exited with 2" in failed["error"]
+    assert "engine-daemon start failed" in failed["error"]
     assert failed["log"] == "hbase1-onheap/ansible.log"
     assert m["variants"]["hbase2-offheap"]["status"] == "complete"  # the next variant still ran
     assert "fatal: [localhost]" in p.stdout
@@ -174,10 +175,24 @@ def test_progress_view_and_heartbeat(tmp_path: Path) -> None:
     assert "changed: [localhost]" in (tmp_path / "a.log").read_text()
 
 
-def test_progress_ignores_non_phase_tasks() -> None:
+def test_progress_ignores_non_phase_tasks_and_shows_failure_msgs() -> None:
     out: list[str] = []
     p = Progress(out.append, "v")
-    for line in ("TASK [engine_workload : Check the phases] *", "TASK [x : Name the phase's files] *"):
+    for line in (
+        "TASK [engine_workload : Check the phases] *",
+        "TASK [x : Name the phase's files] *",
+        "TASK [x : Run the phases in order; the first failing phase fails with its stderr tail.] *",
+        "TASK [x : Validating arguments against arg spec 'main' - Run the phases] *",
+        "fatal: [localhost]: FAILED! => ",
+        "    changed: false",
+        "    msg: |-",
+        "        Variant v failed at phase single_put:",
+        "        ERROR: server not running",
+        "",
+    ):
         p.line(line)
     p.finish()
     assert not any("phase " in x and ("started" in x or "ended" in x) for x in out)
+    assert not any("Validating arguments" in x for x in out)
+    assert "[v]     ERROR: server not running" in out
+    assert p.failures == ["Variant v failed at phase single_put: ERROR: server not running"]
