@@ -1,4 +1,4 @@
-"""Assertions on a collected variant directory (contracts.md section 5), shared by the stub and engine runs."""
+"""Assertions on a collected variant directory (contracts.md section 5), for the stub and engine runs."""
 
 import json
 
@@ -25,12 +25,16 @@ def assert_conf(variant_dir, port, server_flags):
     return site
 
 
-def assert_server_files(variant_dir, host):
+def assert_server_files(variant_dir, host, require_events=True):
+    """server.log and the GC log are non-empty; every gc-events.jsonl line is a pause record.
+
+    A short real run may see no GC pause at all, so only the stub requires events.
+    """
     server = variant_dir / "server" / host
     assert (server / "server.log").stat().st_size > 0
     assert (server / "gc-regionserver.log").stat().st_size > 0
     events = [json.loads(line) for line in (server / "gc-events.jsonl").read_text().splitlines() if line]
-    assert events, "gc-events.jsonl is empty"
+    assert events or not require_events, "gc-events.jsonl is empty"
     for event in events:
         assert {"start_epoch_ms", "duration_ms", "collector"} <= event.keys()
     return server

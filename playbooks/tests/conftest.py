@@ -1,7 +1,9 @@
 """Fixtures of the playbook tests: engine archives and variant runs in temporary directories."""
 
+import contextlib
 import os
 import shutil
+import signal
 import tarfile
 
 import pytest
@@ -15,8 +17,11 @@ def stub_archive(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
     archive = out / "heaplab-engine-0.0.0-stub-bin.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
-        tar.add(STUB_ENGINE, arcname="heaplab-engine-0.0.0-stub",
-                filter=lambda info: None if "__pycache__" in info.name else info)
+        tar.add(
+            STUB_ENGINE,
+            arcname="heaplab-engine-0.0.0-stub",
+            filter=lambda info: None if "__pycache__" in info.name else info,
+        )
     return archive
 
 
@@ -33,8 +38,6 @@ def variant_run(tmp_path):
     yield make
     for run in runs:
         for pid, _ in run.leftover_processes():
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
     shutil.rmtree(tmp_path / "base", ignore_errors=True)

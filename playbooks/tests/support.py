@@ -71,11 +71,19 @@ class VariantRun:
             "heaplab_profile": "hbase1-onheap",
             "heaplab_server_jvm_flags": ["-Xms64m", "-Xmx64m", "-XX:+UseG1GC"],
             "heaplab_client_jvm_flags": ["-Xmx128m", "-XX:+UseG1GC"],
-            "heaplab_site": {"hbase.regionserver.port": str(self.port), "hbase.regionserver.handler.count": 4},
+            "heaplab_site": {
+                "hbase.regionserver.port": str(self.port),
+                "hbase.regionserver.handler.count": 4,
+            },
             "heaplab_phases": [
                 {"name": "create", "tool": "admin", "args": "create TestTable", "record": False},
-                {"name": "single_put", "tool": "pe", "record": True,
-                 "args": "--nomapred --oneCon=true --valueSize=100 --rows=200 --autoFlush=true randomWrite 2"},
+                {
+                    "name": "single_put",
+                    "tool": "pe",
+                    "record": True,
+                    "args": "--nomapred --oneCon=true --valueSize=100 --rows=200 --autoFlush=true"
+                    " randomWrite 2",
+                },
             ],
             # Extra vars beat inventory host vars: the test never touches the user's ~/heaplab.
             "heaplab_base_dir": str(self.base_dir),
@@ -91,9 +99,21 @@ class VariantRun:
         vars_file.parent.mkdir(parents=True, exist_ok=True)
         vars_file.write_text(json.dumps(self.vars))
         self.result = subprocess.run(
-            [tool("ansible-playbook"), "-i", str(LOCAL_INVENTORY), str(PLAYBOOKS / "variant.yml"),
-             "-e", f"@{vars_file}"],
-            cwd=REPO, env=ansible_env(), capture_output=True, text=True, timeout=timeout, check=False)
+            [
+                tool("ansible-playbook"),
+                "-i",
+                str(LOCAL_INVENTORY),
+                str(PLAYBOOKS / "variant.yml"),
+                "-e",
+                f"@{vars_file}",
+            ],
+            cwd=REPO,
+            env=ansible_env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
         return self.result
 
     def flat_stdout(self):

@@ -8,8 +8,15 @@ from playbooks.tests.support import LOCAL_INVENTORY, PLAYBOOKS, ansible_env, too
 
 
 def lint(path):
-    return subprocess.run([tool("ansible-lint"), "--offline", "--profile", "production", "--nocolor"],
-                          cwd=path, env=ansible_env(), capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [tool("ansible-lint"), "--offline", "--profile", "production", "--nocolor"],
+        cwd=path,
+        env=ansible_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_production_profile_passes():
@@ -38,14 +45,33 @@ def test_lint_catches_a_violation(tmp_path):
 
 def test_syntax_check():
     result = subprocess.run(
-        [tool("ansible-playbook"), "--syntax-check", "-i", str(LOCAL_INVENTORY), str(PLAYBOOKS / "variant.yml")],
-        cwd=PLAYBOOKS, env=ansible_env(), capture_output=True, text=True, timeout=120, check=False)
+        [
+            tool("ansible-playbook"),
+            "--syntax-check",
+            "-i",
+            str(LOCAL_INVENTORY),
+            str(PLAYBOOKS / "variant.yml"),
+        ],
+        cwd=PLAYBOOKS,
+        env=ansible_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_local_inventory_groups():
-    result = subprocess.run([tool("ansible-inventory"), "-i", str(LOCAL_INVENTORY), "--list"],
-                            cwd=PLAYBOOKS, env=ansible_env(), capture_output=True, text=True, timeout=60, check=True)
+    result = subprocess.run(
+        [tool("ansible-inventory"), "-i", str(LOCAL_INVENTORY), "--list"],
+        cwd=PLAYBOOKS,
+        env=ansible_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     inventory = json.loads(result.stdout)
     assert inventory["regionservers"]["hosts"] == ["localhost"]
     assert inventory["clients"]["hosts"] == ["localhost"]

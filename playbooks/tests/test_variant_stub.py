@@ -25,7 +25,9 @@ def test_variant_collects_everything(stub_archive, variant_run):
 
     server = assert_server_files(run.variant_dir, run.host)
     server_log = (server / "server.log").read_text()
-    assert "ENGINE_OPTS=-Xms64m -Xmx64m -XX:+UseG1GC" in server_log, "the server did not start with jvm.options"
+    assert "ENGINE_OPTS=-Xms64m -Xmx64m -XX:+UseG1GC" in server_log, (
+        "the server did not start with jvm.options"
+    )
     assert "request admin create TestTable" in server_log
     assert "stopping: memstores flushed" in server_log, "the server was not stopped with SIGTERM"
 
@@ -50,9 +52,11 @@ def test_second_run_redeploys_nothing_and_starts_fresh(stub_archive, variant_run
 def test_failing_phase_fails_the_play_but_stops_and_collects(stub_archive, variant_run):
     run = variant_run(stub_archive)
     run.vars["heaplab_phases"].append(
-        {"name": "broken", "tool": "pe", "args": "--bogusFlag=1 randomWrite 2", "record": True})
+        {"name": "broken", "tool": "pe", "args": "--bogusFlag=1 randomWrite 2", "record": True}
+    )
     run.vars["heaplab_phases"].append(
-        {"name": "never", "tool": "pe", "args": "--rows=10 randomWrite 1", "record": True})
+        {"name": "never", "tool": "pe", "args": "--rows=10 randomWrite 1", "record": True}
+    )
     result = run.run()
     assert result.returncode != 0, run.output()
     assert "ERROR: unknown flag --bogusFlag" in run.flat_stdout(), "the phase's stderr tail is not shown"

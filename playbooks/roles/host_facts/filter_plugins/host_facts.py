@@ -36,7 +36,7 @@ def host_facts_filesystem(mounts, devices, path):
     if best is None:
         return {"mount": None, "device": None, "type": None, "size_bytes": None, "rotational": None}
     device = best.get("device", "")
-    name = os.path.basename(device)
+    name = device.rsplit("/", 1)[-1]
     rotational = None
     for dev_name, dev in (devices or {}).items():
         if name == dev_name or name in (dev.get("partitions") or {}):

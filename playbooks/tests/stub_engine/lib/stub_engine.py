@@ -8,18 +8,32 @@ print a summary), errors as one `ERROR:` line with exit 2 (usage) or 1 (runtime)
 
 import json
 import os
+import re
 import signal
 import socket
 import sys
 import time
-import xml.etree.ElementTree as ET
+from pathlib import Path
 
-LOG_DIR = os.environ.get("ENGINE_LOG_DIR", ".")
-CONF_DIR = os.environ.get("ENGINE_CONF_DIR", ".")
-PE_FLAGS = {"nomapred", "oneCon", "valueSize", "rows", "autoFlush", "presplit", "multiPut", "table",
-            "compress", "report"}
-PE_COMMANDS = {"sequentialWrite": "SequentialWriteTest", "randomWrite": "RandomWriteTest",
-               "randomRead": "RandomReadTest"}
+LOG_DIR = Path(os.environ.get("ENGINE_LOG_DIR", "."))
+CONF_DIR = Path(os.environ.get("ENGINE_CONF_DIR", "."))
+PE_FLAGS = {
+    "nomapred",
+    "oneCon",
+    "valueSize",
+    "rows",
+    "autoFlush",
+    "presplit",
+    "multiPut",
+    "table",
+    "compress",
+    "report",
+}
+PE_COMMANDS = {
+    "sequentialWrite": "SequentialWriteTest",
+    "randomWrite": "RandomWriteTest",
+    "randomRead": "RandomReadTest",
+}
 
 
 def fail(message, code):
@@ -28,17 +42,21 @@ def fail(message, code):
 
 
 def site():
-    root = ET.parse(os.path.join(CONF_DIR, "engine-site.xml")).getroot()
-    return {p.findtext("name"): p.findtext("value") or "" for p in root.iter("property")}
+    # The playbook writes one <name> and one <value> per <property>; a regex reads that back.
+    text = (CONF_DIR / "engine-site.xml").read_text(encoding="utf-8")
+    pairs = re.findall(r"<name>(.*?)</name>\s*<value>(.*?)</value>", text, re.DOTALL)
+    return {name.strip(): value for name, value in pairs}
 
 
 def address():
     conf = site()
-    return conf.get("hbase.regionserver.hostname", "localhost"), int(conf.get("hbase.regionserver.port", "16020"))
+    return conf.get("hbase.regionserver.hostname", "localhost"), int(
+        conf.get("hbase.regionserver.port", "16020")
+    )
 
 
 def gc_log(command, line):
-    with open(os.path.join(LOG_DIR, f"gc-{command}.log"), "a", encoding="utf-8") as out:
+    with (LOG_DIR / f"gc-{command}.log").open("a", encoding="utf-8") as out:
         out.write(f"[{time.time():.3f}s][info][gc] {line}\n")
 
 
@@ -54,10 +72,10 @@ def call(request):
 
 def regionserver():
     conf = site()
-    log = open(os.path.join(LOG_DIR, "server.log"), "a", encoding="utf-8", buffering=1)
+    log = (LOG_DIR / "server.log").open("a", encoding="utf-8", buffering=1)  # open until the process exits
     log.write(f"starting; ENGINE_OPTS={os.environ.get('ENGINE_OPTS', '')}\n")
     log.write("site " + json.dumps(conf, sort_keys=True) + "\n")
-    os.makedirs(conf.get("hbase.rootdir", "data"), exist_ok=True)
+    Path(conf.get("hbase.rootdir", "data")).mkdir(parents=True, exist_ok=True)
     server = socket.socket()
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -67,7 +85,7 @@ def regionserver():
         sys.exit(1)
     server.listen(16)
     gc_log("regionserver", "Using G1")
-    events = os.path.join(conf.get("heaplab.gc.events.file") or os.path.join(LOG_DIR, "gc-events.jsonl"))
+    events = Path(conf.get("heaplab.gc.events.file") or LOG_DIR / "gc-events.jsonl")
 
     def stop(_signum, _frame):
         log.write("stopping: memstores flushed, WAL closed\n")
@@ -81,12 +99,23 @@ def regionserver():
         with conn:
             request = conn.makefile().readline().strip()
             log.write(f"request {request}\n")
-            with open(events, "a", encoding="utf-8") as out:
-                out.write(json.dumps({"start_epoch_ms": int(time.time() * 1000),
-                                      "uptime_ms": int((time.time() - start) * 1000),
-                                      "collector": "G1 Young Generation", "action": "end of minor GC",
-                                      "cause": "G1 Evacuation Pause", "duration_ms": 1,
-                                      "heap_before_bytes": 2048, "heap_after_bytes": 1024, "young": True}) + "\n")
+            with events.open("a", encoding="utf-8") as out:
+                out.write(
+                    json.dumps(
+                        {
+                            "start_epoch_ms": int(time.time() * 1000),
+                            "uptime_ms": int((time.time() - start) * 1000),
+                            "collector": "G1 Young Generation",
+                            "action": "end of minor GC",
+                            "cause": "G1 Evacuation Pause",
+                            "duration_ms": 1,
+                            "heap_before_bytes": 2048,
+                            "heap_after_bytes": 1024,
+                            "young": True,
+                        }
+                    )
+                    + "\n"
+                )
             gc_log("regionserver", "Pause Young (Normal) (G1 Evacuation Pause) 2M->1M(8M) 1.000ms")
             conn.sendall(b"OK\n")
 
@@ -118,22 +147,34 @@ def pe(args):
     end = time.time()
     rows = rows_per_thread * threads
     duration_ms = max((end - start) * 1000, 0.001)
-    summary = {"format": 1, "tool": "pe", "command": command, "args": " ".join(args),
-               "test": PE_COMMANDS[command], "threads": threads, "rows_per_thread": rows_per_thread,
-               "value_size": int(flags.get("valueSize", "1000")), "batch_size": int(flags.get("multiPut", "1") or 1),
-               "operations": rows, "rows": rows, "duration_ms": duration_ms,
-               "throughput": rows / duration_ms * 1000,
-               "latency_us": {k: 10 for k in ("mean", "min", "p50", "p75", "p95", "p99", "p999", "p9999", "max")},
-               "start_epoch_ms": int(start * 1000), "end_epoch_ms": int(end * 1000)}
+    summary = {
+        "format": 1,
+        "tool": "pe",
+        "command": command,
+        "args": " ".join(args),
+        "test": PE_COMMANDS[command],
+        "threads": threads,
+        "rows_per_thread": rows_per_thread,
+        "value_size": int(flags.get("valueSize", "1000")),
+        "batch_size": int(flags.get("multiPut", "1") or 1),
+        "operations": rows,
+        "rows": rows,
+        "duration_ms": duration_ms,
+        "throughput": rows / duration_ms * 1000,
+        "latency_us": dict.fromkeys(("mean", "min", "p50", "p75", "p95", "p99", "p999", "p9999", "max"), 10),
+        "start_epoch_ms": int(start * 1000),
+        "end_epoch_ms": int(end * 1000),
+    }
     if "report" in flags:
-        prefix = flags["report"]
-        summary["hlog"] = os.path.basename(prefix) + ".hlog"
-        with open(prefix + ".json", "w", encoding="utf-8") as out:
-            json.dump(summary, out)
-        with open(prefix + ".hlog", "w", encoding="utf-8") as out:
-            out.write("#[StartTime: %.3f]\n\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n" % start)
+        prefix = Path(flags["report"])
+        summary["hlog"] = prefix.name + ".hlog"
+        prefix.with_name(prefix.name + ".json").write_text(json.dumps(summary), encoding="utf-8")
+        header = '"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"'
+        prefix.with_name(prefix.name + ".hlog").write_text(
+            f"#[StartTime: {start:.3f}]\n{header}\n", encoding="utf-8"
+        )
     print(f"Finished class {PE_COMMANDS[command]} in {int(duration_ms)}ms at offset 0 for {rows} rows")
-    print(f"Summary of timings (microseconds): mean=10, 99th=10, 99.9th=10")
+    print("Summary of timings (microseconds): mean=10, 99th=10, 99.9th=10")
 
 
 def ping():
