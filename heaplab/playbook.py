@@ -1,8 +1,8 @@
 """Run ansible-playbook for one variant, logging everything and showing a condensed progress view.
 
 The full output goes to ``<variant>/ansible.log``.  The terminal sees play and task names, failures,
-the recap, phase start/end (a task whose name contains ``phase <name>``, e.g.
-``experiment : phase single_put``) and a heartbeat every HEARTBEAT_S seconds while a task runs long.
+the recap, phase start/end (a task whose name ends in ``phase <name>`` for one of the run's phases, e.g.
+``engine_workload : Run phase single_put``) and a heartbeat every HEARTBEAT_S seconds while a task runs long.
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ MSG_LINES = 4
 class Progress:
     """Turns ansible's output lines into the condensed view (one instance per variant)."""
 
-    def __init__(self, out: Callable[[str], None], variant: str) -> None:
+    def __init__(self, out: Callable[[str], None], variant: str, phases: list[str] | None = None) -> None:
         self.out = out
         self.variant = variant
+        self.phases = set(phases) if phases is not None else None  # None: any name
         self.task: str | None = None
         self.task_started = time.monotonic()
         self.phase: str | None = None
@@ -52,6 +53,8 @@ class Progress:
             kind, name = m.group(1), m.group("name")
             self.task, self.task_started = name, now
             pm = _PHASE.search(name) if kind == "TASK" else None
+            if pm is not None and self.phases is not None and pm.group("phase") not in self.phases:
+                pm = None
             if pm is None or pm.group("phase") != self.phase:
                 self._end_phase(now)
             if pm is not None and pm.group("phase") != self.phase:
@@ -98,13 +101,14 @@ def run_playbook(
     out: Callable[[str], None] = print,
     heartbeat_s: float | None = None,
     failures: list[str] | None = None,
+    phases: list[str] | None = None,
 ) -> int:
     """Run ``cmd``; return its exit code.  KeyboardInterrupt stops the process and is re-raised.
 
     ``failures``, if given, receives the msg of every failed task seen in the output.
     """
     interval = HEARTBEAT_S if heartbeat_s is None else heartbeat_s
-    progress = Progress(out, variant)
+    progress = Progress(out, variant, phases)
     lines: queue.Queue[str | None] = queue.Queue()
     with log_path.open("w", encoding="utf-8") as log:
         proc = subprocess.Popen(

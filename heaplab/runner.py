@@ -195,6 +195,7 @@ def _run_variant(
             variant=v.name,
             out=opts.out,
             failures=failures,
+            phases=[p.name for p in spec.phases],
         )
     except OSError as e:
         code, entry["error"] = -1, f"cannot start ansible-playbook: {e}"

@@ -67,6 +67,7 @@ def test_run_writes_the_run_directory(fake_root: Path, fake_path: dict[str, str]
     assert f"run directory: {run}" in p.stdout
     assert "[hbase1-onheap] phase single_put started" in p.stdout
     assert "[hbase1-onheap] phase single_put ended" in p.stdout
+    assert "phase failed" not in p.stdout  # "Fail when the phase failed" is not a phase named "failed"
     assert "ARGV" not in p.stdout  # condensed view; the full output is in the log
 
     spec_file = fake_root / "labs/03-offheap-write/experiment.yml"
@@ -177,8 +178,9 @@ def test_progress_view_and_heartbeat(tmp_path: Path) -> None:
 
 def test_progress_ignores_non_phase_tasks_and_shows_failure_msgs() -> None:
     out: list[str] = []
-    p = Progress(out.append, "v")
+    p = Progress(out.append, "v", ["create", "single_put"])
     for line in (
+        "TASK [engine_workload : Fail when the phase failed] *",
         "TASK [engine_workload : Check the phases] *",
         "TASK [x : Name the phase's files] *",
         "TASK [x : Run the phases in order; the first failing phase fails with its stderr tail.] *",
