@@ -11,7 +11,7 @@ from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import ScalarFormatter
+from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
 from heaplab.hlog import Interval, read_intervals
 from heaplab.metrics import Measurement
@@ -56,7 +56,10 @@ def latency_figure(run: Run, experiment: str, measured: dict[str, Measurement]) 
                 label, other_seen = "other GC pause", True
             ax.axvline(x, color="tab:green" if e.young else "tab:red", alpha=0.5, linewidth=1, label=label)
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlim(0, max((m.window_ms[1] - t0) / 1000.0, 1.0))
         ax.set_ylabel("latency (ms)")
         ax.set_title(f"{run.lab} {experiment}: {m.variant} ({run.scale})")
         ax.grid(True, which="both", alpha=0.3)
