@@ -33,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--inventory", help=f"ansible inventory (default {DEFAULT_INVENTORY})")
     run.add_argument("--runs-dir", help=f"where run directories go (default {DEFAULT_RUNS_DIR})")
+    run.add_argument("--report", action="store_true", help="write each run's report when it ends")
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
     rep.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
@@ -79,10 +80,13 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
     for lab in labs:
         code, run_dir = run_lab(lab, opts)
         print(f"run directory: {run_dir}")
-        print(f"next: heaplab report {run_dir}")
         worst = max(worst, code)
         if code == EXIT_INTERRUPTED:
             break
+        if args.report:
+            print(f"report: {write_report(run_dir)}")
+        else:
+            print(f"next: heaplab report {run_dir}")
     return worst
 
 

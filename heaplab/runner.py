@@ -55,14 +55,11 @@ def preflight(root: Path) -> tuple[Path, str]:
     archive = find_dist_archive(root)
     if archive is None:
         raise RunSetupError(f"engine distribution not found ({DIST_GLOB}): run `make engine`")
-    playbook = shutil.which("ansible-playbook")
+    # Prefer the venv's own ansible (the pinned version) over whatever else is on PATH.
+    bundled = Path(sys.executable).parent / "ansible-playbook"
+    playbook = str(bundled) if bundled.is_file() else shutil.which("ansible-playbook")
     if playbook is None:
-        bundled = Path(sys.executable).parent / "ansible-playbook"  # the venv's, when not activated
-        if not bundled.is_file():
-            raise RunSetupError(
-                "ansible-playbook not found on PATH: run `make setup` (installs ansible-core)"
-            )
-        playbook = str(bundled)
+        raise RunSetupError("ansible-playbook not found on PATH: run `make setup` (installs ansible-core)")
     return archive, playbook
 
 
