@@ -27,6 +27,13 @@ def figure_name(experiment: str) -> str:
     return f"{FIGURES}/{experiment}-latency.png"
 
 
+def _disk(disk: dict) -> str:
+    """'/dev/vda ext4 270.6 GB on /': the filesystem that holds the host's base directory."""
+    size = disk.get("size_bytes")
+    size_text = f"{size / 1e9:.1f} GB" if isinstance(size, (int, float)) else "?"
+    return f"{disk.get('device', '?')} {disk.get('type', '?')} {size_text} on {disk.get('mount', '?')}"
+
+
 def _cell(v: Any) -> str:
     return "-" if v in (None, "", []) else str(v).replace("|", "\\|")
 
@@ -56,7 +63,8 @@ def _metadata(a: Analysis) -> list[str]:
     ]
     for h in m.get("hosts") or []:
         keys = ("name", "role", "cpu_model", "cores", "memory_mb", "disk", "kernel", "jdk")
-        lines.append("| " + " | ".join(_cell(h.get(k)) for k in keys) + " |")
+        cells = [_disk(h[k]) if k == "disk" and isinstance(h.get(k), dict) else _cell(h.get(k)) for k in keys]
+        lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",
         "## Variants",

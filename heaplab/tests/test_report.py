@@ -76,6 +76,8 @@ def test_report_metadata_and_claims_json(fixture_run: Path) -> None:
     assert manifest["git"]["commit"] in report
     assert manifest["jdk"] in report
     assert manifest["hosts"][0]["cpu_model"] in report
+    disk = manifest["hosts"][0]["disk"]
+    assert f"{disk['device']} {disk['type']}" in report and "{'" not in report  # no raw dicts
     for flags in manifest["variants"]["hbase1-onheap"]["server_jvm_flags"]:
         assert flags in report
     claims = json.loads((fixture_run / "claims.json").read_text())
