@@ -3,6 +3,7 @@
 #   make engine     build the engine distribution (engine/dist/target/heaplab-engine-*-bin.tar.gz)
 #   make reproduce  run LAB (default: every lab) at SCALE (default: local) on this machine, then report
 #   make test       engine unit tests, Python tests, notebooks, playbook lint, one end-to-end ci run
+#   make notebook   open the lab notebooks in Jupyter (installs the notebook UI into the venv)
 #   make lint       ruff and ansible-lint
 #   make clean      remove build output and the venv (never results/runs)
 
@@ -15,7 +16,7 @@ LAB ?= all
 SCALE ?= local
 DIST := $(wildcard engine/dist/target/heaplab-engine-*-bin.tar.gz)
 
-.PHONY: setup venv engine reproduce test test-engine test-python lint clean
+.PHONY: setup venv engine reproduce notebook test lint clean
 
 setup: venv engine
 
@@ -36,6 +37,10 @@ engine:
 
 reproduce: setup
 	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report
+
+notebook: venv
+	$(BIN)/pip install -q -c requirements.lock -e '.[dev,jupyter]'
+	$(BIN)/jupyter notebook notebooks/
 
 test: venv
 	@echo "== engine: build and JUnit tests"
