@@ -11,10 +11,13 @@ import os
 import queue
 import re
 import subprocess
+import textwrap
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import yaml
 
 HEARTBEAT_S = 15.0
 _TASK = re.compile(r"^(TASK|PLAY|RUNNING HANDLER) \[(?P<name>.*)\]")
@@ -39,6 +42,7 @@ class Progress:
         self.phase_started = 0.0
         self.after_failure = 0  # lines left to scan for a failure's msg
         self.msg_lines = 0  # lines of a multi-line msg still to show
+        self.scalar: list[str] | None = None  # a failure's "msg: <scalar>" line and its wrapped lines
         self.failures: list[str] = []  # the msg of each failure, for run.json's "error"
 
     def _end_phase(self, now: float) -> None:
@@ -46,7 +50,35 @@ class Progress:
             self.out(f"[{self.variant}] phase {self.phase} ended ({now - self.phase_started:.0f} s)")
             self.phase = None
 
+    def _end_scalar(self) -> None:
+        """A failure's msg scalar is complete: unquote and unwrap it as YAML, show and keep it."""
+        if self.scalar is None:
+            return
+        raw = textwrap.dedent("\n".join(self.scalar))
+        self.scalar = None
+        try:
+            value = yaml.safe_load(raw)["msg"]
+        except (yaml.YAMLError, TypeError, KeyError):
+            value = " ".join(part.strip() for part in raw.split("\n")).removeprefix("msg:").strip()
+        value = "" if value is None else value
+        text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+        self.out(f"[{self.variant}]     {text}")
+        self.failures.append(text)
+
+    def _continues_scalar(self, text: str) -> bool:
+        """ansible's YAML output wraps a long scalar onto lines indented deeper than its key."""
+        if self.scalar is None:
+            return False
+        indent = len(self.scalar[0]) - len(self.scalar[0].lstrip())
+        if text.strip() and len(text) - len(text.lstrip()) > indent:
+            self.scalar.append(text)
+            return True
+        self._end_scalar()
+        return False
+
     def line(self, text: str) -> None:
+        if self._continues_scalar(text):
+            return
         now = time.monotonic()
         m = _TASK.match(text)
         if m:
@@ -77,8 +109,7 @@ class Progress:
                 self.after_failure = 0
                 rest = m.group("rest")
                 if rest and rest not in ("|-", "|", ">-"):
-                    self.out(f"[{self.variant}]     {rest}")
-                    self.failures.append(rest)
+                    self.scalar = [text]  # plain or quoted, possibly continued on the next lines
                 else:
                     self.msg_lines = MSG_LINES
                     self.failures.append("")
@@ -89,6 +120,7 @@ class Progress:
             self.out(f"[{self.variant}]   ... still running: {self.task} ({elapsed:.0f} s)")
 
     def finish(self) -> None:
+        self._end_scalar()
         self._end_phase(time.monotonic())
 
 

@@ -4,12 +4,18 @@ Order of work: validate the spec and the scale, find the engine distribution and
 ``<runs>/<lab>-<scale>-<UTC>/`` with run.json (status "running") and the spec as run, then per available
 variant write ``<variant>/ansible-vars.json`` (docs/contracts.md section 5) and run the playbook.  A failed
 variant is recorded and the run goes on.  At the end run.json is replaced with the final manifest.
+
+Ctrl-C stops ansible-playbook, which then never reaches the playbook's own "always stop the server" step;
+so heaplab stops the interrupted variant's region servers itself with one ad-hoc ``ansible`` command
+against the same inventory, vars and configuration (see ``stop_servers``).
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,10 +157,12 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
                 status = "failed"
     except KeyboardInterrupt:
         status = "interrupted"
-        for entry in manifest["variants"].values():
+        opts.out("interrupted (Ctrl-C): the run is marked interrupted")
+        for name, entry in manifest["variants"].items():
+            if entry["status"] == "running":
+                stop_servers(playbook, opts, name, run_dir / name)
             if entry["status"] in ("pending", "running"):
                 entry["status"] = "interrupted"
-        opts.out("interrupted (Ctrl-C): the run is marked interrupted")
     finally:
         hosts = read_hosts(run_dir)
         manifest.update(end=iso(), status=status, hosts=hosts, jdk=jdk_of(hosts))
@@ -187,7 +195,7 @@ def _run_variant(
     try:
         code = run_playbook(
             cmd,
-            env={"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG), "PYTHONUNBUFFERED": "1"},
+            env=_ansible_env(opts),
             log_path=log,
             variant=v.name,
             out=opts.out,
@@ -204,3 +212,64 @@ def _run_variant(
     entry["error"] = entry["error"] or f"ansible-playbook exited with {code}{detail}; see {entry['log']}"
     opts.out(f"[{v.name}] FAILED: {entry['error']}")
     return False
+
+
+def _ansible_env(opts: RunOptions) -> dict[str, str]:
+    return {"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG), "PYTHONUNBUFFERED": "1"}
+
+
+# The region server's files on each host, as playbooks/vars/paths.yml and the engine_server role lay them
+# out: <base>/engine/heaplab-engine-<version>/bin/engine-daemon, ENGINE_CONF_DIR <base>/current/conf,
+# ENGINE_LOG_DIR = ENGINE_PID_DIR = <base>/current/logs.  A leading ~ of heaplab_base_dir is the remote
+# user's home (paths.yml uses ansible_facts.user_dir; an ad-hoc command gathers no facts, so $HOME).
+# `engine-daemon stop` sends SIGTERM and waits; it only runs when the pid file exists.
+_STOP_SCRIPT = (
+    "b={{ heaplab_base_dir | default('~/heaplab') | quote }}; "
+    'case "$b" in "~") b="$HOME" ;; "~/"*) b="$HOME/${b#"~/"}" ;; esac; '
+    "v={{ heaplab_dist_archive | basename"
+    " | regex_replace('^heaplab-engine-(.+)-bin\\.tar\\.gz$', '\\1') | quote }}; "
+    'd="$b/current/logs"; daemon="$b/engine/heaplab-engine-$v/bin/engine-daemon"; '
+    'if [ -f "$d/regionserver.pid" ] && [ -x "$daemon" ]; then '
+    'ENGINE_CONF_DIR="$b/current/conf" ENGINE_LOG_DIR="$d" ENGINE_PID_DIR="$d" "$daemon" stop regionserver; '
+    'else echo "no region server to stop"; fi'
+)
+STOP_TIMEOUT_S = 360
+
+
+def stop_servers(playbook: str, opts: RunOptions, variant: str, vdir: Path) -> bool:
+    """Stop the region servers an interrupted variant may have left running; True when that worked.
+
+    Runs ``ansible -i <inventory> regionservers -m shell -a <engine-daemon stop> -e @ansible-vars.json``
+    with the playbook's environment (the ``ansible`` next to ``playbook``), output appended to the
+    variant's ansible.log.  A second Ctrl-C abandons the clean-up.
+    """
+    ansible = str(Path(playbook).with_name("ansible"))
+    vars_path = vdir / "ansible-vars.json"
+    cmd = [ansible, "-i", str(opts.inventory), "regionservers", "-m", "ansible.builtin.shell"]
+    cmd += ["-a", _STOP_SCRIPT, "-e", f"@{vars_path}"]
+    opts.out(f"[{variant}] stopping the region servers this variant started")
+    how = f"stop them with `{shlex.join(cmd)}`"
+    log = vdir / "ansible.log"
+    try:
+        with log.open("a", encoding="utf-8") as f:
+            f.write(f"\n[heaplab] stopping the region servers: {shlex.join(cmd)}\n")
+            f.flush()
+            code = subprocess.run(
+                cmd,
+                env={**os.environ, **_ansible_env(opts)},
+                stdout=f,
+                stderr=subprocess.STDOUT,
+                timeout=STOP_TIMEOUT_S,
+                check=False,
+            ).returncode
+    except KeyboardInterrupt:
+        opts.out(f"[{variant}] clean-up interrupted: region servers may still run; {how}")
+        return False
+    except (OSError, subprocess.TimeoutExpired) as e:
+        opts.out(f"[{variant}] could not stop the region servers ({e}); {how}")
+        return False
+    if code != 0:
+        opts.out(f"[{variant}] stopping the region servers failed (ansible exit {code}, see {log}); {how}")
+        return False
+    opts.out(f"[{variant}] region servers stopped")
+    return True

@@ -1,15 +1,24 @@
 """Shared fixtures: the committed ci fixture run (copied, so tests never write into the repo), fabricated
-runs that do and do not show the effect, and a throw-away repository root for the CLI."""
+runs that do and do not show the effect, a throw-away repository root for the CLI, and throw-away
+repository roots for REAL runs (the real playbooks, the real engine archive, a private inventory whose
+heaplab_base_dir is a temporary directory)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
-from collections.abc import Callable
+import signal
+import socket
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
+from heaplab.paths import DEFAULT_INVENTORY, find_dist_archive
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,4 +66,116 @@ def fake_root(tmp_path: Path) -> Path:
     return root
 
 
-__all__ = ["FIXTURE", "PUBLISHED", "REPO", "Shape"]
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("localhost", 0))
+        return sock.getsockname()[1]
+
+
+def java_processes_mentioning(text: str) -> list[tuple[int, str]]:
+    """(pid, command line) of every running java process whose command line contains ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        cmdline = b" ".join(argv).decode(errors="replace")
+        if Path(argv[0].decode(errors="replace")).name == "java" and text in cmdline:
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+@dataclass(frozen=True)
+class LabRoot:
+    """A repository root for one real ``heaplab run``: HEAPLAB_ROOT=root, --inventory inventory."""
+
+    root: Path
+    inventory: Path  # the local inventory with heaplab_base_dir = base_dir
+    base_dir: Path  # the host's working directory (engine, configuration, data, logs)
+    port: int  # a free TCP port for hbase.regionserver.port
+    commit: str | None  # HEAD when the root was made a git repository
+
+    @property
+    def spec(self) -> Path:
+        return self.root / "labs/03-offheap-write/experiment.yml"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / "results/runs"
+
+    def leftover_processes(self) -> list[tuple[int, str]]:
+        return java_processes_mentioning(str(self.base_dir))
+
+
+@pytest.fixture(scope="session")
+def engine_archive() -> Path:
+    """The real engine distribution; a missing build is a failure, not a skip."""
+    archive = find_dist_archive(REPO)
+    if archive is None:
+        pytest.fail(
+            "no engine/dist/target/heaplab-engine-*-bin.tar.gz: "
+            "build it with `cd engine && mvn -B -q install -DskipTests`"
+        )
+    return archive
+
+
+@pytest.fixture(scope="module")
+def lab_root(
+    tmp_path_factory: pytest.TempPathFactory, engine_archive: Path
+) -> Iterator[Callable[..., LabRoot]]:
+    """A factory of LabRoots for real runs.
+
+    ``make(spec_text, git=False)`` builds <tmp>/repo with the real playbooks/ (symlink), the real engine
+    archive (symlink) under engine/dist/target/, a copy of results/published/ and pyproject.toml, and
+    ``spec_text`` as labs/03-offheap-write/experiment.yml, where ``{port}`` is replaced by a free TCP port.
+    ``git=True`` makes the root a git repository with one commit.  The inventory is a copy of the local one
+    with heaplab_base_dir under the temporary directory, so no run touches ~/heaplab.  At the end every
+    java process still running from a base dir is killed (the tests themselves check that none is left).
+    """
+    made: list[LabRoot] = []
+
+    def make(spec_text: str, *, git: bool = False) -> LabRoot:
+        tmp = tmp_path_factory.mktemp("lab")
+        root = tmp / "repo"
+        (root / "engine/dist/target").mkdir(parents=True)
+        (root / "engine/dist/target" / engine_archive.name).symlink_to(engine_archive)
+        (root / "playbooks").symlink_to(REPO / "playbooks")
+        shutil.copytree(REPO / "results/published", root / "results/published")
+        shutil.copyfile(REPO / "pyproject.toml", root / "pyproject.toml")
+        port = _free_port()
+        spec = root / "labs/03-offheap-write/experiment.yml"
+        spec.parent.mkdir(parents=True)
+        spec.write_text(spec_text.replace("{port}", str(port)), encoding="utf-8")
+        base_dir = tmp / "base"
+        inventory = tmp / "hosts.yml"
+        inv = yaml.safe_load((REPO / DEFAULT_INVENTORY).read_text(encoding="utf-8"))
+        for host in inv["all"]["hosts"].values():
+            host["heaplab_base_dir"] = str(base_dir)
+        inventory.write_text(yaml.safe_dump(inv), encoding="utf-8")
+        commit = None
+        if git:
+
+            def run_git(*args: str) -> str:
+                return subprocess.run(
+                    ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
+                ).stdout
+
+            run_git("init", "-q")
+            run_git("add", "-A")
+            run_git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fixture")
+            commit = run_git("rev-parse", "HEAD").strip()
+        lab = LabRoot(root=root, inventory=inventory, base_dir=base_dir, port=port, commit=commit)
+        made.append(lab)
+        return lab
+
+    yield make
+    for lab in made:
+        for pid, _ in lab.leftover_processes():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+__all__ = ["FIXTURE", "PUBLISHED", "REPO", "LabRoot", "Shape", "java_processes_mentioning"]

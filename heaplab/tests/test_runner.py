@@ -1,154 +1,332 @@
-"""`heaplab run` end to end against a FAKE ansible-playbook placed first on PATH.
+"""`heaplab run` through the REAL ansible-playbook, the real playbooks and the real engine distribution.
 
-This is a unit test of the orchestration only (run directory, ansible-vars.json, run.json, logs, exit
-codes, Ctrl-C); the real end-to-end ci run through the playbooks and the engine is the lead's test.
+Each run is ``python -m heaplab run 03-offheap-write --scale ci --inventory <tmp inventory>`` as a
+subprocess, with HEAPLAB_ROOT pointing at a throw-away repository root (conftest ``lab_root``): the real
+playbooks/ and engine archive, and lab 03's real spec with its ci scale shrunk (2 threads x 300 rows,
+heap 128m) and hbase.regionserver.port set to a free port in ``site``.  The inventory is the local one
+with heaplab_base_dir under the temporary directory, so nothing touches ~/heaplab or port 16020.
+
+Three real runs serve the tests: a complete one (module-scoped, in a clean git checkout), one whose first
+variant fails for real (a profile the distribution lacks) in a dirty checkout, and one interrupted with
+Ctrl-C (not a git checkout).  The two Progress tests at the end are unit tests of the output parser.
 """
+
+from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
-import stat
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from heaplab.playbook import Progress, run_playbook
-from heaplab.spec import parse_spec
+from heaplab.spec import Spec, load_spec
+from heaplab.tests.conftest import REPO, LabRoot
 
-FAKE = Path(__file__).with_name("fake_ansible_playbook.py")
-
-
-@pytest.fixture
-def fake_path(tmp_path: Path) -> dict[str, str]:
-    bin_dir = tmp_path / "fakebin"
-    bin_dir.mkdir()
-    script = bin_dir / "ansible-playbook"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-
-
-def _git_init(root: Path) -> str:
-    def git(*a: str) -> str:
-        return subprocess.run(["git", "-C", str(root), *a], check=True, capture_output=True, text=True).stdout
-
-    git("init", "-q")
-    git("add", "-A")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fixture")
-    return git("rev-parse", "HEAD").strip()
+LAB = "03-offheap-write"
+REAL_SPEC = REPO / "labs" / LAB / "experiment.yml"
+SMALL_CI = {
+    "heap": "128m",
+    "young": "32m",
+    "client_heap": "128m",
+    "threads": 2,
+    "rows": 300,
+    "warm_rows": 100,
+    "regions": 2,
+}
+RUN_TIMEOUT_S = 300
 
 
-def _run(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "heaplab", "run", "03-offheap-write", "--scale", "ci", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HEAPLAB_ROOT": str(root), **env},
-        timeout=120,
-        check=False,
-    )
+def small_spec(*, rows: int = SMALL_CI["rows"], broken_first: bool = False) -> str:
+    """Lab 03's real spec with a small ci scale and ``{port}`` (filled in by lab_root) as the RPC port.
+
+    ``broken_first`` puts a variant "broken" first whose profile the distribution does not have.
+    """
+    raw = yaml.safe_load(REAL_SPEC.read_text(encoding="utf-8"))
+    raw["scales"]["ci"] = {**SMALL_CI, "rows": rows}
+    raw["site"] = {**raw.get("site", {}), "hbase.regionserver.port": "{port}"}
+    if broken_first:
+        broken = {"profile": "no-such-profile", "server_jvm": ["-XX:+UseG1GC"], "client_jvm": []}
+        raw["variants"] = {"broken": broken, **raw["variants"]}
+    return yaml.safe_dump(raw, sort_keys=False)
 
 
-def _only_run(root: Path) -> Path:
-    (run,) = (root / "results/runs").iterdir()
+def run_args(lab: LabRoot) -> list[str]:
+    return ["run", LAB, "--scale", "ci", "--inventory", str(lab.inventory)]
+
+
+def heaplab_env(lab: LabRoot) -> dict[str, str]:
+    return {**os.environ, "HEAPLAB_ROOT": str(lab.root), "PYTHONUNBUFFERED": "1"}
+
+
+@dataclass(frozen=True)
+class Finished:
+    lab: LabRoot
+    proc: subprocess.CompletedProcess[str]
+    run: Path
+    manifest: dict[str, Any]
+    spec: Spec
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return self.spec.params("ci")
+
+    def output(self) -> str:
+        return f"--- stdout ---\n{self.proc.stdout[-8000:]}\n--- stderr ---\n{self.proc.stderr[-4000:]}"
+
+
+def only_run(lab: LabRoot) -> Path:
+    (run,) = lab.runs_dir.iterdir()
     return run
 
 
-def test_run_writes_the_run_directory(fake_root: Path, fake_path: dict[str, str]) -> None:
-    commit = _git_init(fake_root)
-    p = _run(fake_root, fake_path)
-    assert p.returncode == 0, p.stderr
-    run = _only_run(fake_root)
-    assert run.name.startswith("03-offheap-write-ci-") and run.name.endswith("Z")
-    assert f"run directory: {run}" in p.stdout
-    assert "[hbase1-onheap] phase single_put started" in p.stdout
-    assert "[hbase1-onheap] phase single_put ended" in p.stdout
-    assert "phase failed started" not in p.stdout  # "Fail when the phase failed" is no phase "failed"
-    assert "ARGV" not in p.stdout  # condensed view; the full output is in the log
-
-    spec_file = fake_root / "labs/03-offheap-write/experiment.yml"
-    assert (run / "experiment.yml").read_bytes() == spec_file.read_bytes()
-    spec = parse_spec(yaml.safe_load(spec_file.read_text()))
-    params = spec.params("ci")
-    m = json.loads((run / "run.json").read_text())
-    assert m["format"] == 1 and m["status"] == "complete" and m["scale"] == "ci"
-    assert m["scale_params"] == params
-    assert m["git"] == {"commit": commit, "dirty": False}
-    assert m["jdk"] == "17.0.13" and m["hosts"][0]["cpu_model"] == "Fake CPU"
-    assert m["command"] == "heaplab run 03-offheap-write --scale ci"
-    assert m["start"] <= m["end"]
-    for name, v in spec.variants.items():
-        entry = m["variants"][name]
-        assert entry["status"] == "complete" and entry["profile"] == v.profile
-        assert entry["server_jvm_flags"] == spec.server_jvm_flags(v, params)
-        vars_ = json.loads((run / name / "ansible-vars.json").read_text())
-        assert vars_["heaplab_run_dir"] == str(run) and vars_["heaplab_variant"] == name
-        assert vars_["heaplab_dist_archive"].endswith("heaplab-engine-0.1.0-bin.tar.gz")
-        assert vars_["heaplab_server_jvm_flags"][:2] == [f"-Xms{params['heap']}", f"-Xmx{params['heap']}"]
-        assert vars_["heaplab_client_jvm_flags"][0] == f"-Xmx{params['client_heap']}"
-        assert vars_["heaplab_site"] == spec.site
-        assert vars_["heaplab_measured_phase"] == "single_put"
-        assert [ph["record"] for ph in vars_["heaplab_phases"]] == [False, False, True]
-        assert f"--rows={params['total_rows']}" in vars_["heaplab_phases"][0]["args"]
-        log = (run / name / "ansible.log").read_text()
-        assert f"ANSIBLE_CONFIG={fake_root / 'playbooks/ansible.cfg'}" in log
-        assert f"ARGV -i {fake_root / 'playbooks/inventories/local/hosts.yml'} " in log
-        assert f"-e @{run / name / 'ansible-vars.json'}" in log
-
-
-def test_failed_variant_is_recorded_and_the_run_goes_on(fake_root: Path, fake_path: dict[str, str]) -> None:
-    p = _run(fake_root, {**fake_path, "FAKE_ANSIBLE_FAIL": "hbase1-onheap"})
-    assert p.returncode == 1
-    m = json.loads((_only_run(fake_root) / "run.json").read_text())
-    assert m["status"] == "failed"
-    failed = m["variants"]["hbase1-onheap"]
-    assert failed["status"] == "failed" and "exited with 2" in failed["error"]
-    assert "engine-daemon start failed" in failed["error"]
-    assert failed["log"] == "hbase1-onheap/ansible.log"
-    assert m["variants"]["hbase2-offheap"]["status"] == "complete"  # the next variant still ran
-    assert "fatal: [localhost]" in p.stdout
-    assert m["git"]["commit"] is None  # not a git checkout
-
-
-def test_unavailable_variant_is_recorded_with_why(fake_root: Path, fake_path: dict[str, str]) -> None:
-    spec = fake_root / "labs/03-offheap-write/experiment.yml"
-    raw = yaml.safe_load(spec.read_text())
-    raw["variants"]["hbase2-offheap"]["available"] = False
-    spec.write_text(yaml.safe_dump(raw))
-    assert _run(fake_root, fake_path).returncode == 0
-    run = _only_run(fake_root)
-    entry = json.loads((run / "run.json").read_text())["variants"]["hbase2-offheap"]
-    assert entry["status"] == "unavailable" and entry["why"] == raw["variants"]["hbase2-offheap"]["why"]
-    assert not (run / "hbase2-offheap").exists()
-
-
-def test_ctrl_c_marks_the_run_interrupted(fake_root: Path, fake_path: dict[str, str], tmp_path: Path) -> None:
-    marker = tmp_path / "ansible-started"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "heaplab", "run", "03-offheap-write", "--scale", "ci"],
-        env={**os.environ, "HEAPLAB_ROOT": str(fake_root), **fake_path, "FAKE_ANSIBLE_HANG": str(marker)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+def real_run(lab: LabRoot) -> Finished:
+    proc = subprocess.run(
+        [sys.executable, "-m", "heaplab", *run_args(lab)],
+        capture_output=True,
         text=True,
+        cwd=lab.root,
+        env=heaplab_env(lab),
+        timeout=RUN_TIMEOUT_S,
+        check=False,
     )
-    deadline = time.monotonic() + 60
-    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert marker.exists(), proc.communicate(timeout=10)
-    running = json.loads((_only_run(fake_root) / "run.json").read_text())
-    assert running["status"] == "running" and running["end"] is None
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err
-    m = json.loads((_only_run(fake_root) / "run.json").read_text())
-    assert m["status"] == "interrupted" and m["end"] is not None
-    assert {v["status"] for v in m["variants"].values()} == {"interrupted"}
-    assert "interrupted" in out
+    run = only_run(lab)
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    return Finished(lab, proc, run, manifest, load_spec(lab.spec))
+
+
+@pytest.fixture(scope="module")
+def complete_run(lab_root) -> Finished:
+    """The small spec, both of lab 03's variants (hbase2-offheap unavailable), in a clean git checkout."""
+    return real_run(lab_root(small_spec(), git=True))
+
+
+@pytest.fixture(scope="module")
+def failed_run(lab_root) -> Finished:
+    """A failing variant first, then hbase1-onheap; the spec is changed after the commit (dirty tree)."""
+    lab = lab_root(small_spec(), git=True)
+    lab.spec.write_text(small_spec(broken_first=True).replace("{port}", str(lab.port)), encoding="utf-8")
+    return real_run(lab)
+
+
+# --- the complete run ------------------------------------------------------------------------------------
+
+
+def test_complete_run_exits_0_and_names_its_directory(complete_run: Finished) -> None:
+    r = complete_run
+    assert r.proc.returncode == 0, r.output()
+    assert r.run.parent == r.lab.runs_dir  # the default --runs-dir, under the root
+    prefix = f"{LAB}-ci-"
+    stamp = r.run.name.removeprefix(prefix)
+    assert r.run.name.startswith(prefix)
+    assert len(stamp) == len("20261121T200000Z") and stamp[8] == "T" and stamp.endswith("Z")
+    assert stamp.replace("T", "").removesuffix("Z").isdigit()
+    assert f"run directory: {r.run}" in r.proc.stdout
+    assert f"next: heaplab report {r.run}" in r.proc.stdout
+    assert "Traceback" not in r.proc.stderr
+
+
+def test_spec_is_copied_byte_for_byte(complete_run: Finished) -> None:
+    assert (complete_run.run / "experiment.yml").read_bytes() == complete_run.lab.spec.read_bytes()
+
+
+def test_run_json_of_a_complete_run(complete_run: Finished) -> None:
+    r, m = complete_run, complete_run.manifest
+    assert m["format"] == 1 and m["lab"] == LAB and m["title"] == r.spec.title
+    assert m["status"] == "complete" and m["scale"] == "ci"
+    assert m["scale_params"] == r.params and m["scale_params"]["total_rows"] == 600
+    assert m["target"] == str(r.lab.inventory)
+    assert m["git"] == {"commit": r.lab.commit, "dirty": False}
+    assert m["command"] == shlex.join(["heaplab", *run_args(r.lab)])
+    assert m["start"] <= m["end"]
+    # hosts: what the real host_facts role recorded about this machine, with the real JDK.
+    (host,) = m["hosts"]
+    assert host["name"] == "localhost" and host["cores"] > 0
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=True)
+    assert host["jdk"] == java.stderr.splitlines()[0] and m["jdk"] == host["jdk"]
+    for name, v in r.spec.variants.items():
+        entry = m["variants"][name]
+        assert entry["profile"] == v.profile and entry["available"] == v.available
+        assert entry["server_jvm_flags"] == r.spec.server_jvm_flags(v, r.params)
+        assert entry["client_jvm_flags"] == r.spec.client_jvm_flags(v, r.params)
+    onheap = m["variants"]["hbase1-onheap"]
+    assert onheap["status"] == "complete" and onheap["error"] is None
+    assert onheap["log"] == "hbase1-onheap/ansible.log"
+    assert onheap["server_jvm_flags"] == ["-Xms128m", "-Xmx128m", "-XX:+UseG1GC", "-Xmn32m"]
+
+
+def test_ansible_vars_json(complete_run: Finished, engine_archive: Path) -> None:
+    r = complete_run
+    v = r.spec.variants["hbase1-onheap"]
+    vars_ = json.loads((r.run / "hbase1-onheap" / "ansible-vars.json").read_text(encoding="utf-8"))
+    assert vars_["heaplab_run_dir"] == str(r.run) and vars_["heaplab_variant"] == "hbase1-onheap"
+    assert vars_["heaplab_profile"] == v.profile
+    # The root's engine/dist/target/ holds a symlink to the real archive; heaplab passes the resolved path.
+    assert vars_["heaplab_dist_archive"] == str(engine_archive.resolve())
+    assert vars_["heaplab_server_jvm_flags"] == ["-Xms128m", "-Xmx128m", "-XX:+UseG1GC", "-Xmn32m"]
+    assert vars_["heaplab_client_jvm_flags"] == ["-Xmx128m", "-XX:+UseG1GC"]
+    assert vars_["heaplab_site"] == {
+        "hfile.block.cache.size": "0.4",
+        "hbase.regionserver.global.memstore.size": "0.35",
+        "hbase.regionserver.port": str(r.lab.port),
+    }
+    assert vars_["heaplab_measured_phase"] == "single_put"
+    assert [(p["name"], p["tool"], p["record"]) for p in vars_["heaplab_phases"]] == [
+        ("create", "admin", False),
+        ("warmup", "pe", False),
+        ("single_put", "pe", True),
+    ]
+    assert vars_["heaplab_phases"][0]["args"] == "create TestTable --presplit=2 --rows=600 --compress=SNAPPY"
+    assert vars_["heaplab_phases"][2]["args"].endswith(
+        "--rows=300 --autoFlush=true --presplit=2 randomWrite 2"
+    )
+
+
+def test_the_playbook_ran_the_engine_as_configured(complete_run: Finished) -> None:
+    """What the real playbook left: the engine deployed under the private base dir, the configuration as
+    started (private port, the variant's heap) and the measured phase's client summary."""
+    r = complete_run
+    vdir = r.run / "hbase1-onheap"
+    assert (r.lab.base_dir / "engine/heaplab-engine-0.1.0/bin/engine-daemon").is_file()
+    site = (vdir / "conf/engine-site.xml").read_text(encoding="utf-8")
+    assert f"<value>{r.lab.port}</value>" in site
+    jvm_options = (vdir / "conf/jvm.options").read_text(encoding="utf-8").splitlines()
+    flags = [x.strip() for x in jvm_options if x.strip() and not x.lstrip().startswith("#")]
+    assert flags == ["-Xms128m", "-Xmx128m", "-XX:+UseG1GC", "-Xmn32m"]
+    assert (vdir / "server/localhost/server.log").is_file()
+    summary = json.loads((vdir / "client/single_put-localhost.json").read_text(encoding="utf-8"))
+    assert summary["rows"] == 600 and summary["threads"] == 2 and summary["throughput"] > 0
+    assert r.lab.leftover_processes() == [], "a server outlived the run"
+
+
+def test_progress_lines_and_log(complete_run: Finished) -> None:
+    r = complete_run
+    out = r.proc.stdout
+    log = r.run / "hbase1-onheap" / "ansible.log"
+    expected_cmd = [
+        str(Path(sys.executable).parent / "ansible-playbook"),
+        "-i",
+        str(r.lab.inventory),
+        str(r.lab.root / "playbooks/variant.yml"),
+        "-e",
+        f"@{r.run / 'hbase1-onheap' / 'ansible-vars.json'}",
+    ]
+    assert f"[hbase1-onheap] {shlex.join(expected_cmd)}" in out
+    lines = out.splitlines()
+    for phase in ("create", "warmup", "single_put"):
+        started = lines.index(f"[hbase1-onheap] phase {phase} started")
+        ended = next(i for i, x in enumerate(lines) if x.startswith(f"[hbase1-onheap] phase {phase} ended ("))
+        assert started < ended
+    assert "phase failed started" not in out  # "Fail when the phase failed" is no phase "failed"
+    assert "[hbase1-onheap]   PLAY RECAP" in out
+    assert "changed: [localhost]" not in out  # the condensed view; the full output is in the log
+    text = log.read_text(encoding="utf-8")
+    assert "TASK [engine_workload : Run phase single_put]" in text and "changed: [localhost]" in text
+    assert f"run complete: {r.run}" in out
+
+
+def test_unavailable_variant_is_recorded_with_why(complete_run: Finished) -> None:
+    r = complete_run
+    entry = r.manifest["variants"]["hbase2-offheap"]
+    why = r.spec.variants["hbase2-offheap"].why
+    assert why and entry["status"] == "unavailable" and entry["why"] == why
+    assert entry["log"] is None and entry["error"] is None
+    assert not (r.run / "hbase2-offheap").exists()
+    assert f"[hbase2-offheap] skipped, not yet available: {why}" in r.proc.stdout
+
+
+# --- a variant that fails for real -----------------------------------------------------------------------
+
+
+def test_failed_variant_is_recorded_and_the_run_goes_on(failed_run: Finished) -> None:
+    r, m = failed_run, failed_run.manifest
+    assert r.proc.returncode == 1, r.output()
+    assert "Traceback" not in r.proc.stderr
+    assert list(m["variants"]) == ["broken", "hbase1-onheap", "hbase2-offheap"]
+    assert m["status"] == "failed" and m["end"] is not None
+    assert m["git"] == {"commit": r.lab.commit, "dirty": True}  # the spec changed after the commit
+    broken = m["variants"]["broken"]
+    assert broken["status"] == "failed" and broken["profile"] == "no-such-profile"
+    # The whole msg of ansible's last failure, unwrapped and unquoted from its YAML output.
+    profiles = r.lab.base_dir / "engine/heaplab-engine-0.1.0/conf/profiles"
+    assert broken["error"].startswith(
+        "ansible-playbook exited with 2: Variant broken failed on localhost at Fail on an unknown profile: "
+        f"Profile 'no-such-profile' is not in {profiles}; the distribution has: "
+    )
+    assert "hbase1-onheap" in broken["error"].rsplit("the distribution has: ", 1)[1]
+    assert broken["error"].endswith("; see broken/ansible.log")
+    assert broken["log"] == "broken/ansible.log"
+    assert "fatal: [localhost]" in (r.run / "broken/ansible.log").read_text(encoding="utf-8")
+    assert "[broken]   fatal: [localhost]" in r.proc.stdout
+    assert f"[broken] FAILED: {broken['error']}" in r.proc.stdout
+    # The next variant still ran, for real, after the failure.
+    assert m["variants"]["hbase1-onheap"]["status"] == "complete"
+    summary = json.loads(
+        (r.run / "hbase1-onheap/client/single_put-localhost.json").read_text(encoding="utf-8")
+    )
+    assert summary["rows"] == 600
+    assert m["variants"]["hbase2-offheap"]["status"] == "unavailable"
+    assert f"run failed: {r.run}" in r.proc.stdout
+    assert r.lab.leftover_processes() == []
+
+
+# --- Ctrl-C ----------------------------------------------------------------------------------------------
+
+
+def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(lab_root, tmp_path: Path) -> None:
+    """SIGINT to the run's process group (as a terminal's Ctrl-C) while the measured phase runs."""
+    lab = lab_root(small_spec(rows=2_000_000))  # a phase long enough to be interrupted; no git checkout
+    out_file, err_file = tmp_path / "stdout", tmp_path / "stderr"
+    with out_file.open("w") as out, err_file.open("w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "heaplab", *run_args(lab)],
+            stdout=out,
+            stderr=err,
+            text=True,
+            cwd=lab.root,
+            env=heaplab_env(lab),
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 180
+        while "[hbase1-onheap] phase single_put started" not in out_file.read_text():
+            assert proc.poll() is None, out_file.read_text() + err_file.read_text()
+            assert time.monotonic() < deadline, out_file.read_text()
+            time.sleep(0.1)
+        time.sleep(1)  # the client is loading the server
+        running = json.loads((only_run(lab) / "run.json").read_text(encoding="utf-8"))
+        assert running["status"] == "running" and running["end"] is None
+        assert lab.leftover_processes(), "no engine process runs: nothing to interrupt"
+        os.killpg(proc.pid, signal.SIGINT)
+        code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    stdout, stderr = out_file.read_text(), err_file.read_text()
+    assert code == 130, stdout + stderr
+    assert lab.leftover_processes() == [], "an engine process outlived the interrupted run"
+    assert "Traceback" not in stderr and "Traceback" not in stdout
+    assert "interrupted (Ctrl-C): the run is marked interrupted" in stdout
+    run = only_run(lab)
+    m = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    assert m["status"] == "interrupted" and m["end"] is not None and m["start"] <= m["end"]
+    assert m["git"] == {"commit": None, "dirty": None}  # not a git checkout
+    assert m["variants"]["hbase1-onheap"]["status"] == "interrupted"
+    assert m["variants"]["hbase2-offheap"]["status"] == "unavailable"
+    assert "[heaplab] interrupted (Ctrl-C)" in (run / "hbase1-onheap/ansible.log").read_text(encoding="utf-8")
+    assert "[hbase1-onheap] region servers stopped" in stdout
+
+
+# --- the progress view (a parser: unit tests) ------------------------------------------------------------
 
 
 def test_progress_view_and_heartbeat(tmp_path: Path) -> None:
@@ -198,3 +376,30 @@ def test_progress_ignores_non_phase_tasks_and_shows_failure_msgs() -> None:
     assert not any("Validating arguments" in x for x in out)
     assert "[v]     ERROR: server not running" in out
     assert p.failures == ["Variant v failed at phase single_put: ERROR: server not running"]
+
+
+def test_progress_unwraps_a_quoted_failure_msg() -> None:
+    """ansible's YAML output quotes a msg holding quotes and wraps it onto deeper-indented lines."""
+    out: list[str] = []
+    p = Progress(out.append, "v", ["single_put"])
+    for line in (
+        "fatal: [localhost]: FAILED! => ",
+        "    changed: false",
+        "    msg: 'Variant v failed on localhost at Fail on an unknown profile: Profile ''nope''",
+        "        is not in /b/engine/conf/profiles;",
+        "        the distribution has: hbase1-onheap'",
+        "",
+        "fatal: [localhost]: FAILED! => ",
+        "    msg: plain words",
+        "        wrapped",
+        "TASK [next] *",
+    ):
+        p.line(line)
+    p.finish()
+    first = (
+        "Variant v failed on localhost at Fail on an unknown profile: Profile 'nope' is not in "
+        "/b/engine/conf/profiles; the distribution has: hbase1-onheap"
+    )
+    assert p.failures == [first, "plain words wrapped"]
+    assert f"[v]     {first}" in out and "[v]     plain words wrapped" in out
+    assert "[v] task: next" in out

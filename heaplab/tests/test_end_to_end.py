@@ -1,0 +1,190 @@
+"""Lab 03 end to end at --scale ci: the real spec, the real CLI, ansible-playbook, playbooks and engine.
+
+``python -m heaplab run 03-offheap-write --scale ci --report --runs-dir <tmp> --inventory <tmp inventory>``
+with HEAPLAB_ROOT at a throw-away root (conftest ``lab_root``).  The spec there is
+labs/03-offheap-write/experiment.yml byte for byte except ONE added line under its ``site:``,
+``hbase.regionserver.port: "<free port>"``: neither the inventory nor the CLI can change a site key (the
+playbook's extra vars beat host vars), and the default port 16020 may be a user's server.  Everything else
+is the real spec: its ci scale, variants, phases and claims.  The inventory is the local one with
+heaplab_base_dir under the temporary directory.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heaplab.comparison import fmt
+from heaplab.hlog import read_intervals, read_total
+from heaplab.spec import Spec, load_spec
+from heaplab.tests.conftest import PUBLISHED, REPO, LabRoot
+
+LAB = "03-offheap-write"
+REAL_SPEC = REPO / "labs" / LAB / "experiment.yml"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+# report.md's single_put table: column header -> metric (published_results.csv's metric names)
+COLUMNS = {
+    "TPS": "throughput",
+    "AVG": "latency_avg",
+    "95%": "latency_p95",
+    "99%": "latency_p99",
+    "99.9%": "latency_p999",
+    "MAX (ms)": "latency_max",
+    "young GC avg pause (ms)": "young_gc_avg_pause",
+    "young GC rate (1/s)": "young_gc_rate",
+}
+
+
+def spec_with_port(text: str) -> str:
+    """The real spec with ``hbase.regionserver.port: "{port}"`` added as the first key of its site."""
+    lines = text.splitlines(keepends=True)
+    assert lines.count("site:\n") == 1 and "hbase.regionserver.port" not in text
+    at = lines.index("site:\n") + 1
+    return "".join([*lines[:at], '  hbase.regionserver.port: "{port}"\n', *lines[at:]])
+
+
+@dataclass(frozen=True)
+class E2E:
+    lab: LabRoot
+    proc: subprocess.CompletedProcess[str]
+    run: Path
+    manifest: dict[str, Any]
+    spec: Spec
+
+    @property
+    def client(self) -> Path:
+        return self.run / "hbase1-onheap" / "client"
+
+    def summary(self) -> dict[str, Any]:
+        return json.loads((self.client / "single_put-localhost.json").read_text(encoding="utf-8"))
+
+    def output(self) -> str:
+        return f"--- stdout ---\n{self.proc.stdout[-8000:]}\n--- stderr ---\n{self.proc.stderr[-4000:]}"
+
+
+@pytest.fixture(scope="module")
+def e2e(lab_root, tmp_path_factory: pytest.TempPathFactory) -> E2E:
+    real = REAL_SPEC.read_text(encoding="utf-8")
+    lab = lab_root(spec_with_port(real))
+    # The only difference from the real spec is the port line.
+    copy = lab.spec.read_text(encoding="utf-8").splitlines()
+    assert [x for x in copy if x not in real.splitlines()] == [f'  hbase.regionserver.port: "{lab.port}"']
+    assert len(copy) == len(real.splitlines()) + 1
+    runs = tmp_path_factory.mktemp("runs")
+    cmd = [sys.executable, "-m", "heaplab", "run", LAB, "--scale", "ci", "--report"]
+    cmd += ["--runs-dir", str(runs), "--inventory", str(lab.inventory)]
+    proc = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
+        timeout=600,
+        check=False,
+    )
+    (run,) = runs.iterdir()
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    return E2E(lab, proc, run, manifest, load_spec(lab.spec))
+
+
+def test_run_completes(e2e: E2E) -> None:
+    assert e2e.proc.returncode == 0, e2e.output()
+    assert "Traceback" not in e2e.proc.stderr
+    m = e2e.manifest
+    assert m["status"] == "complete" and m["scale"] == "ci"
+    assert m["variants"]["hbase1-onheap"]["status"] == "complete"
+    assert m["variants"]["hbase2-offheap"]["status"] == "unavailable"
+    assert f"report: {e2e.run / 'report.md'}" in e2e.proc.stdout
+    assert e2e.lab.leftover_processes() == [], "a server outlived the run"
+
+
+def test_client_summary_counts_the_ci_rows(e2e: E2E) -> None:
+    ci = e2e.spec.scales["ci"]
+    s = e2e.summary()
+    assert s["format"] == 1 and s["command"] == "randomWrite"
+    assert s["threads"] == ci["threads"] and s["rows"] == ci["threads"] * ci["rows"]
+    assert s["throughput"] > 0 and s["duration_ms"] > 0
+
+
+def test_hlog_decodes_to_the_summary_operations(e2e: E2E) -> None:
+    s = e2e.summary()
+    hlog = e2e.client / "single_put-localhost.hlog"
+    assert read_total([hlog]).get_total_count() == s["operations"] > 0
+    intervals = read_intervals(hlog)
+    assert intervals and sum(i.count for i in intervals) == s["operations"]
+
+
+def test_gc_events_are_json_lines(e2e: E2E) -> None:
+    path = e2e.run / "hbase1-onheap/server/localhost/gc-events.jsonl"
+    assert path.is_file()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        event = json.loads(line)
+        assert isinstance(event, dict) and event["duration_ms"] >= 0
+
+
+def _table_rows(report: str, experiment: str) -> tuple[list[str], dict[tuple[str, str], list[str]]]:
+    """The header and the rows (by variant and source) of the experiment's table in report.md."""
+    section = report.split(f"\n## {experiment} ", 1)[1].split("\n## ", 1)[0]
+    table = [x for x in section.splitlines() if x.startswith("|")]
+
+    def cells(x: str) -> list[str]:
+        return [c.strip() for c in x.strip().strip("|").split("|")]
+
+    header = cells(table[0])
+    rows = {(c[0], c[1]): c for c in map(cells, table[2:])}
+    return header, rows
+
+
+def _published(doc: str, experiment: str, variant: str) -> dict[str, float]:
+    with PUBLISHED.open(encoding="utf-8", newline="") as f:
+        return {
+            r["metric"]: float(r["value"])
+            for r in csv.DictReader(f)
+            if (r["doc"], r["experiment"], r["variant"]) == (doc, experiment, variant)
+        }
+
+
+def test_report_tables(e2e: E2E) -> None:
+    report = (e2e.run / "report.md").read_text(encoding="utf-8")
+    header, rows = _table_rows(report, "single_put")
+    assert header[:2] == ["variant", "source"] and header[2:] == list(COLUMNS)
+    for name, published in (("hbase1-onheap", "onheap-1.x"), ("hbase2-offheap", "offheap-2.x")):
+        values = _published("000", "single_put", published)
+        assert values["throughput"] > 0  # the article's row has data
+        row = rows[(name, f"article ({published})")]
+        for column, cell in zip(header[2:], row[2:], strict=True):
+            metric = COLUMNS[column]
+            assert cell == fmt(metric, values.get(metric)), (name, column)
+    measured = rows[("hbase1-onheap", "this run (ci)")]
+    throughput = e2e.summary()["throughput"]
+    assert measured[2] == fmt("throughput", throughput) and abs(float(measured[2]) - throughput) <= 0.5
+    offheap = rows[("hbase2-offheap", "this run (ci)")]
+    assert offheap[2] == f"not yet available: {e2e.spec.variants['hbase2-offheap'].why}"
+
+
+def test_claims_needing_offheap_are_inconclusive(e2e: E2E) -> None:
+    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    needing = [c.id for c in e2e.spec.claims if "hbase2-offheap" in c.expect]
+    assert needing and set(needing) <= set(claims)
+    for cid in needing:
+        assert claims[cid]["verdict"] == "inconclusive", cid
+        assert claims[cid]["measured"]["hbase2-offheap"] is None
+    assert claims["throughput-kept"]["measured"]["hbase1-onheap"] == pytest.approx(
+        e2e.summary()["throughput"], rel=1e-3
+    )
+
+
+def test_figures_are_pngs(e2e: E2E) -> None:
+    figures = sorted((e2e.run / "figures").glob("*.png"))
+    assert figures
+    for png in figures:
+        assert png.read_bytes()[:8] == PNG_MAGIC, png
+    assert (e2e.run / "figures/single_put-latency.png") in figures
+    assert "](figures/single_put-latency.png)" in (e2e.run / "report.md").read_text(encoding="utf-8")
