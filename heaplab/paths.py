@@ -13,6 +13,7 @@ from pathlib import Path
 DEFAULT_INVENTORY = Path("playbooks/inventories/local/hosts.yml")
 DEFAULT_RUNS_DIR = Path("results/runs")
 PLAYBOOK = Path("playbooks/variant.yml")
+STOP_PLAYBOOK = Path("playbooks/stop.yml")
 ANSIBLE_CFG = Path("playbooks/ansible.cfg")
 DIST_GLOB = "engine/dist/target/heaplab-engine-*-bin.tar.gz"
 PUBLISHED_CSV = Path("results/published/published_results.csv")

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, find_dist_archive
+from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
 from heaplab.playbook import run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
 from heaplab.runjson import write_json_atomic, write_run_json
@@ -218,35 +218,18 @@ def _ansible_env(opts: RunOptions) -> dict[str, str]:
     return {"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG), "PYTHONUNBUFFERED": "1"}
 
 
-# The region server's files on each host, as playbooks/vars/paths.yml and the engine_server role lay them
-# out: <base>/engine/heaplab-engine-<version>/bin/engine-daemon, ENGINE_CONF_DIR <base>/current/conf,
-# ENGINE_LOG_DIR = ENGINE_PID_DIR = <base>/current/logs.  A leading ~ of heaplab_base_dir is the remote
-# user's home (paths.yml uses ansible_facts.user_dir; an ad-hoc command gathers no facts, so $HOME).
-# `engine-daemon stop` sends SIGTERM and waits; it only runs when the pid file exists.
-_STOP_SCRIPT = (
-    "b={{ heaplab_base_dir | default('~/heaplab') | quote }}; "
-    'case "$b" in "~") b="$HOME" ;; "~/"*) b="$HOME/${b#"~/"}" ;; esac; '
-    "v={{ heaplab_dist_archive | basename"
-    " | regex_replace('^heaplab-engine-(.+)-bin\\.tar\\.gz$', '\\1') | quote }}; "
-    'd="$b/current/logs"; daemon="$b/engine/heaplab-engine-$v/bin/engine-daemon"; '
-    'if [ -f "$d/regionserver.pid" ] && [ -x "$daemon" ]; then '
-    'ENGINE_CONF_DIR="$b/current/conf" ENGINE_LOG_DIR="$d" ENGINE_PID_DIR="$d" "$daemon" stop regionserver; '
-    'else echo "no region server to stop"; fi'
-)
 STOP_TIMEOUT_S = 360
 
 
 def stop_servers(playbook: str, opts: RunOptions, variant: str, vdir: Path) -> bool:
     """Stop the region servers an interrupted variant may have left running; True when that worked.
 
-    Runs ``ansible -i <inventory> regionservers -m shell -a <engine-daemon stop> -e @ansible-vars.json``
-    with the playbook's environment (the ``ansible`` next to ``playbook``), output appended to the
+    Runs ``ansible-playbook -i <inventory> playbooks/stop.yml -e @ansible-vars.json`` (the engine_server
+    role's stop, as variant.yml's "always" step) with the playbook's environment, output appended to the
     variant's ansible.log.  A second Ctrl-C abandons the clean-up.
     """
-    ansible = str(Path(playbook).with_name("ansible"))
     vars_path = vdir / "ansible-vars.json"
-    cmd = [ansible, "-i", str(opts.inventory), "regionservers", "-m", "ansible.builtin.shell"]
-    cmd += ["-a", _STOP_SCRIPT, "-e", f"@{vars_path}"]
+    cmd = [playbook, "-i", str(opts.inventory), str(opts.root / STOP_PLAYBOOK), "-e", f"@{vars_path}"]
     opts.out(f"[{variant}] stopping the region servers this variant started")
     how = f"stop them with `{shlex.join(cmd)}`"
     log = vdir / "ansible.log"
