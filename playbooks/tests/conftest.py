@@ -1,28 +1,16 @@
-"""Fixtures of the playbook tests: engine archives and variant runs in temporary directories."""
+"""Fixtures of the playbook tests: the real engine archive and variant runs in temporary directories."""
 
-import contextlib
-import os
 import shutil
-import signal
-import tarfile
 
 import pytest
 
-from playbooks.tests.support import STUB_ENGINE, VariantRun
+from playbooks.tests.support import VariantRun, engine_archive, kill_processes_mentioning
 
 
-@pytest.fixture
-def stub_archive(tmp_path_factory):
-    """The contract stub packed like the real distribution: heaplab-engine-<v>-bin.tar.gz."""
-    out = tmp_path_factory.mktemp("dist")
-    archive = out / "heaplab-engine-0.0.0-stub-bin.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(
-            STUB_ENGINE,
-            arcname="heaplab-engine-0.0.0-stub",
-            filter=lambda info: None if "__pycache__" in info.name else info,
-        )
-    return archive
+@pytest.fixture(scope="session")
+def engine_dist():
+    """engine/dist/target/heaplab-engine-<v>-bin.tar.gz; the tests skip when it is not built."""
+    return engine_archive()
 
 
 @pytest.fixture
@@ -37,7 +25,5 @@ def variant_run(tmp_path):
 
     yield make
     for run in runs:
-        for pid, _ in run.leftover_processes():
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+        kill_processes_mentioning(str(run.base_dir))
     shutil.rmtree(tmp_path / "base", ignore_errors=True)

@@ -1,7 +1,9 @@
 """Helpers of the playbook tests: paths, the ansible environment, a variant runner, process checks."""
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 from pathlib import Path
@@ -11,7 +13,6 @@ import pytest
 PLAYBOOKS = Path(__file__).resolve().parents[1]
 REPO = PLAYBOOKS.parent
 VENV_BIN = REPO / ".venv" / "bin"
-STUB_ENGINE = Path(__file__).resolve().parent / "stub_engine"
 LOCAL_INVENTORY = PLAYBOOKS / "inventories" / "local" / "hosts.yml"
 
 
@@ -31,6 +32,17 @@ def ansible_env():
     # The venv's bin first, as heaplab runs it; ansible itself warns when PATH holds it twice.
     env["PATH"] = f"{VENV_BIN}:{env.get('PATH', '')}"
     return env
+
+
+def engine_archive():
+    """The real engine distribution; skips (saying why) when it has not been built."""
+    archives = sorted((REPO / "engine" / "dist" / "target").glob("heaplab-engine-*-bin.tar.gz"))
+    if not archives:
+        pytest.skip(
+            "no engine distribution at engine/dist/target/heaplab-engine-*-bin.tar.gz: "
+            "build it with `cd engine && mvn -B -q install -DskipTests` to run this test"
+        )
+    return archives[-1]
 
 
 def free_port():
@@ -54,11 +66,21 @@ def processes_mentioning(text):
     return found
 
 
-class VariantRun:
-    """One ansible-playbook run of variant.yml against the local inventory, in temporary directories."""
+def kill_processes_mentioning(text):
+    for pid, _ in processes_mentioning(text):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
-    def __init__(self, tmp_path, archive):
-        self.base_dir = tmp_path / "base"
+
+class VariantRun:
+    """One ansible-playbook run of variant.yml against the local inventory, in temporary directories.
+
+    base_dir is the host's heaplab_base_dir (engine, current/ working directory); a second run may
+    reuse the base directory of a first one.
+    """
+
+    def __init__(self, tmp_path, archive, base_dir=None):
+        self.base_dir = base_dir or tmp_path / "base"
         self.run_dir = tmp_path / "run"
         self.archive = archive
         self.port = free_port()
@@ -69,7 +91,8 @@ class VariantRun:
             "heaplab_run_dir": str(self.run_dir),
             "heaplab_variant": self.variant,
             "heaplab_profile": "hbase1-onheap",
-            "heaplab_server_jvm_flags": ["-Xms64m", "-Xmx64m", "-XX:+UseG1GC"],
+            # Small heaps: the suite runs on 2 cores; -Xms differs from -Xmx so both show in the GC log.
+            "heaplab_server_jvm_flags": ["-Xms64m", "-Xmx128m", "-XX:+UseG1GC"],
             "heaplab_client_jvm_flags": ["-Xmx128m", "-XX:+UseG1GC"],
             "heaplab_site": {
                 "hbase.regionserver.port": str(self.port),
@@ -119,6 +142,13 @@ class VariantRun:
     def flat_stdout(self):
         """ansible's stdout with the YAML callback's line wrapping and quote doubling undone."""
         return " ".join(self.result.stdout.split()).replace("''", "'")
+
+    def task_output(self, task):
+        """What ansible printed for TASK [<task>] (up to the next task), or None when it did not run."""
+        marker = f"TASK [{task}]"
+        if marker not in self.result.stdout:
+            return None
+        return self.result.stdout.split(marker, 1)[1].split("TASK [", 1)[0]
 
     def output(self):
         return f"--- stdout ---\n{self.result.stdout[-6000:]}\n--- stderr ---\n{self.result.stderr[-3000:]}"
