@@ -9,6 +9,7 @@ directory and runs a phase that fails. The other tests run plays that fail befor
 
 import re
 import socket
+import time
 
 import pytest
 
@@ -185,11 +186,15 @@ def test_failing_phase_still_stops_the_server_and_collects(second_run):
 
 def test_server_that_cannot_start_fails_with_its_log(engine_dist, variant_run):
     run = variant_run(engine_dist)
-    # The socket holds the port without listening. (A listening one accepts engine-daemon's status
-    # probe and never answers it: the start then waits hbase.rpc.timeout, 600 s by default.)
+    # A listening squatter that accepts and never answers: engine-daemon must not mistake it for the
+    # server (it waits for its own server's "serving" log line, not for the port to answer).
     with socket.socket() as squatter:
         squatter.bind(("localhost", run.port))
+        squatter.listen(8)
+        started = time.monotonic()
         result = run.run()
+        took = time.monotonic() - started
+    assert took < 120, f"a failed start took {took:.0f} s"
     assert result.returncode != 0, run.output()
     out = run.flat_stdout()
     in_use = f"ERROR: port {run.port} on localhost is already in use"
