@@ -6,6 +6,7 @@ heaplab_base_dir is a temporary directory)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -14,11 +15,13 @@ import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from heaplab.paths import DEFAULT_INVENTORY, find_dist_archive
+from heaplab.spec import Spec
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
 
 REPO = Path(__file__).resolve().parents[2]
@@ -108,6 +111,31 @@ class LabRoot:
 
     def leftover_processes(self) -> list[tuple[int, str]]:
         return java_processes_mentioning(str(self.base_dir))
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """One real ``heaplab run`` in a LabRoot: the process, its run directory, run.json and the spec."""
+
+    lab: LabRoot
+    proc: subprocess.CompletedProcess[str]
+    run: Path
+    manifest: dict[str, Any]
+    spec: Spec
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return self.spec.params("ci")
+
+    @property
+    def client(self) -> Path:
+        return self.run / "hbase1-onheap" / "client"
+
+    def summary(self) -> dict[str, Any]:
+        return json.loads((self.client / "single_put-localhost.json").read_text(encoding="utf-8"))
+
+    def output(self) -> str:
+        return f"--- stdout ---\n{self.proc.stdout[-8000:]}\n--- stderr ---\n{self.proc.stderr[-4000:]}"
 
 
 @pytest.fixture(scope="session")

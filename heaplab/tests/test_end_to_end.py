@@ -16,16 +16,13 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from heaplab.comparison import fmt
 from heaplab.hlog import read_intervals, read_total
-from heaplab.spec import Spec, load_spec
-from heaplab.tests.conftest import PUBLISHED, REPO, LabRoot
+from heaplab.spec import load_spec
+from heaplab.tests.conftest import PUBLISHED, REPO, FinishedRun
 
 LAB = "03-offheap-write"
 REAL_SPEC = REPO / "labs" / LAB / "experiment.yml"
@@ -51,27 +48,8 @@ def spec_with_port(text: str) -> str:
     return "".join([*lines[:at], '  hbase.regionserver.port: "{port}"\n', *lines[at:]])
 
 
-@dataclass(frozen=True)
-class E2E:
-    lab: LabRoot
-    proc: subprocess.CompletedProcess[str]
-    run: Path
-    manifest: dict[str, Any]
-    spec: Spec
-
-    @property
-    def client(self) -> Path:
-        return self.run / "hbase1-onheap" / "client"
-
-    def summary(self) -> dict[str, Any]:
-        return json.loads((self.client / "single_put-localhost.json").read_text(encoding="utf-8"))
-
-    def output(self) -> str:
-        return f"--- stdout ---\n{self.proc.stdout[-8000:]}\n--- stderr ---\n{self.proc.stderr[-4000:]}"
-
-
 @pytest.fixture(scope="module")
-def e2e(lab_root, tmp_path_factory: pytest.TempPathFactory) -> E2E:
+def e2e(lab_root, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     real = REAL_SPEC.read_text(encoding="utf-8")
     lab = lab_root(spec_with_port(real))
     # The only difference from the real spec is the port line.
@@ -91,10 +69,10 @@ def e2e(lab_root, tmp_path_factory: pytest.TempPathFactory) -> E2E:
     )
     (run,) = runs.iterdir()
     manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    return E2E(lab, proc, run, manifest, load_spec(lab.spec))
+    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
 
 
-def test_run_completes(e2e: E2E) -> None:
+def test_run_completes(e2e: FinishedRun) -> None:
     assert e2e.proc.returncode == 0, e2e.output()
     assert "Traceback" not in e2e.proc.stderr
     m = e2e.manifest
@@ -105,7 +83,7 @@ def test_run_completes(e2e: E2E) -> None:
     assert e2e.lab.leftover_processes() == [], "a server outlived the run"
 
 
-def test_client_summary_counts_the_ci_rows(e2e: E2E) -> None:
+def test_client_summary_counts_the_ci_rows(e2e: FinishedRun) -> None:
     ci = e2e.spec.scales["ci"]
     s = e2e.summary()
     assert s["format"] == 1 and s["command"] == "randomWrite"
@@ -113,7 +91,7 @@ def test_client_summary_counts_the_ci_rows(e2e: E2E) -> None:
     assert s["throughput"] > 0 and s["duration_ms"] > 0
 
 
-def test_hlog_decodes_to_the_summary_operations(e2e: E2E) -> None:
+def test_hlog_decodes_to_the_summary_operations(e2e: FinishedRun) -> None:
     s = e2e.summary()
     hlog = e2e.client / "single_put-localhost.hlog"
     assert read_total([hlog]).get_total_count() == s["operations"] > 0
@@ -121,7 +99,7 @@ def test_hlog_decodes_to_the_summary_operations(e2e: E2E) -> None:
     assert intervals and sum(i.count for i in intervals) == s["operations"]
 
 
-def test_gc_events_are_json_lines(e2e: E2E) -> None:
+def test_gc_events_are_json_lines(e2e: FinishedRun) -> None:
     path = e2e.run / "hbase1-onheap/server/localhost/gc-events.jsonl"
     assert path.is_file()
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -151,7 +129,7 @@ def _published(doc: str, experiment: str, variant: str) -> dict[str, float]:
         }
 
 
-def test_report_tables(e2e: E2E) -> None:
+def test_report_tables(e2e: FinishedRun) -> None:
     report = (e2e.run / "report.md").read_text(encoding="utf-8")
     header, rows = _table_rows(report, "single_put")
     assert header[:2] == ["variant", "source"] and header[2:] == list(COLUMNS)
@@ -169,7 +147,7 @@ def test_report_tables(e2e: E2E) -> None:
     assert offheap[2] == f"not yet available: {e2e.spec.variants['hbase2-offheap'].why}"
 
 
-def test_claims_needing_offheap_are_inconclusive(e2e: E2E) -> None:
+def test_claims_needing_offheap_are_inconclusive(e2e: FinishedRun) -> None:
     claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
     needing = [c.id for c in e2e.spec.claims if "hbase2-offheap" in c.expect]
     assert needing and set(needing) <= set(claims)
@@ -181,7 +159,7 @@ def test_claims_needing_offheap_are_inconclusive(e2e: E2E) -> None:
     )
 
 
-def test_figures_are_pngs(e2e: E2E) -> None:
+def test_figures_are_pngs(e2e: FinishedRun) -> None:
     figures = sorted((e2e.run / "figures").glob("*.png"))
     assert figures
     for png in figures:

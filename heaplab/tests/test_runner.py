@@ -20,16 +20,14 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
 from heaplab.playbook import Progress, run_playbook
-from heaplab.spec import Spec, load_spec
-from heaplab.tests.conftest import REPO, LabRoot
+from heaplab.spec import load_spec
+from heaplab.tests.conftest import REPO, FinishedRun, LabRoot
 
 LAB = "03-offheap-write"
 REAL_SPEC = REPO / "labs" / LAB / "experiment.yml"
@@ -67,28 +65,12 @@ def heaplab_env(lab: LabRoot) -> dict[str, str]:
     return {**os.environ, "HEAPLAB_ROOT": str(lab.root), "PYTHONUNBUFFERED": "1"}
 
 
-@dataclass(frozen=True)
-class Finished:
-    lab: LabRoot
-    proc: subprocess.CompletedProcess[str]
-    run: Path
-    manifest: dict[str, Any]
-    spec: Spec
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return self.spec.params("ci")
-
-    def output(self) -> str:
-        return f"--- stdout ---\n{self.proc.stdout[-8000:]}\n--- stderr ---\n{self.proc.stderr[-4000:]}"
-
-
 def only_run(lab: LabRoot) -> Path:
     (run,) = lab.runs_dir.iterdir()
     return run
 
 
-def real_run(lab: LabRoot) -> Finished:
+def real_run(lab: LabRoot) -> FinishedRun:
     proc = subprocess.run(
         [sys.executable, "-m", "heaplab", *run_args(lab)],
         capture_output=True,
@@ -100,17 +82,17 @@ def real_run(lab: LabRoot) -> Finished:
     )
     run = only_run(lab)
     manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    return Finished(lab, proc, run, manifest, load_spec(lab.spec))
+    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
 
 
 @pytest.fixture(scope="module")
-def complete_run(lab_root) -> Finished:
+def complete_run(lab_root) -> FinishedRun:
     """The small spec, both of lab 03's variants (hbase2-offheap unavailable), in a clean git checkout."""
     return real_run(lab_root(small_spec(), git=True))
 
 
 @pytest.fixture(scope="module")
-def failed_run(lab_root) -> Finished:
+def failed_run(lab_root) -> FinishedRun:
     """A failing variant first, then hbase1-onheap; the spec is changed after the commit (dirty tree)."""
     lab = lab_root(small_spec(), git=True)
     lab.spec.write_text(small_spec(broken_first=True).replace("{port}", str(lab.port)), encoding="utf-8")
@@ -120,7 +102,7 @@ def failed_run(lab_root) -> Finished:
 # --- the complete run ------------------------------------------------------------------------------------
 
 
-def test_complete_run_exits_0_and_names_its_directory(complete_run: Finished) -> None:
+def test_complete_run_exits_0_and_names_its_directory(complete_run: FinishedRun) -> None:
     r = complete_run
     assert r.proc.returncode == 0, r.output()
     assert r.run.parent == r.lab.runs_dir  # the default --runs-dir, under the root
@@ -134,11 +116,11 @@ def test_complete_run_exits_0_and_names_its_directory(complete_run: Finished) ->
     assert "Traceback" not in r.proc.stderr
 
 
-def test_spec_is_copied_byte_for_byte(complete_run: Finished) -> None:
+def test_spec_is_copied_byte_for_byte(complete_run: FinishedRun) -> None:
     assert (complete_run.run / "experiment.yml").read_bytes() == complete_run.lab.spec.read_bytes()
 
 
-def test_run_json_of_a_complete_run(complete_run: Finished) -> None:
+def test_run_json_of_a_complete_run(complete_run: FinishedRun) -> None:
     r, m = complete_run, complete_run.manifest
     assert m["format"] == 1 and m["lab"] == LAB and m["title"] == r.spec.title
     assert m["status"] == "complete" and m["scale"] == "ci"
@@ -163,7 +145,7 @@ def test_run_json_of_a_complete_run(complete_run: Finished) -> None:
     assert onheap["server_jvm_flags"] == ["-Xms128m", "-Xmx128m", "-XX:+UseG1GC", "-Xmn32m"]
 
 
-def test_ansible_vars_json(complete_run: Finished, engine_archive: Path) -> None:
+def test_ansible_vars_json(complete_run: FinishedRun, engine_archive: Path) -> None:
     r = complete_run
     v = r.spec.variants["hbase1-onheap"]
     vars_ = json.loads((r.run / "hbase1-onheap" / "ansible-vars.json").read_text(encoding="utf-8"))
@@ -190,7 +172,7 @@ def test_ansible_vars_json(complete_run: Finished, engine_archive: Path) -> None
     )
 
 
-def test_the_playbook_ran_the_engine_as_configured(complete_run: Finished) -> None:
+def test_the_playbook_ran_the_engine_as_configured(complete_run: FinishedRun) -> None:
     """What the real playbook left: the engine deployed under the private base dir, the configuration as
     started (private port, the variant's heap) and the measured phase's client summary."""
     r = complete_run
@@ -207,7 +189,7 @@ def test_the_playbook_ran_the_engine_as_configured(complete_run: Finished) -> No
     assert r.lab.leftover_processes() == [], "a server outlived the run"
 
 
-def test_progress_lines_and_log(complete_run: Finished) -> None:
+def test_progress_lines_and_log(complete_run: FinishedRun) -> None:
     r = complete_run
     out = r.proc.stdout
     log = r.run / "hbase1-onheap" / "ansible.log"
@@ -233,7 +215,7 @@ def test_progress_lines_and_log(complete_run: Finished) -> None:
     assert f"run complete: {r.run}" in out
 
 
-def test_unavailable_variant_is_recorded_with_why(complete_run: Finished) -> None:
+def test_unavailable_variant_is_recorded_with_why(complete_run: FinishedRun) -> None:
     r = complete_run
     entry = r.manifest["variants"]["hbase2-offheap"]
     why = r.spec.variants["hbase2-offheap"].why
@@ -246,7 +228,7 @@ def test_unavailable_variant_is_recorded_with_why(complete_run: Finished) -> Non
 # --- a variant that fails for real -----------------------------------------------------------------------
 
 
-def test_failed_variant_is_recorded_and_the_run_goes_on(failed_run: Finished) -> None:
+def test_failed_variant_is_recorded_and_the_run_goes_on(failed_run: FinishedRun) -> None:
     r, m = failed_run, failed_run.manifest
     assert r.proc.returncode == 1, r.output()
     assert "Traceback" not in r.proc.stderr
