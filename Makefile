@@ -54,7 +54,7 @@ test: venv
 lint: venv
 	$(BIN)/ruff check heaplab playbooks
 	$(BIN)/ruff format --check heaplab playbooks
-	cd playbooks && ../$(BIN)/ansible-lint --offline --profile production -q
+	cd playbooks && PATH="$(CURDIR)/$(BIN):$$PATH" ansible-lint --offline --profile production -q
 
 clean:
 	rm -rf $(VENV) engine/*/target
