@@ -72,7 +72,7 @@ def preflight(root: Path) -> tuple[Path, str]:
 def ansible_vars(
     spec: Spec, variant: Variant, params: dict[str, Any], archive: Path, run_dir: Path
 ) -> dict[str, Any]:
-    """The extra vars of docs/contracts.md section 5, plus the measured phase's name.
+    """The extra vars of docs/contracts.md section 5, plus the measured phases' names.
 
     Each phase carries exactly name, tool, args, record: the playbook's argument spec rejects other keys.
     """
@@ -87,7 +87,7 @@ def ansible_vars(
         "heaplab_client_jvm_flags": spec.client_jvm_flags(variant, params),
         "heaplab_site": spec.site_for(params),
         "heaplab_phases": phases,
-        "heaplab_measured_phase": measured[0] if measured else None,
+        "heaplab_measured_phases": measured,
     }
 
 
