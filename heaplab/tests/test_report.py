@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from heaplab.cli import main
 from heaplab.comparison import COLUMNS
@@ -39,7 +40,8 @@ def test_report_writes_only_its_outputs(fixture_run: Path, capsys: pytest.Captur
     assert capsys.readouterr().out.strip() == str(fixture_run / "report.md")
     after = _tree(fixture_run)
     new = set(after) - set(before)
-    assert new == OUTPUTS | {"figures/single_put-latency.png"}
+    reproduced = yaml.safe_load((fixture_run / "experiment.yml").read_text())["reproduces"]
+    assert new == OUTPUTS | {f"figures/{r['experiment']}-latency.png" for r in reproduced}
     assert {k: v for k, v in after.items() if k in before} == before
     assert (fixture_run / "figures/single_put-latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

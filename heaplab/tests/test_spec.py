@@ -22,7 +22,7 @@ def test_params_and_phases_are_filled_per_scale() -> None:
         assert params["total_rows"] == raw["threads"] * raw["rows"]
         phases = spec.phases_for(params)
         measured = [p for p in phases if p["record"]]
-        assert [p["measure"] for p in measured] == ["single_put"]
+        assert [p["measure"] for p in measured] == [r["experiment"] for r in lab03_spec()["reproduces"]]
         assert f"--rows={raw['rows']}" in measured[0]["args"]
         assert measured[0]["args"].endswith(f"randomWrite {raw['threads']}")
         assert all("{" not in p["args"] for p in phases)
@@ -52,7 +52,7 @@ def test_unknown_lab_lists_valid_ones(fake_root: Path) -> None:
         (lambda r: r["claims"][0].update(metric="latency_p42"), "unknown metric"),
         (lambda r: r["claims"][0].update(expect="hbase3 <= hbase1-onheap"), "unknown variant"),
         (lambda r: r["claims"][0].update(expect="hbase2-offheap == 1"), "cannot parse"),
-        (lambda r: r["phases"][2].update(measure="batch_put"), "does not reproduce"),
+        (lambda r: r["phases"][2].update(measure="get_all_cached"), "does not reproduce"),
         (lambda r: r.pop("phases"), "missing required key 'phases'"),
     ],
 )
