@@ -1,0 +1,415 @@
+package org.heaplab.core.wal;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongConsumer;
+import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.conf.Configuration;
+
+/**
+ * A write-ahead log with group commit: producers (RPC handlers) put appends into a
+ * {@link WalRingBuffer}; one consumer thread takes them in ring order, stamps their sequence ids and
+ * hands the records to a {@link WalSink}; {@link WalSyncer} threads write and force the sink and
+ * complete the waiting futures.
+ *
+ * <pre>
+ *   handler --claim/publish--&gt; ring --consumer: stamp seqId, sink.append--&gt; buffer
+ *   consumer --request(txid)--&gt; syncer i --sink.flush [+ sink.force]--&gt; complete futures &lt;= txid
+ * </pre>
+ *
+ * <p>Durability ({@link Durability}): SKIP_WAL takes a slot (for its sequence id) but writes nothing
+ * and completes at once; ASYNC_WAL returns to the caller at once and completes at the next sync
+ * (another append's, {@link #sync}, the periodic async flush or {@link #close}); SYNC_WAL completes
+ * after a flush (write to the channel) covering it; FSYNC_WAL after a force covering it.
+ *
+ * <p>Thread safety: {@link #append}, {@link #appendUnassigned}, {@link #sync} and {@link #close} may
+ * be called from any threads. The consumer thread alone touches the ring's consumer side and calls
+ * {@link WalSink#append}; flushes are serialized by {@code flushLock}, forces by {@code forceLock}.
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>seqId = firstSeqId + txid (ring sequence): sequence order equals ring order equals file order.
+ *   <li>appendedTxid &gt;= flushedTxid &gt;= forcedTxid; each only grows. A flush started when
+ *       appendedTxid was t writes every record up to t; a force started when flushedTxid was t covers t.
+ *   <li>A future completes normally only when its record is covered (flushed, or forced for FSYNC);
+ *       one sync completes every waiting future up to the txid it covered.
+ *   <li>After {@link #close} returns every future of every accepted append is complete (normally, or
+ *       exceptionally if the WAL failed); a rejected append throws from {@link #append}.
+ *   <li>After an I/O failure the WAL accepts nothing more; pending and later futures fail.
+ * </ul>
+ */
+public final class GroupCommitWal implements AutoCloseable {
+    /** Number of syncer threads (HBase's key). */
+    public static final String SYNCER_COUNT = "hbase.regionserver.hlog.syncer.count";
+    public static final int DEFAULT_SYNCER_COUNT = 5;
+    /** Ring slots, a power of two (HBase: hbase.regionserver.wal.disruptor.event.count). */
+    public static final String RING_SIZE = "hbase.regionserver.wal.disruptor.event.count";
+    public static final int DEFAULT_RING_SIZE = 16 * 1024;
+    /** How long ASYNC_WAL appends may stay unsynced when nothing else syncs (HBase's key, ms). */
+    public static final String ASYNC_FLUSH_INTERVAL = "hbase.regionserver.optionallogflushinterval";
+    public static final long DEFAULT_ASYNC_FLUSH_INTERVAL = 1000;
+
+    private final String name;
+    private final WalSink sink;
+    private final long firstSeqId;
+    private final long asyncFlushNanos;
+    private final WalRingBuffer<WalAppend> ring;
+    private final WalSyncer[] syncers;
+    private final Thread consumer;
+    private final ReentrantReadWriteLock closeGate = new ReentrantReadWriteLock();
+    private final Object flushLock = new Object();
+    private final Object forceLock = new Object();
+    private final Object completionLock = new Object();
+    /** Guarded by completionLock, each in txid order. */
+    private final ArrayDeque<WalAppend> awaitingFlush = new ArrayDeque<>();
+    private final ArrayDeque<WalAppend> awaitingForce = new ArrayDeque<>();
+    private final AtomicLong syncCount = new AtomicLong();
+    private final AtomicLong forceCount = new AtomicLong();
+    private volatile long appendedTxid = -1;
+    private volatile long flushedTxid = -1;
+    private volatile long forcedTxid = -1;
+    private volatile IOException failure;
+    private volatile boolean closed;
+    private volatile boolean stopping;
+    private int nextSyncer;
+
+    /**
+     * Starts the consumer and syncer threads over {@code sink}.
+     *
+     * @param firstSeqId    the sequence id of the first append (above every id already used)
+     * @param syncerCount   syncer threads (&gt;= 1)
+     * @param ringSize      ring slots, a power of two
+     * @param asyncFlushMs  longest time an ASYNC_WAL append waits for a sync when nothing else syncs
+     */
+    public GroupCommitWal(String name, WalSink sink, long firstSeqId, int syncerCount, int ringSize, long asyncFlushMs) {
+        if (syncerCount < 1) {
+            throw new IllegalArgumentException(SYNCER_COUNT + " must be >= 1, got " + syncerCount);
+        }
+        if (firstSeqId < 0 || asyncFlushMs <= 0) {
+            throw new IllegalArgumentException("firstSeqId must be >= 0 and asyncFlushMs > 0");
+        }
+        this.name = name;
+        this.sink = sink;
+        this.firstSeqId = firstSeqId;
+        this.asyncFlushNanos = TimeUnit.MILLISECONDS.toNanos(asyncFlushMs);
+        this.ring = new WalRingBuffer<>(ringSize);
+        this.syncers = new WalSyncer[syncerCount];
+        for (int i = 0; i < syncerCount; i++) {
+            syncers[i] = new WalSyncer(this, name + "-syncer-" + i);
+            syncers[i].start();
+        }
+        this.consumer = new Thread(this::consume, name + "-consumer");
+        consumer.setDaemon(true);
+        ring.setConsumer(consumer);
+        consumer.start();
+    }
+
+    /** Creates the WAL file {@code file} (see {@link ChannelWalSink}) with the sizes from {@code conf}. */
+    public static GroupCommitWal create(Path file, long firstSeqId, Configuration conf) throws IOException {
+        return new GroupCommitWal(file.getFileName().toString(), ChannelWalSink.create(file), firstSeqId,
+            conf.getInt(SYNCER_COUNT, DEFAULT_SYNCER_COUNT), conf.getInt(RING_SIZE, DEFAULT_RING_SIZE),
+            conf.getLong(ASYNC_FLUSH_INTERVAL, DEFAULT_ASYNC_FLUSH_INTERVAL));
+    }
+
+    /**
+     * Appends one region's batch with its sequence id pre-assigned from its ring slot (the handler owns
+     * the id when this returns). Does not wait for durability: wait on {@link WalAppend#durable()}.
+     * {@link PreassignedMvcc} calls this inside its write-queue lock.
+     *
+     * @throws IOException when the WAL is closed or has failed
+     */
+    public WalAppend append(String table, String region, List<KeyValue> cells, Durability durability)
+        throws IOException {
+        return publish(new WalAppend(table, region, List.copyOf(cells), durability, null), true);
+    }
+
+    /**
+     * Appends one region's batch whose sequence id the consumer thread assigns when it reaches the slot;
+     * {@code onAssigned} runs on the consumer thread, in sequence order, before the handler's
+     * {@link WalAppend#awaitSeqId} returns (the 1.x shape {@link LegacyMvcc} models).
+     */
+    public WalAppend appendUnassigned(String table, String region, List<KeyValue> cells, Durability durability,
+        LongConsumer onAssigned) throws IOException {
+        return publish(new WalAppend(table, region, List.copyOf(cells), durability, onAssigned), false);
+    }
+
+    /**
+     * Makes every append accepted so far durable: written to the channel, and forced with
+     * {@code force}. Returns a barrier whose future completes then.
+     */
+    public WalAppend sync(boolean force) throws IOException {
+        return publish(WalAppend.barrier(force ? Durability.FSYNC_WAL : Durability.SYNC_WAL), true);
+    }
+
+    private WalAppend publish(WalAppend a, boolean preassign) throws IOException {
+        closeGate.readLock().lock();
+        try {
+            if (closed) {
+                throw new IOException("WAL " + name + " is closed");
+            }
+            checkFailure();
+            publishOpen(a, preassign);
+            return a;
+        } finally {
+            closeGate.readLock().unlock();
+        }
+    }
+
+    private void publishOpen(WalAppend a, boolean preassign) {
+        long s = ring.claim();
+        a.setTxid(s);
+        if (preassign) {
+            a.preassign(firstSeqId + s);
+        }
+        ring.publish(s, a);
+    }
+
+    private void checkFailure() throws IOException {
+        IOException f = failure;
+        if (f != null) {
+            throw new IOException("WAL " + name + " failed: " + f.getMessage(), f);
+        }
+    }
+
+    // ---- consumer thread ----
+
+    private void consume() {
+        long next = 0;
+        long lastRequested = -1;
+        long idleSince = System.nanoTime();
+        while (true) {
+            long high = ring.highestPublished(next);
+            if (high < next) {
+                if (stopping && ring.claimed() < next) {
+                    return;
+                }
+                long appended = appendedTxid;
+                if (appended > lastRequested && System.nanoTime() - idleSince >= asyncFlushNanos) {
+                    requestSync(appended, false); // ASYNC_WAL appends nobody else synced
+                    lastRequested = appended;
+                }
+                LockSupport.parkNanos(1_000_000);
+                continue;
+            }
+            boolean sync = false;
+            boolean force = false;
+            for (long s = next; s <= high; s++) {
+                WalAppend a = ring.take(s);
+                handle(a, s);
+                sync |= a.durability() == Durability.SYNC_WAL || a.durability() == Durability.FSYNC_WAL;
+                force |= a.durability() == Durability.FSYNC_WAL;
+            }
+            ring.release(high);
+            next = high + 1;
+            idleSince = System.nanoTime();
+            if (sync) {
+                requestSync(high, force);
+                lastRequested = high;
+            }
+        }
+    }
+
+    private void handle(WalAppend a, long s) {
+        long seqId = firstSeqId + s;
+        try {
+            if (a.isAssigned()) {
+                if (a.seqId() != seqId) {
+                    throw new IllegalStateException("pre-assigned seqId " + a.seqId() + " in slot " + s);
+                }
+            } else {
+                a.assignByConsumer(seqId);
+            }
+            IOException f = failure;
+            if (f != null) {
+                a.fail(new IOException("WAL " + name + " failed before txid " + s + " was written: "
+                    + f.getMessage(), f));
+                return;
+            }
+            if (a.durability() == Durability.SKIP_WAL) {
+                a.complete();
+                return;
+            }
+            synchronized (completionLock) {
+                (a.durability() == Durability.FSYNC_WAL ? awaitingForce : awaitingFlush).add(a);
+            }
+            if (a.hasRecord()) {
+                sink.append(a.record());
+            }
+            appendedTxid = s;
+        } catch (IOException | RuntimeException e) {
+            failAll(e);
+            a.fail(new IOException("WAL " + name + " append of txid " + s + " failed: " + e.getMessage(), e));
+        }
+    }
+
+    private void requestSync(long txid, boolean force) {
+        syncers[nextSyncer].request(txid, force);
+        nextSyncer = (nextSyncer + 1) % syncers.length;
+    }
+
+    // ---- syncer threads ----
+
+    /** Writes (and with {@code force}, forces) everything up to at least {@code txid}, unless done. */
+    void syncUpTo(long txid, boolean force) {
+        try {
+            synchronized (flushLock) {
+                if (flushedTxid < txid && failure == null) {
+                    long covered = appendedTxid;
+                    sink.flush();
+                    syncCount.incrementAndGet();
+                    markFlushed(covered);
+                }
+            }
+            if (force) {
+                synchronized (forceLock) {
+                    if (forcedTxid < txid && failure == null) {
+                        long covered = flushedTxid;
+                        sink.force();
+                        forceCount.incrementAndGet();
+                        markForced(covered);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            failAll(e);
+        }
+    }
+
+    private void markFlushed(long covered) {
+        List<WalAppend> done = new ArrayList<>();
+        synchronized (completionLock) {
+            flushedTxid = Math.max(flushedTxid, covered);
+            while (!awaitingFlush.isEmpty() && awaitingFlush.peekFirst().txid() <= flushedTxid) {
+                done.add(awaitingFlush.pollFirst());
+            }
+        }
+        done.forEach(WalAppend::complete);
+    }
+
+    private void markForced(long covered) {
+        List<WalAppend> done = new ArrayList<>();
+        synchronized (completionLock) {
+            forcedTxid = Math.max(forcedTxid, covered);
+            while (!awaitingForce.isEmpty() && awaitingForce.peekFirst().txid() <= forcedTxid) {
+                done.add(awaitingForce.pollFirst());
+            }
+        }
+        done.forEach(WalAppend::complete);
+    }
+
+    /** Records the first failure and fails every waiting future. */
+    private void failAll(Exception cause) {
+        IOException io = cause instanceof IOException e ? e : new IOException(cause.toString(), cause);
+        if (failure == null) {
+            failure = io;
+        }
+        failPending("WAL " + name + " failed, append not durable: " + io.getMessage(), io);
+    }
+
+    private void failPending(String message, IOException cause) {
+        List<WalAppend> pending = new ArrayList<>();
+        synchronized (completionLock) {
+            pending.addAll(awaitingFlush);
+            pending.addAll(awaitingForce);
+            awaitingFlush.clear();
+            awaitingForce.clear();
+        }
+        for (WalAppend a : pending) {
+            a.fail(new IOException(message + " (txid " + a.txid() + ")", cause));
+        }
+    }
+
+    // ---- close and metrics ----
+
+    /**
+     * Rejects new appends, drains the ring, writes and forces everything accepted, completes every
+     * future (or fails it with the WAL's failure), stops the threads and closes the sink. Idempotent.
+     *
+     * @throws IOException when the WAL had failed (its pending futures are failed) or the sink's close failed
+     */
+    @Override
+    public void close() throws IOException {
+        closeGate.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        } finally {
+            closeGate.writeLock().unlock();
+        }
+        // every producer let in has published; the final barrier forces everything before it
+        WalAppend last = WalAppend.barrier(Durability.FSYNC_WAL);
+        publishOpen(last, true);
+        IOException result = null;
+        boolean interrupted = false;
+        try {
+            last.awaitDurable();
+        } catch (IOException e) {
+            result = e;
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        stopping = true;
+        LockSupport.unpark(consumer);
+        try {
+            consumer.join();
+            for (WalSyncer s : syncers) {
+                s.stop();
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        IOException closedEx = new IOException("WAL " + name + " closed before the append was durable");
+        failPending(closedEx.getMessage(), failure != null ? failure : closedEx);
+        try {
+            sink.close();
+        } catch (IOException e) {
+            result = result == null ? e : result;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (result == null && failure != null) {
+            result = new IOException("WAL " + name + " had failed: " + failure.getMessage(), failure);
+        }
+        if (result != null) {
+            throw result;
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long firstSeqId() {
+        return firstSeqId;
+    }
+
+    /** Filesystem flushes (writes to the channel) done so far. */
+    public long syncCount() {
+        return syncCount.get();
+    }
+
+    /** Forces ({@code FileChannel.force}) done so far. */
+    public long forceCount() {
+        return forceCount.get();
+    }
+
+    /** Highest txid written to the channel (-1 if none). */
+    public long flushedTxid() {
+        return flushedTxid;
+    }
+
+    /** Highest txid forced to the device (-1 if none). */
+    public long forcedTxid() {
+        return forcedTxid;
+    }
+}

@@ -1,0 +1,51 @@
+package org.heaplab.core.wal;
+
+import java.io.IOException;
+import java.util.List;
+import org.heaplab.core.cell.KeyValue;
+
+/**
+ * The 1.x order (the HBASE-16698 shape): the handler publishes its append without a sequence id; the
+ * WAL's single consumer thread, when it reaches the slot, assigns the id and queues the write entry
+ * (in ring order, so sequence order equals WAL order), then counts down the latch the handler is
+ * blocked on in {@link #begin}. Every writing handler thus waits for the consumer thread, even with
+ * ASYNC_WAL; under heavy load that wait is the contention HBASE-16698 describes.
+ *
+ * <p>Thread safety: as {@link Mvcc}; the queue is added to only on the consumer thread.
+ */
+public final class LegacyMvcc implements Mvcc {
+    private final MvccQueue queue;
+
+    public LegacyMvcc(long initialReadPoint) {
+        this.queue = new MvccQueue(initialReadPoint);
+    }
+
+    @Override
+    public WriteEntry begin(GroupCommitWal wal, String table, String region, List<KeyValue> cells,
+        Durability durability) throws IOException, InterruptedException {
+        WriteEntry e = new WriteEntry();
+        WalAppend a = wal.appendUnassigned(table, region, cells, durability, seqId -> {
+            e.setSeqId(seqId);
+            queue.add(e); // on the consumer thread, in ring order
+        });
+        e.setAppend(a);
+        a.awaitSeqId(); // the latch the consumer counts down
+        return e;
+    }
+
+    @Override
+    public void complete(WriteEntry e) {
+        queue.complete(e);
+    }
+
+    @Override
+    public void completeAndWait(WriteEntry e) throws InterruptedException {
+        queue.complete(e);
+        queue.waitFor(e.seqId());
+    }
+
+    @Override
+    public long readPoint() {
+        return queue.readPoint();
+    }
+}

@@ -1,0 +1,62 @@
+package org.heaplab.core.wal;
+
+import java.util.ArrayDeque;
+
+/**
+ * The read-point half that both {@link Mvcc} implementations share: a queue of begun writes in
+ * sequence order, and a read point that moves to the last write of a completed prefix.
+ *
+ * <p>Thread safety: every method locks this object.
+ *
+ * <p>Invariants: queued sequence ids strictly increase; the read point only grows and is always below
+ * the sequence id of every queued (begun, not completed) write, so a reader at the read point never
+ * sees part of an incomplete write.
+ */
+final class MvccQueue {
+    private final ArrayDeque<WriteEntry> queue = new ArrayDeque<>();
+    private volatile long readPoint;
+    private long lastQueued;
+
+    /** @param initialReadPoint every write up to it is complete (firstSeqId - 1 for a new log) */
+    MvccQueue(long initialReadPoint) {
+        this.readPoint = initialReadPoint;
+        this.lastQueued = initialReadPoint;
+    }
+
+    /** Adds a begun write; its sequence id must exceed every id queued before. */
+    synchronized void add(WriteEntry e) {
+        if (e.seqId() <= lastQueued) {
+            throw new IllegalStateException("write " + e.seqId() + " begun after write " + lastQueued
+                + ": sequence order must equal begin order");
+        }
+        lastQueued = e.seqId();
+        queue.addLast(e);
+    }
+
+    /** Marks {@code e} complete and advances the read point over the completed prefix. */
+    synchronized void complete(WriteEntry e) {
+        if (e.completed) {
+            return;
+        }
+        e.completed = true;
+        long rp = readPoint;
+        while (!queue.isEmpty() && queue.peekFirst().completed) {
+            rp = queue.pollFirst().seqId();
+        }
+        if (rp != readPoint) {
+            readPoint = rp;
+            notifyAll();
+        }
+    }
+
+    /** Waits until the read point reaches {@code seqId}. */
+    synchronized void waitFor(long seqId) throws InterruptedException {
+        while (readPoint < seqId) {
+            wait();
+        }
+    }
+
+    long readPoint() {
+        return readPoint;
+    }
+}

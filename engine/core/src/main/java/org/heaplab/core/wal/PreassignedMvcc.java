@@ -1,0 +1,50 @@
+package org.heaplab.core.wal;
+
+import java.io.IOException;
+import java.util.List;
+import org.heaplab.core.cell.KeyValue;
+
+/**
+ * The 2.x order (hbase.hregion.mvcc.preassign): inside one lock the handler claims its ring slot,
+ * which fixes its sequence id (firstSeqId + txid), publishes the append and queues its write entry; so
+ * sequence order equals WAL order and begin order, and the handler owns its id at once. The consumer
+ * thread only checks the stamped id; nobody waits on it to begin a write.
+ *
+ * <p>Thread safety: as {@link Mvcc}; {@code beginLock} orders this region's slot claims with its queue.
+ */
+public final class PreassignedMvcc implements Mvcc {
+    private final MvccQueue queue;
+    private final Object beginLock = new Object();
+
+    public PreassignedMvcc(long initialReadPoint) {
+        this.queue = new MvccQueue(initialReadPoint);
+    }
+
+    @Override
+    public WriteEntry begin(GroupCommitWal wal, String table, String region, List<KeyValue> cells,
+        Durability durability) throws IOException {
+        WriteEntry e = new WriteEntry();
+        synchronized (beginLock) {
+            WalAppend a = wal.append(table, region, cells, durability); // claims slot and id together
+            e.set(a.seqId(), a);
+            queue.add(e);
+        }
+        return e;
+    }
+
+    @Override
+    public void complete(WriteEntry e) {
+        queue.complete(e);
+    }
+
+    @Override
+    public void completeAndWait(WriteEntry e) throws InterruptedException {
+        queue.complete(e);
+        queue.waitFor(e.seqId());
+    }
+
+    @Override
+    public long readPoint() {
+        return queue.readPoint();
+    }
+}

@@ -1,0 +1,139 @@
+package org.heaplab.core.wal;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.function.LongConsumer;
+import org.heaplab.core.cell.KeyValue;
+
+/**
+ * One append travelling through {@link GroupCommitWal}'s ring: the edit, its durability, its ring
+ * sequence (txid) and its WAL sequence id, and the future its handler waits on.
+ *
+ * <p>The sequence id is either pre-assigned by the handler before publishing ({@link PreassignedMvcc})
+ * or assigned by the consumer thread when it reaches the slot ({@link LegacyMvcc}); in the second case
+ * the handler blocks in {@link #awaitSeqId} on a latch the consumer counts down (the HBASE-16698
+ * shape). Either way {@code seqId = firstSeqId + txid}, so sequence order is ring order is file order.
+ *
+ * <p>{@link #durable()} completes (with the sequence id) when the record is as durable as its
+ * durability asks: written to the channel for ASYNC_WAL and SYNC_WAL, forced for FSYNC_WAL, at once
+ * for SKIP_WAL; or completes exceptionally when the WAL failed or closed first.
+ *
+ * <p>Thread safety: fields are set by the producer before publishing, or by the consumer before
+ * the latch is counted down; the future is thread safe.
+ */
+public final class WalAppend {
+    private final String table;
+    private final String region;
+    private final List<KeyValue> cells;
+    private final Durability durability;
+    private final LongConsumer onAssigned;
+    private final CountDownLatch assigned = new CountDownLatch(1);
+    private final CompletableFuture<Long> durable = new CompletableFuture<>();
+    private volatile long seqId = -1;
+    private long txid = -1;
+
+    /** An edit; {@code cells == null} makes a sync barrier (no record). */
+    WalAppend(String table, String region, List<KeyValue> cells, Durability durability, LongConsumer onAssigned) {
+        this.table = table;
+        this.region = region;
+        this.cells = cells;
+        this.durability = durability.resolve();
+        this.onAssigned = onAssigned;
+    }
+
+    static WalAppend barrier(Durability durability) {
+        return new WalAppend(null, null, null, durability, null);
+    }
+
+    boolean isBarrier() {
+        return cells == null;
+    }
+
+    /** True when the record should be written (not SKIP_WAL, not a barrier). */
+    boolean hasRecord() {
+        return cells != null && durability != Durability.SKIP_WAL;
+    }
+
+    public Durability durability() {
+        return durability;
+    }
+
+    public String region() {
+        return region;
+    }
+
+    /** The ring sequence (set when the slot is claimed). */
+    public long txid() {
+        return txid;
+    }
+
+    void setTxid(long txid) {
+        this.txid = txid;
+    }
+
+    /** Pre-assigned by the handler (before publishing): no latch wait. */
+    void preassign(long id) {
+        seqId = id;
+        assigned.countDown();
+    }
+
+    boolean isAssigned() {
+        return seqId >= 0;
+    }
+
+    /** Consumer thread: stamps the sequence id, runs the assignment callback, releases the handler. */
+    void assignByConsumer(long id) {
+        seqId = id;
+        try {
+            if (onAssigned != null) {
+                onAssigned.accept(id);
+            }
+        } finally {
+            assigned.countDown();
+        }
+    }
+
+    /** The sequence id, or -1 while the consumer has not assigned it yet. */
+    public long seqId() {
+        return seqId;
+    }
+
+    /** Waits until the sequence id is known (at once when pre-assigned). */
+    public long awaitSeqId() throws InterruptedException {
+        assigned.await();
+        return seqId;
+    }
+
+    WalRecord record() {
+        return new WalRecord(seqId, table, region, cells);
+    }
+
+    /** Completes with the sequence id once durable as asked (see the class comment). */
+    public CompletableFuture<Long> durable() {
+        return durable;
+    }
+
+    /** Waits for {@link #durable()}; rethrows its failure as the IOException it carries. */
+    public long awaitDurable() throws IOException, InterruptedException {
+        try {
+            return durable.get();
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof IOException io) {
+                throw new IOException(io.getMessage(), io);
+            }
+            throw new IOException("WAL append failed: " + c, c);
+        }
+    }
+
+    void complete() {
+        durable.complete(seqId);
+    }
+
+    void fail(IOException e) {
+        durable.completeExceptionally(e);
+    }
+}

@@ -1,0 +1,25 @@
+package org.heaplab.core.wal;
+
+import java.io.Closeable;
+import java.io.IOException;
+
+/**
+ * Where {@link GroupCommitWal} puts its records: one WAL file, split into the three steps group
+ * commit needs (HBase's writer append / hflush / hsync). An interface so that tests can count, delay
+ * or fail syncs.
+ *
+ * <p>Thread safety: {@link #append} is called by the one consumer thread; {@link #flush} and
+ * {@link #force} by syncer threads, which {@link GroupCommitWal} serializes (one flush at a time,
+ * one force at a time) but which may overlap with appends. Implementations must make every record
+ * appended before a {@link #flush} started reach the file channel, in append order, before it returns.
+ */
+public interface WalSink extends Closeable {
+    /** Buffers one record (in memory: nothing reaches the file yet). */
+    void append(WalRecord record) throws IOException;
+
+    /** Writes every buffered record to the file channel (write(2): survives a process kill). */
+    void flush() throws IOException;
+
+    /** Forces everything written to the device ({@code FileChannel.force}: survives a power loss). */
+    void force() throws IOException;
+}

@@ -1,0 +1,298 @@
+package org.heaplab.core.wal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.heaplab.core.TestKv;
+import org.heaplab.core.cell.KeyValue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+class GroupCommitWalTest {
+    @TempDir
+    Path dir;
+
+    static List<KeyValue> cells(String row) {
+        return List.of(TestKv.put(row, "q", 1, "v-" + row));
+    }
+
+    private GroupCommitWal open(WalSink sink, long asyncFlushMs) {
+        return new GroupCommitWal("test", sink, 100, 5, 1024, asyncFlushMs);
+    }
+
+    /** Runs {@code body(thread index)} on {@code n} threads started together; rethrows the first failure. */
+    static void runThreads(int n, ThrowingIntConsumer body) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            int id = t;
+            Thread th = new Thread(() -> {
+                try {
+                    start.await();
+                    body.accept(id);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        start.countDown();
+        for (Thread th : threads) {
+            th.join(30_000);
+            assertFalse(th.isAlive(), "worker thread hung");
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("worker failed: " + failure.get(), failure.get());
+        }
+    }
+
+    interface ThrowingIntConsumer {
+        void accept(int i) throws Exception;
+    }
+
+    /** A copy of the live file, so reading it cannot race the writer. */
+    private List<WalRecord> replayCopy(Path file) throws IOException {
+        Path copy = dir.resolve("copy-" + System.nanoTime());
+        Files.copy(file, copy);
+        return CountingSink.replay(copy);
+    }
+
+    @Test
+    @Timeout(30)
+    void concurrentAppendsReplayWithEveryAcknowledgedSyncAppendInOrder() throws Exception {
+        Path file = dir.resolve("wal.1");
+        CountingSink sink = new CountingSink(file);
+        GroupCommitWal wal = open(sink, 10);
+        int threads = 16;
+        int each = 300;
+        ConcurrentLinkedQueue<Long> acked = new ConcurrentLinkedQueue<>();
+        runThreads(threads, t -> {
+            for (int i = 0; i < each; i++) {
+                Durability d = i % 10 == 0 ? Durability.FSYNC_WAL : Durability.SYNC_WAL;
+                WalAppend a = wal.append("t", "r" + (t % 3), cells(t + "-" + i), d);
+                acked.add(a.awaitDurable());
+            }
+        });
+        List<WalRecord> beforeClose = replayCopy(file);
+        Set<Long> inFile = new HashSet<>();
+        long last = -1;
+        for (WalRecord r : beforeClose) {
+            assertTrue(r.seqId() > last, "seq ids must strictly increase: " + last + " then " + r.seqId());
+            last = r.seqId();
+            inFile.add(r.seqId());
+        }
+        for (long s : acked) {
+            assertTrue(inFile.contains(s), "acknowledged SYNC append " + s + " missing from the file");
+        }
+        assertEquals(threads * each, beforeClose.size());
+        assertTrue(wal.syncCount() <= threads * each, "syncs " + wal.syncCount());
+        wal.close();
+        assertEquals(threads * each, CountingSink.replay(file).size());
+    }
+
+    @Test
+    @Timeout(30)
+    void oneSyncCompletesEveryAppendQueuedBehindIt() throws Exception {
+        Path file = dir.resolve("wal.1");
+        CountingSink sink = new CountingSink(file);
+        sink.gate = new CountDownLatch(1);
+        GroupCommitWal wal = open(sink, 60_000);
+        WalAppend first = wal.append("t", "r", cells("first"), Durability.SYNC_WAL);
+        assertTrue(sink.firstFlushStarted.await(10, TimeUnit.SECONDS));
+        int threads = 20;
+        sink.appendsSeen = new CountDownLatch(threads);
+        ConcurrentLinkedQueue<WalAppend> behind = new ConcurrentLinkedQueue<>();
+        runThreads(threads, t -> behind.add(wal.append("t", "r", cells("b" + t), Durability.SYNC_WAL)));
+        assertTrue(sink.appendsSeen.await(10, TimeUnit.SECONDS), "appends did not reach the consumer");
+        for (WalAppend a : behind) {
+            assertFalse(a.durable().isDone(), "completed before any sync covered it");
+        }
+        sink.gate.countDown();
+        first.awaitDurable();
+        for (WalAppend a : behind) {
+            a.awaitDurable();
+        }
+        int appends = threads + 1;
+        // the held sync, then (usually) exactly one sync covering all 20 behind it
+        assertTrue(wal.syncCount() <= 3, "expected the queued appends to share a sync, got " + wal.syncCount());
+        assertTrue(wal.syncCount() < appends);
+        assertEquals(wal.syncCount(), sink.flushes.get());
+        wal.close();
+        assertEquals(appends, CountingSink.replay(file).size());
+    }
+
+    @Test
+    @Timeout(30)
+    void asyncReturnsBeforeSyncAndIsDurableAfterTheNextSync() throws Exception {
+        Path file = dir.resolve("wal.1");
+        CountingSink sink = new CountingSink(file);
+        sink.appendsSeen = new CountDownLatch(1);
+        GroupCommitWal wal = open(sink, 60_000);
+        WalAppend a = wal.append("t", "r", cells("async"), Durability.ASYNC_WAL);
+        assertTrue(sink.appendsSeen.await(10, TimeUnit.SECONDS));
+        assertFalse(a.durable().isDone(), "ASYNC_WAL must not wait for a sync");
+        assertEquals(0, wal.syncCount());
+        assertEquals(0, replayCopy(file).size(), "nothing written before a sync");
+        wal.sync(false).awaitDurable();
+        assertEquals(a.seqId(), a.awaitDurable());
+        List<WalRecord> recs = replayCopy(file);
+        assertEquals(1, recs.size());
+        assertEquals(a.seqId(), recs.get(0).seqId());
+        wal.close();
+    }
+
+    @Test
+    @Timeout(30)
+    void asyncAppendIsSyncedByThePeriodicFlush() throws Exception {
+        Path file = dir.resolve("wal.1");
+        GroupCommitWal wal = open(new CountingSink(file), 20);
+        WalAppend a = wal.append("t", "r", cells("async"), Durability.ASYNC_WAL);
+        assertEquals(a.seqId(), a.durable().get(10, TimeUnit.SECONDS));
+        assertEquals(1, replayCopy(file).size());
+        wal.close();
+    }
+
+    @Test
+    @Timeout(30)
+    void fsyncForcesAndSyncDoesNot() throws Exception {
+        Path file = dir.resolve("wal.1");
+        CountingSink sink = new CountingSink(file);
+        GroupCommitWal wal = open(sink, 60_000);
+        wal.append("t", "r", cells("s"), Durability.SYNC_WAL).awaitDurable();
+        assertEquals(0, sink.forces.get(), "SYNC_WAL must not force");
+        WalAppend f = wal.append("t", "r", cells("f"), Durability.FSYNC_WAL);
+        f.awaitDurable();
+        assertTrue(sink.forces.get() >= 1, "FSYNC_WAL must call FileChannel.force");
+        assertTrue(wal.forcedTxid() >= f.txid());
+        wal.close();
+    }
+
+    @Test
+    @Timeout(30)
+    void skipWalTakesASequenceIdButWritesNothing() throws Exception {
+        Path file = dir.resolve("wal.1");
+        GroupCommitWal wal = open(new CountingSink(file), 60_000);
+        WalAppend skip = wal.append("t", "r", cells("skip"), Durability.SKIP_WAL);
+        WalAppend sync = wal.append("t", "r", cells("sync"), Durability.USE_DEFAULT);
+        assertEquals(Durability.SYNC_WAL, sync.durability());
+        skip.awaitDurable();
+        sync.awaitDurable();
+        assertTrue(sync.seqId() > skip.seqId());
+        wal.close();
+        List<WalRecord> recs = CountingSink.replay(file);
+        assertEquals(1, recs.size());
+        assertEquals(sync.seqId(), recs.get(0).seqId());
+    }
+
+    @Test
+    @Timeout(30)
+    void closeDrainsAndCompletesPendingAppends() throws Exception {
+        Path file = dir.resolve("wal.1");
+        CountingSink sink = new CountingSink(file);
+        sink.gate = new CountDownLatch(1);
+        GroupCommitWal wal = open(sink, 60_000);
+        List<WalAppend> pending = new ArrayList<>();
+        pending.add(wal.append("t", "r", cells("held"), Durability.SYNC_WAL));
+        assertTrue(sink.firstFlushStarted.await(10, TimeUnit.SECONDS));
+        for (int i = 0; i < 50; i++) {
+            Durability d = Durability.values()[2 + i % 3]; // ASYNC, SYNC, FSYNC
+            pending.add(wal.append("t", "r", cells("p" + i), d));
+        }
+        Thread closer = new Thread(() -> {
+            try {
+                wal.close();
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        closer.start();
+        sink.gate.countDown();
+        closer.join(20_000);
+        assertFalse(closer.isAlive(), "close hung");
+        for (WalAppend a : pending) {
+            assertTrue(a.durable().isDone(), "close left a future pending");
+            a.awaitDurable(); // completed normally
+        }
+        IOException e = assertThrows(IOException.class,
+            () -> wal.append("t", "r", cells("late"), Durability.SYNC_WAL));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        assertEquals(pending.size(), CountingSink.replay(file).size());
+        wal.close(); // idempotent
+    }
+
+    @Test
+    @Timeout(30)
+    void appendsRacingCloseAreEitherDurableOrRejected() throws Exception {
+        Path file = dir.resolve("wal.1");
+        GroupCommitWal wal = open(new CountingSink(file), 60_000);
+        ConcurrentLinkedQueue<WalAppend> accepted = new ConcurrentLinkedQueue<>();
+        CountDownLatch someAccepted = new CountDownLatch(200);
+        Thread closer = new Thread(() -> {
+            try {
+                someAccepted.await();
+                wal.close();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        closer.start();
+        runThreads(8, t -> {
+            while (true) {
+                WalAppend a;
+                try {
+                    a = wal.append("t", "r", cells(t + "-" + accepted.size()), Durability.SYNC_WAL);
+                } catch (IOException e) {
+                    assertTrue(e.getMessage().contains("closed"), e.getMessage());
+                    someAccepted.countDown(); // in case close came early
+                    return;
+                }
+                accepted.add(a);
+                someAccepted.countDown();
+            }
+        });
+        closer.join(20_000);
+        assertFalse(closer.isAlive());
+        Set<Long> inFile = new HashSet<>();
+        for (WalRecord r : CountingSink.replay(file)) {
+            inFile.add(r.seqId());
+        }
+        for (WalAppend a : accepted) {
+            assertTrue(a.durable().isDone());
+            assertTrue(inFile.contains(a.awaitDurable()));
+        }
+        assertEquals(accepted.size(), inFile.size());
+    }
+
+    @Test
+    @Timeout(30)
+    void aFailedSyncFailsPendingAndLaterAppendsWithAClearError() throws Exception {
+        Path file = dir.resolve("wal.1");
+        CountingSink sink = new CountingSink(file);
+        sink.failFlush = true;
+        GroupCommitWal wal = open(sink, 60_000);
+        WalAppend a = wal.append("t", "r", cells("x"), Durability.SYNC_WAL);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> a.durable().get(10, TimeUnit.SECONDS));
+        assertTrue(e.getCause().getMessage().contains("injected flush failure"), e.getCause().getMessage());
+        IOException late = assertThrows(IOException.class,
+            () -> wal.append("t", "r", cells("y"), Durability.SYNC_WAL));
+        assertTrue(late.getMessage().contains("failed"), late.getMessage());
+        assertThrows(IOException.class, wal::close);
+    }
+}
