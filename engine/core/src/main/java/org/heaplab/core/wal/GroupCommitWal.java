@@ -44,6 +44,11 @@ import org.heaplab.core.conf.Configuration;
  *       exceptionally if the WAL failed); a rejected append throws from {@link #append}.
  *   <li>After an I/O failure the WAL accepts nothing more; pending and later futures fail.
  * </ul>
+ *
+ * <p>Pitfalls: the cells of an append are retained (not copied) until the consumer thread encodes the
+ * record, which happens before the append's {@link WalAppend#durable()} future completes. A caller whose
+ * cells live in a pooled or reused buffer must not release it before that future completes (normally or
+ * exceptionally), even for ASYNC_WAL, whose caller does not otherwise wait.
  */
 public final class GroupCommitWal implements AutoCloseable {
     /** Number of syncer threads (HBase's key). */
