@@ -28,9 +28,15 @@ import org.heaplab.core.conf.Configuration;
  *                        FRESH heap byte[]                                  write the response
  * </pre>
  *
- * <p>The fresh byte[] per request is deliberate: it is the 1.x garbage (a heap buffer per request,
- * dead as soon as the response is written) whose young-GC cost the labs measure against pooled
- * direct buffers. The cells a handler passes to the storage engine are views into that array.
+ * <p>Two switches, chosen once at construction from the configuration: the {@link RequestBufferAllocator}
+ * (1.x {@link HeapRequestBuffers}: a fresh heap byte[] per request, the garbage whose young-GC cost the
+ * labs measure; 2.x {@link PooledDirectRequestBuffers}) and the {@link CellDecoder} (1.x copies each cell,
+ * 2.x decodes views over the request buffer).
+ *
+ * <p>Buffer ownership: the connection's reader allocates the request buffer and hands it with the call to
+ * a handler, which releases it after writing the response (the reader releases it itself when the call
+ * is refused or undecodable). A request spanning several pooled segments (over 65 KB) is copied into one
+ * heap buffer for decoding.
  *
  * <p>Bad input never kills the server: a frame that is well delimited but undecodable (unknown
  * method, bad params, bad cells) gets an error response and the connection stays open; a frame whose
@@ -45,7 +51,7 @@ import org.heaplab.core.conf.Configuration;
  * written by many handlers, serialised by the connection's output lock, each frame in one write.
  */
 public final class BlockingRpcServer implements RpcServer {
-    private static final Call POISON = new Call(null, null);
+    private static final Call POISON = new Call(null, null, null);
 
     private final InetSocketAddress bindAddress;
     private final RpcService service;
@@ -53,6 +59,8 @@ public final class BlockingRpcServer implements RpcServer {
     private final int maxRequestSize;
     private final BlockingQueue<Call> queue;
     private final Consumer<String> log;
+    private final RequestBufferAllocator allocator;
+    private final CellDecoder decoder;
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
     private final List<Thread> handlers = new ArrayList<>();
     private volatile boolean stopping;
@@ -66,6 +74,19 @@ public final class BlockingRpcServer implements RpcServer {
      * @param log receives one line per connection-level problem
      */
     public BlockingRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log) {
+        this(bindAddress, service, conf, log,
+            RequestBufferAllocators.fromConf(conf, conf.getInt(RpcConstants.HANDLER_COUNT_KEY, RpcConstants.DEFAULT_HANDLER_COUNT), log),
+            RequestBufferAllocators.cellDecoder(conf));
+    }
+
+    /**
+     * As above with the request-buffer and cell-decoding paths given (tests); the configured ones are
+     * chosen by {@link RequestBufferAllocators} once, here, never per call.
+     */
+    public BlockingRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log,
+                             RequestBufferAllocator allocator, CellDecoder decoder) {
+        this.allocator = allocator;
+        this.decoder = decoder;
         this.bindAddress = bindAddress;
         this.service = service;
         this.log = log;
@@ -115,6 +136,15 @@ public final class BlockingRpcServer implements RpcServer {
         return handlerCount;
     }
 
+    /** Where request bodies are read (its counters: heap vs pooled bytes). */
+    public RequestBufferAllocator allocator() {
+        return allocator;
+    }
+
+    public CellDecoder cellDecoder() {
+        return decoder;
+    }
+
     private void accept() {
         while (!stopping) {
             Socket s;
@@ -149,6 +179,7 @@ public final class BlockingRpcServer implements RpcServer {
     private void read(ServerConnection c) {
         try {
             DataInputStream in = new DataInputStream(new BufferedInputStream(c.socket.getInputStream(), 16 * 1024));
+            byte[] scratch = new byte[16 * 1024]; // this reader's staging array for direct buffers, reused
             try {
                 FrameReader.readPreamble(in);
             } catch (MalformedFrameException e) {
@@ -175,21 +206,30 @@ public final class BlockingRpcServer implements RpcServer {
                     c.closeAfterError(in);
                     return;
                 }
-                byte[] body = new byte[length]; // the deliberate per-request heap buffer (1.x)
-                in.readFully(body);
-                Request request;
+                // 1.x: a fresh heap byte[]; 2.x: pooled direct buffers. Released after the response.
+                RequestBuffer buffer = allocator.allocate(length);
+                boolean queued = false;
                 try {
-                    request = FrameReader.readRequest(body);
-                } catch (MalformedFrameException e) {
-                    c.send(FrameWriter.error(e.callId(), e.code(), e.getClass().getName(), e.getMessage()));
-                    continue;
+                    buffer.readFully(in, scratch);
+                    Request request;
+                    try {
+                        request = FrameReader.readRequest(buffer.contiguous(), decoder);
+                    } catch (MalformedFrameException e) {
+                        c.send(FrameWriter.error(e.callId(), e.code(), e.getClass().getName(), e.getMessage()));
+                        continue;
+                    }
+                    if (stopping) {
+                        c.send(FrameWriter.error(request.callId(), ErrorCode.SERVER_STOPPING,
+                            "org.heaplab.rpc.ServerStoppingException", "the region server is stopping"));
+                        continue;
+                    }
+                    queue.put(new Call(c, request, buffer));
+                    queued = true;
+                } finally {
+                    if (!queued) {
+                        buffer.release();
+                    }
                 }
-                if (stopping) {
-                    c.send(FrameWriter.error(request.callId(), ErrorCode.SERVER_STOPPING, "org.heaplab.rpc.ServerStoppingException",
-                        "the region server is stopping"));
-                    continue;
-                }
-                queue.put(new Call(c, request));
             }
         } catch (EOFException e) {
             // peer closed (possibly mid-frame): nothing to answer
@@ -219,17 +259,21 @@ public final class BlockingRpcServer implements RpcServer {
                 return;
             }
             Request r = call.request;
-            byte[] frame;
             try {
-                RpcService.Reply reply = service.call(r);
-                frame = FrameWriter.ok(r.callId(), reply.params(), reply.cells());
-            } catch (Throwable t) {
-                if (!(t instanceof IOException) && !(t instanceof IllegalArgumentException)) {
-                    log.accept("call " + r.method() + " failed: " + t);
+                byte[] frame;
+                try {
+                    RpcService.Reply reply = service.call(r);
+                    frame = FrameWriter.ok(r.callId(), reply.params(), reply.cells());
+                } catch (Throwable t) {
+                    if (!(t instanceof IOException) && !(t instanceof IllegalArgumentException)) {
+                        log.accept("call " + r.method() + " failed: " + t);
+                    }
+                    frame = FrameWriter.response(ErrorMapping.toResponse(r.callId(), t));
                 }
-                frame = FrameWriter.response(ErrorMapping.toResponse(r.callId(), t));
+                call.connection.send(frame);
+            } finally {
+                call.buffer.release(); // the request's cells are dead from here on
             }
-            call.connection.send(frame);
         }
     }
 
@@ -279,8 +323,8 @@ public final class BlockingRpcServer implements RpcServer {
         }
     }
 
-    /** A queued request and the connection its response goes to. */
-    private record Call(ServerConnection connection, Request request) {
+    /** A queued request, the buffer it was decoded over (released after the response) and its connection. */
+    private record Call(ServerConnection connection, Request request, RequestBuffer buffer) {
     }
 
     /** One accepted socket. send() is called by many handlers; the lock keeps frames whole. */

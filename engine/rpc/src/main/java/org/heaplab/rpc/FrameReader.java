@@ -3,16 +3,19 @@ package org.heaplab.rpc;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 
 /**
  * Decodes what {@link FrameWriter} writes. Decoding never reads outside the body it is given and
- * reports any inconsistency as {@link MalformedFrameException}. Decoded params and cells are views
- * into (or copies of) the body array, which the result then owns.
+ * reports any inconsistency as {@link MalformedFrameException}. Decoded params are copies; request
+ * cells are what the server's {@link CellDecoder} makes of them (copies, or views over the request
+ * buffer); response cells are views into the body array, which the result then owns.
  */
 public final class FrameReader {
     private FrameReader() {
@@ -38,15 +41,25 @@ public final class FrameReader {
         }
     }
 
-    /** Decodes a request body (the bytes after the length prefix). */
+    /** Decodes a request body (the bytes after the length prefix); the cells are KeyValue views into it. */
     public static Request readRequest(byte[] body) throws MalformedFrameException {
-        if (body.length < RpcConstants.MIN_REQUEST_BODY) {
+        return readRequest(ByteBuffer.wrap(body), ZeroCopyCellDecoder.INSTANCE);
+    }
+
+    /**
+     * Decodes a request body held in {@code body} (index 0 to its limit; position ignored, absolute
+     * reads only). The params are copied; the cells are whatever {@code decoder} makes of them (copies
+     * or views over {@code body}, valid until its owner reuses it).
+     */
+    public static Request readRequest(ByteBuffer body, CellDecoder decoder) throws MalformedFrameException {
+        int size = body.limit();
+        if (size < RpcConstants.MIN_REQUEST_BODY) {
             throw new MalformedFrameException(RpcConstants.NO_CALL_ID, ErrorCode.MALFORMED_REQUEST,
-                "request frame of " + body.length + " bytes is shorter than the " + RpcConstants.MIN_REQUEST_BODY
+                "request frame of " + size + " bytes is shorter than the " + RpcConstants.MIN_REQUEST_BODY
                     + "-byte header");
         }
-        int callId = readInt(body, 0);
-        byte code = body[4];
+        int callId = body.getInt(0);
+        byte code = body.get(4);
         Method method = Method.of(code);
         if (method == null) {
             throw new MalformedFrameException(callId, ErrorCode.UNKNOWN_METHOD, "unknown method code " + (code & 0xff));
@@ -54,15 +67,16 @@ public final class FrameReader {
         int pos = 5;
         int paramsLength = readLength(body, pos, callId, "params");
         pos += 4;
-        byte[] params = Arrays.copyOfRange(body, pos, pos + paramsLength);
+        byte[] params = new byte[paramsLength];
+        body.get(pos, params, 0, paramsLength);
         pos += paramsLength;
         int cellLength = readLength(body, pos, callId, "cell block");
         pos += 4;
-        if (pos + cellLength != body.length) {
+        if (pos + cellLength != size) {
             throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST,
-                "frame has " + (body.length - pos - cellLength) + " bytes after its cell block");
+                "frame has " + (size - pos - cellLength) + " bytes after its cell block");
         }
-        return new Request(callId, method, params, readCells(body, pos, cellLength, callId));
+        return new Request(callId, method, params, readCells(body, pos, cellLength, callId, decoder));
     }
 
     /** Decodes a response body (the bytes after the length prefix). */
@@ -101,24 +115,25 @@ public final class FrameReader {
         return Response.ok(callId, params, readCells(body, pos, cellLength, callId));
     }
 
-    /** Reads the cells of a cell block; the KeyValues are views into {@code body}. */
-    private static List<KeyValue> readCells(byte[] body, int pos, int length, int callId) throws MalformedFrameException {
-        List<KeyValue> cells = new ArrayList<>();
+    /** Reads the cells of a request's cell block with {@code decoder}. */
+    private static List<Cell> readCells(ByteBuffer body, int pos, int length, int callId, CellDecoder decoder)
+        throws MalformedFrameException {
+        List<Cell> cells = new ArrayList<>();
         int end = pos + length;
         while (pos < end) {
             if (end - pos < KeyValue.ROW_OFFSET) {
                 throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST, "cell block ends inside a cell header");
             }
-            long cellLength = KeyValue.ROW_OFFSET + (readInt(body, pos) & 0xffffffffL) + (readInt(body, pos + 4) & 0xffffffffL);
+            long cellLength = KeyValue.ROW_OFFSET + (body.getInt(pos) & 0xffffffffL) + (body.getInt(pos + 4) & 0xffffffffL);
             if (cellLength > end - pos) {
                 throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST,
                     "cell of " + cellLength + " bytes overruns its cell block");
             }
             try {
-                KeyValue kv = new KeyValue(body, pos, (int) cellLength);
+                Cell kv = decoder.decode(body, pos, (int) cellLength);
                 checkKey(kv);
                 cells.add(kv);
-            } catch (IllegalArgumentException e) {
+            } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
                 throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST, "bad cell: " + e.getMessage());
             }
             pos += (int) cellLength;
@@ -126,8 +141,17 @@ public final class FrameReader {
         return cells;
     }
 
+    /** Reads the cells of a response's cell block; the KeyValues are views into {@code body}. */
+    private static List<KeyValue> readCells(byte[] body, int pos, int length, int callId) throws MalformedFrameException {
+        List<KeyValue> cells = new ArrayList<>();
+        for (Cell c : readCells(ByteBuffer.wrap(body), pos, length, callId, ZeroCopyCellDecoder.INSTANCE)) {
+            cells.add((KeyValue) c);
+        }
+        return cells;
+    }
+
     /** Rejects a key whose row and family lengths do not fit in its key length. */
-    private static void checkKey(KeyValue kv) {
+    private static void checkKey(Cell kv) {
         int keyLength = kv.keyLength();
         if (keyLength < KeyValue.KEY_INFRASTRUCTURE_SIZE || kv.rowLength() + KeyValue.KEY_INFRASTRUCTURE_SIZE > keyLength) {
             throw new IllegalArgumentException("row length exceeds the key length " + keyLength);
@@ -144,6 +168,18 @@ public final class FrameReader {
         }
         int n = readInt(body, pos);
         if (n < 0 || n > body.length - pos - 4) {
+            throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST,
+                what + " length " + n + " exceeds the frame");
+        }
+        return n;
+    }
+
+    private static int readLength(ByteBuffer body, int pos, int callId, String what) throws MalformedFrameException {
+        if (pos + 4 > body.limit()) {
+            throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST, what + " length missing");
+        }
+        int n = body.getInt(pos);
+        if (n < 0 || n > body.limit() - pos - 4) {
             throw new MalformedFrameException(callId, ErrorCode.MALFORMED_REQUEST,
                 what + " length " + n + " exceeds the frame");
         }

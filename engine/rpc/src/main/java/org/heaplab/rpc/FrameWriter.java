@@ -3,6 +3,7 @@ package org.heaplab.rpc;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 
 /**
@@ -56,12 +57,12 @@ public final class FrameWriter {
         return p;
     }
 
-    public static byte[] request(int callId, Method method, byte[] params, List<KeyValue> cells) {
+    public static byte[] request(int callId, Method method, byte[] params, List<? extends Cell> cells) {
         return request(callId, method.code, params, cells);
     }
 
     /** A request with a raw method code (tests use it to send codes the server does not know). */
-    public static byte[] request(int callId, byte methodCode, byte[] params, List<KeyValue> cells) {
+    public static byte[] request(int callId, byte methodCode, byte[] params, List<? extends Cell> cells) {
         int cellBytes = cellBlockLength(cells);
         int body = 4 + 1 + 4 + params.length + 4 + cellBytes;
         ByteBuffer b = ByteBuffer.allocate(4 + body);
@@ -71,7 +72,7 @@ public final class FrameWriter {
         return b.array();
     }
 
-    public static byte[] ok(int callId, byte[] params, List<KeyValue> cells) {
+    public static byte[] ok(int callId, byte[] params, List<? extends Cell> cells) {
         int cellBytes = cellBlockLength(cells);
         int body = 4 + 1 + 4 + params.length + 4 + cellBytes;
         ByteBuffer b = ByteBuffer.allocate(4 + body);
@@ -96,10 +97,10 @@ public final class FrameWriter {
             : ok(r.callId(), r.params(), r.cells());
     }
 
-    private static int cellBlockLength(List<KeyValue> cells) {
+    private static int cellBlockLength(List<? extends Cell> cells) {
         long n = 0;
-        for (KeyValue kv : cells) {
-            n += kv.getLength();
+        for (Cell kv : cells) {
+            n += kv.getSerializedLength();
         }
         if (n > Integer.MAX_VALUE - 64) {
             throw new IllegalArgumentException("cell block of " + n + " bytes does not fit in one frame");
@@ -107,10 +108,11 @@ public final class FrameWriter {
         return (int) n;
     }
 
-    private static void putCells(ByteBuffer b, List<KeyValue> cells, int cellBytes) {
+    private static void putCells(ByteBuffer b, List<? extends Cell> cells, int cellBytes) {
         b.putInt(cellBytes);
-        for (KeyValue kv : cells) {
-            b.put(kv.getBuffer(), kv.getOffset(), kv.getLength());
+        for (Cell kv : cells) {
+            kv.copyTo(b.array(), b.arrayOffset() + b.position());
+            b.position(b.position() + kv.getSerializedLength());
         }
     }
 }

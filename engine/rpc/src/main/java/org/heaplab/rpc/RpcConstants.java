@@ -29,6 +29,24 @@ public final class RpcConstants {
     public static final String MAX_CALLQUEUE_LENGTH_KEY = "hbase.ipc.server.max.callqueue.length";
     public static final int CALLQUEUE_PER_HANDLER = 10;
 
+    /** Request buffers: true = pooled direct buffers (2.x ByteBuffAllocator), false = a heap byte[] per request (1.x). */
+    public static final String ALLOCATOR_POOL_ENABLED_KEY = "hbase.server.allocator.pool.enabled";
+    /** The engine's default is the 1.x path; profiles say which they use. */
+    public static final boolean DEFAULT_ALLOCATOR_POOL_ENABLED = false;
+    public static final String ALLOCATOR_BUFFER_SIZE_KEY = "hbase.server.allocator.buffer.size";
+    /** 65 KB: HBase's default, just above a 64 KB block plus its header. */
+    public static final int DEFAULT_ALLOCATOR_BUFFER_SIZE = 66560;
+    /** Default: handlers x (2 MB / buffer size) x 2. */
+    public static final String ALLOCATOR_MAX_BUFFER_COUNT_KEY = "hbase.server.allocator.max.buffer.count";
+    /** Default: buffer size / 6; smaller requests (and a tail below it) come from the heap. */
+    public static final String ALLOCATOR_MIN_ALLOCATE_SIZE_KEY = "hbase.server.allocator.minimal.allocate.size";
+    /** Ours: allocate every pooled buffer at start-up (fails start-up when direct memory is short). */
+    public static final String ALLOCATOR_PRESIZE_KEY = "heaplab.server.allocator.presize";
+    /** Ours: how request cells are decoded: copying (1.x) or zero-copy (2.x); default follows the pool. */
+    public static final String CELL_DECODER_KEY = "heaplab.rpc.cell.decoder";
+    /** System property that turns on the request-buffer leak detector (tests). */
+    public static final String LEAK_DETECTION_PROPERTY = "heaplab.rpc.leak.detection";
+
     private RpcConstants() {
     }
 }

@@ -17,8 +17,11 @@ public interface RpcService {
      */
     Reply call(Request request) throws IOException;
 
-    /** The params and cells of an OK response. */
-    record Reply(byte[] params, java.util.List<org.heaplab.core.cell.KeyValue> cells) {
+    /**
+     * The params and cells of an OK response. The cells are written into the response frame before the
+     * request's buffer is released, so they may be views over the request (an echo) or anything else.
+     */
+    record Reply(byte[] params, java.util.List<? extends org.heaplab.core.cell.Cell> cells) {
         public static final Reply EMPTY = new Reply(new byte[0], java.util.List.of());
 
         public static Reply of(ParamWriter params) {

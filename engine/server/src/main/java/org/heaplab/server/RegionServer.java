@@ -33,7 +33,10 @@ public final class RegionServer {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private boolean stopping;
 
-    private RegionServer(RpcServer rpc, OnlineRegions regions) {
+    private final BlockingRpcServer blockingRpc;
+
+    private RegionServer(RpcServer rpc, OnlineRegions regions, BlockingRpcServer blockingRpc) {
+        this.blockingRpc = blockingRpc;
         this.rpc = rpc;
         this.regions = regions;
     }
@@ -49,6 +52,8 @@ public final class RegionServer {
         RegionRpcService service = new RegionRpcService(host + ":" + port, "BlockingRpcServer",
             conf.getInt(org.heaplab.rpc.RpcConstants.HANDLER_COUNT_KEY, org.heaplab.rpc.RpcConstants.DEFAULT_HANDLER_COUNT));
         BlockingRpcServer rpc = new BlockingRpcServer(new InetSocketAddress(host, port), service, conf, ServerLog::warn);
+        ServerLog.info("request buffers: " + rpc.allocator().describe());
+        ServerLog.info("cell decoding: " + rpc.cellDecoder().describe());
         try {
             rpc.start();
         } catch (BindException e) {
@@ -61,12 +66,18 @@ public final class RegionServer {
             rpc.stop();
             throw e;
         }
+        ServerLog.info("memstore cell storage: " + regions.cellStorageDescription());
         service.online(regions);
-        return new RegionServer(rpc, regions);
+        return new RegionServer(rpc, regions, rpc);
     }
 
     public int port() {
         return rpc.port();
+    }
+
+    /** The RPC server's request-buffer allocator (heap vs pooled byte counters, leak checks in tests). */
+    public org.heaplab.rpc.RequestBufferAllocator requestBuffers() {
+        return blockingRpc.allocator();
     }
 
     public OnlineRegions regions() {

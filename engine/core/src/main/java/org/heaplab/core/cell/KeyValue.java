@@ -24,7 +24,7 @@ import java.util.Arrays;
  * This is the 1.x representation (one heap object plus one byte[] per cell); the off-heap
  * representations that later issues add implement the same sort order over other memory.
  */
-public final class KeyValue {
+public final class KeyValue implements Cell {
     public static final int ROW_OFFSET = 8;
     /** row length (2) + family length (1) + timestamp (8) + type (1). */
     public static final int KEY_INFRASTRUCTURE_SIZE = 12;
@@ -105,10 +105,38 @@ public final class KeyValue {
         return length;
     }
 
+    @Override
+    public int getSerializedLength() {
+        return length;
+    }
+
+    @Override
+    public ByteBuffer serializedView() {
+        return ByteBuffer.wrap(bytes, offset, length).slice();
+    }
+
+    @Override
+    public void copyTo(byte[] dst, int dstOffset) {
+        System.arraycopy(bytes, offset, dst, dstOffset, length);
+    }
+
+    /** A copy in a fresh array with {@code ts} as the timestamp (KeyValues are immutable). */
+    @Override
+    public KeyValue withTimestamp(long ts) {
+        return Cells.withTimestamp(this, ts);
+    }
+
+    @Override
+    public KeyValue toOwnKeyValue() {
+        return Cells.ownArray(this);
+    }
+
+    @Override
     public int keyLength() {
         return readInt(bytes, offset);
     }
 
+    @Override
     public int valueLength() {
         return readInt(bytes, offset + 4);
     }
@@ -117,6 +145,7 @@ public final class KeyValue {
         return offset + ROW_OFFSET;
     }
 
+    @Override
     public int rowLength() {
         return readShort(bytes, keyOffset());
     }
@@ -125,6 +154,7 @@ public final class KeyValue {
         return keyOffset() + 2;
     }
 
+    @Override
     public int familyLength() {
         return bytes[rowOffset() + rowLength()];
     }
@@ -137,6 +167,7 @@ public final class KeyValue {
         return familyOffset() + familyLength();
     }
 
+    @Override
     public int qualifierLength() {
         return keyLength() - rowLength() - familyLength() - KEY_INFRASTRUCTURE_SIZE;
     }
@@ -145,14 +176,17 @@ public final class KeyValue {
         return keyOffset() + keyLength() - 9;
     }
 
+    @Override
     public long timestamp() {
         return readLong(bytes, timestampOffset());
     }
 
+    @Override
     public Type type() {
         return Type.of(typeByte());
     }
 
+    @Override
     public byte typeByte() {
         return bytes[keyOffset() + keyLength() - 1];
     }
@@ -161,18 +195,22 @@ public final class KeyValue {
         return keyOffset() + keyLength();
     }
 
+    @Override
     public byte[] row() {
         return Arrays.copyOfRange(bytes, rowOffset(), rowOffset() + rowLength());
     }
 
+    @Override
     public byte[] family() {
         return Arrays.copyOfRange(bytes, familyOffset(), familyOffset() + familyLength());
     }
 
+    @Override
     public byte[] qualifier() {
         return Arrays.copyOfRange(bytes, qualifierOffset(), qualifierOffset() + qualifierLength());
     }
 
+    @Override
     public byte[] value() {
         return Arrays.copyOfRange(bytes, valueOffset(), valueOffset() + valueLength());
     }

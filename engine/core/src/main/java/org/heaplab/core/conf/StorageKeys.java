@@ -22,6 +22,20 @@ public final class StorageKeys {
     /** Writers resume once all memstores are below this fraction of the global limit (HBase's lower mark). */
     public static final double GLOBAL_MEMSTORE_LOWER_MARK = 0.95;
 
+    /** Memstore cell storage: true = MSLAB chunks (2.x, HBase's default), false = plain heap cells (1.x). */
+    public static final String MSLAB_ENABLED = "hbase.hregion.memstore.mslab.enabled";
+    /** The engine's default is the 1.x path; profiles say which they use. */
+    public static final boolean DEFAULT_MSLAB_ENABLED = false;
+    public static final String MSLAB_CHUNK_SIZE = "hbase.hregion.memstore.mslab.chunksize";
+    public static final int DEFAULT_MSLAB_CHUNK_SIZE = 2 * 1024 * 1024;
+    public static final String MSLAB_MAX_ALLOCATION = "hbase.hregion.memstore.mslab.max.allocation";
+    public static final int DEFAULT_MSLAB_MAX_ALLOCATION = 256 * 1024;
+    /** Chunk pool bound, as a fraction of the global memstore limit. */
+    public static final String CHUNK_POOL_MAX_SIZE = "hbase.hregion.memstore.chunkpool.maxsize";
+    public static final float DEFAULT_CHUNK_POOL_MAX_SIZE = 1.0f;
+    /** Off-heap memstore in MB (2.x); not implemented by this engine: must be 0. */
+    public static final String OFFHEAP_GLOBAL_MEMSTORE_SIZE = "hbase.regionserver.offheap.global.memstore.size";
+
     public static final String BLOCK_CACHE_SIZE = "hfile.block.cache.size";
     public static final float DEFAULT_BLOCK_CACHE_SIZE = 0.4f;
     /** Lab override: the block cache capacity in bytes (wins over the heap fraction when set). */

@@ -16,7 +16,11 @@ import org.heaplab.core.cache.BlockCache;
 import org.heaplab.core.cache.CacheStats;
 import org.heaplab.core.cache.LruBlockCache;
 import org.heaplab.core.cell.Cells;
+import org.heaplab.core.cell.Cell;
+import org.heaplab.core.cell.CellComparator;
 import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.memstore.CellStorage;
+import org.heaplab.core.memstore.CellStorages;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.io.AtomicFiles;
@@ -44,9 +48,11 @@ public final class OnlineRegions implements Closeable {
     private final Object ddlLock = new Object();
     private volatile Wal wal;
     private volatile MemstoreFlusher flusher;
+    private final CellStorage.Factory storages;
     private volatile boolean closed;
 
-    private OnlineRegions(FsLayout layout, BlockCache cache, long globalLimit, long flushSize) {
+    private OnlineRegions(FsLayout layout, BlockCache cache, long globalLimit, long flushSize, CellStorage.Factory storages) {
+        this.storages = storages;
         this.layout = layout;
         this.cache = cache;
         this.flushSize = flushSize;
@@ -70,7 +76,8 @@ public final class OnlineRegions implements Closeable {
             globalLimit = (long) (f * (double) Runtime.getRuntime().maxMemory());
         }
         long flushSize = conf.getLong(StorageKeys.MEMSTORE_FLUSH_SIZE, StorageKeys.DEFAULT_MEMSTORE_FLUSH_SIZE);
-        OnlineRegions o = new OnlineRegions(layout, LruBlockCache.fromConf(conf), globalLimit, flushSize);
+        OnlineRegions o = new OnlineRegions(layout, LruBlockCache.fromConf(conf), globalLimit, flushSize,
+            CellStorages.fromConf(conf, globalLimit));
         try {
             o.loadTables();
             Map<String, Region> byName = new HashMap<>();
@@ -101,7 +108,7 @@ public final class OnlineRegions implements Closeable {
         List<Region> regions = new ArrayList<>();
         try (Stream<Path> s = Files.list(tableDir)) {
             for (Path dir : s.filter(p -> Files.isRegularFile(p.resolve(StorageConstants.REGION_INFO_FILE))).toList()) {
-                Region r = Region.open(dir, desc, cache, pressure);
+                Region r = Region.open(dir, desc, cache, pressure, storages);
                 r.attachWal(wal);
                 regions.add(r);
             }
@@ -164,32 +171,31 @@ public final class OnlineRegions implements Closeable {
      * @throws NoSuchColumnFamilyException when a cell's family is not the table's
      * @throws IllegalArgumentException    when a cell's type is not Put or a Delete type
      */
-    public void put(String table, List<KeyValue> cells) throws IOException {
+    public void put(String table, List<? extends Cell> cells) throws IOException {
         checkOpen();
         OnlineTable t = table(table);
         byte[] family = t.descriptor().family();
         long now = System.currentTimeMillis();
-        List<KeyValue> ready = new ArrayList<>(cells.size());
-        for (KeyValue kv : cells) {
-            if (!Arrays.equals(kv.getBuffer(), kv.familyOffset(), kv.familyOffset() + kv.familyLength(), family, 0,
-                family.length)) {
+        List<Cell> ready = new ArrayList<>(cells.size());
+        for (Cell kv : cells) {
+            if (!CellComparator.familyEquals(kv, family)) {
                 throw new NoSuchColumnFamilyException(table, new String(kv.family(), java.nio.charset.StandardCharsets.UTF_8));
             }
             KeyValue.Type type = kv.type();
             if (type == KeyValue.Type.MINIMUM || type == KeyValue.Type.MAXIMUM) {
                 throw new IllegalArgumentException("cell type " + type + " cannot be written: " + kv);
             }
-            ready.add(kv.timestamp() == KeyValue.LATEST_TIMESTAMP ? Cells.withTimestamp(kv, now) : Cells.ownArray(kv));
+            ready.add(kv.timestamp() == KeyValue.LATEST_TIMESTAMP ? kv.withTimestamp(now) : kv);
         }
         if (ready.isEmpty()) {
             return;
         }
         pressure.awaitBelowLimit();
-        Map<Region, List<KeyValue>> byRegion = new LinkedHashMap<>();
-        for (KeyValue kv : ready) {
+        Map<Region, List<Cell>> byRegion = new LinkedHashMap<>();
+        for (Cell kv : ready) {
             byRegion.computeIfAbsent(t.regionFor(kv.row()), r -> new ArrayList<>()).add(kv);
         }
-        for (Map.Entry<Region, List<KeyValue>> e : byRegion.entrySet()) {
+        for (Map.Entry<Region, List<Cell>> e : byRegion.entrySet()) {
             Region r = e.getKey();
             r.put(e.getValue());
             if (r.memstoreSize() >= flushSize) {
@@ -198,7 +204,11 @@ public final class OnlineRegions implements Closeable {
         }
     }
 
-    /** The newest version of every column of {@code row}, deletes applied, in cell order; empty if none. */
+    /** Which memstore cell storage this server uses, for the start-up log. */
+    public String cellStorageDescription() {
+        return storages.describe();
+    }
+
     public List<KeyValue> get(String table, byte[] row) throws IOException {
         checkOpen();
         return table(table).regionFor(row).get(row);

@@ -11,7 +11,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.heaplab.core.cache.BlockCache;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.memstore.CellStorage;
+import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.io.StorageConstants;
 import org.heaplab.core.storefile.StoreFileReader;
 import org.heaplab.core.wal.Wal;
@@ -57,11 +60,11 @@ final class Region {
     }
 
     /** Opens the region stored in {@code regionDir}. The WAL is attached later ({@link #attachWal}). */
-    static Region open(Path regionDir, TableDescriptor desc, BlockCache cache, MemstorePressure pressure)
-        throws IOException {
+    static Region open(Path regionDir, TableDescriptor desc, BlockCache cache, MemstorePressure pressure,
+                       CellStorage.Factory storages) throws IOException {
         FsLayout.RegionMeta meta = FsLayout.readRegionInfo(regionDir);
         Store store = Store.open(regionDir.resolve(FsLayout.familyDirName(desc.family())),
-            regionDir.resolve(StorageConstants.TMP_DIR), desc.compression(), cache);
+            regionDir.resolve(StorageConstants.TMP_DIR), desc.compression(), cache, storages);
         return new Region(meta, regionDir, store, pressure);
     }
 
@@ -96,12 +99,13 @@ final class Region {
     }
 
     /**
-     * Writes a batch of this region's cells (each owning its array, timestamps set): WAL first (synced),
-     * then the memstore, atomically per row.
+     * Writes a batch of this region's cells (timestamps set): WAL first (synced, written from the cells'
+     * own memory), then the memstore, which copies each cell into its storage, atomically per row. The
+     * cells may be views over a request buffer: nothing here keeps them after this returns.
      */
-    void put(List<KeyValue> cells) throws IOException {
+    void put(List<? extends Cell> cells) throws IOException {
         TreeMap<byte[], Boolean> rows = new TreeMap<>(Arrays::compareUnsigned);
-        for (KeyValue kv : cells) {
+        for (Cell kv : cells) {
             rows.put(kv.row(), Boolean.TRUE);
         }
         updates.readLock().lock();
@@ -123,16 +127,12 @@ final class Region {
 
     /** Re-applies a WAL edit at open (no WAL append). */
     void replay(WalRecord record) {
-        List<KeyValue> own = new ArrayList<>(record.cells().size());
-        for (KeyValue kv : record.cells()) {
-            own.add(org.heaplab.core.cell.Cells.copy(kv));
-        }
-        apply(own, record.seqId());
+        apply(record.cells(), record.seqId()); // the memstore's storage copies each cell
     }
 
-    private void apply(List<KeyValue> cells, long seqId) {
+    private void apply(List<? extends Cell> cells, long seqId) {
         long delta = 0;
-        for (KeyValue kv : cells) {
+        for (Cell kv : cells) {
             delta += store.add(kv);
         }
         pressure.add(delta);
@@ -148,13 +148,25 @@ final class Region {
             lock.lock();
             try {
                 v = store.view();
-                List<KeyValue> active = new ArrayList<>();
-                v.active().getRow(row, active);
-                sources.add(active);
-                if (v.snapshot() != null) {
-                    List<KeyValue> snap = new ArrayList<>();
-                    v.snapshot().getRow(row, snap);
-                    sources.add(snap);
+                // Hold the memstores while reading them: a flush finishing meanwhile would otherwise
+                // give MSLAB chunks back to the pool under our feet. getRow copies out what we keep.
+                if (!retain(v.active(), v.snapshot())) {
+                    continue; // released meanwhile: its cells are in a store file of a newer view
+                }
+                try {
+                    List<KeyValue> active = new ArrayList<>();
+                    v.active().getRow(row, active);
+                    sources.add(active);
+                    if (v.snapshot() != null) {
+                        List<KeyValue> snap = new ArrayList<>();
+                        v.snapshot().getRow(row, snap);
+                        sources.add(snap);
+                    }
+                } finally {
+                    v.active().release();
+                    if (v.snapshot() != null) {
+                        v.snapshot().release();
+                    }
                 }
             } finally {
                 lock.unlock();
@@ -184,6 +196,17 @@ final class Region {
             }
             return RowMerger.merge(sources);
         }
+    }
+
+    private static boolean retain(Memstore active, Memstore snapshot) {
+        if (!active.tryRetain()) {
+            return false;
+        }
+        if (snapshot != null && !snapshot.tryRetain()) {
+            active.release();
+            return false;
+        }
+        return true;
     }
 
     /** Flushes the memstore to a new store file (and a pending snapshot first, if a flush failed). */

@@ -14,6 +14,7 @@ import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.memstore.CellStorage;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.storefile.StoreFileReader;
 import org.heaplab.core.storefile.StoreFileWriter;
@@ -46,21 +47,24 @@ final class Store {
     private final Compression compression;
     private final BlockCache cache;
     private final AtomicLong nextFileNumber;
+    private final CellStorage.Factory storages;
     private final Object compactionLock = new Object();
     private volatile View view;
 
     private Store(Path familyDir, Path tmpDir, Compression compression, BlockCache cache, List<StoreFileReader> files,
-                  long nextFileNumber) {
+                  long nextFileNumber, CellStorage.Factory storages) {
+        this.storages = storages;
         this.familyDir = familyDir;
         this.tmpDir = tmpDir;
         this.compression = compression;
         this.cache = cache;
         this.nextFileNumber = new AtomicLong(nextFileNumber);
-        this.view = new View(new Memstore(), null, -1, sorted(files));
+        this.view = new View(new Memstore(storages.create()), null, -1, sorted(files));
     }
 
     /** Opens the store files in {@code familyDir} (creating it) and clears {@code tmpDir}. */
-    static Store open(Path familyDir, Path tmpDir, Compression compression, BlockCache cache) throws IOException {
+    static Store open(Path familyDir, Path tmpDir, Compression compression, BlockCache cache, CellStorage.Factory storages)
+        throws IOException {
         Files.createDirectories(familyDir);
         AtomicFiles.deleteRecursively(tmpDir);
         Files.createDirectories(tmpDir);
@@ -78,7 +82,7 @@ final class Store {
             }
             throw e;
         }
-        return new Store(familyDir, tmpDir, compression, cache, files, maxNumber + 1);
+        return new Store(familyDir, tmpDir, compression, cache, files, maxNumber + 1, storages);
     }
 
     private static long fileNumber(Path p) {
@@ -109,8 +113,8 @@ final class Store {
         return max;
     }
 
-    /** Adds a cell to the active memstore; returns the change in heap size. */
-    long add(KeyValue kv) {
+    /** Copies a cell into the active memstore; returns the change in heap size. */
+    long add(org.heaplab.core.cell.Cell kv) {
         return view.active().add(kv);
     }
 
@@ -130,7 +134,7 @@ final class Store {
         if (v.snapshot() != null || v.active().isEmpty()) {
             return false;
         }
-        view = new View(new Memstore(), v.active(), seqId, v.files());
+        view = new View(new Memstore(storages.create()), v.active(), seqId, v.files());
         return true;
     }
 
@@ -148,6 +152,7 @@ final class Store {
             files.add(reader);
             view = new View(now.active(), null, -1, sorted(files));
         }
+        snap.release(); // the store's reference: chunks go back to the pool once readers are done
         return snap.heapSize();
     }
 
@@ -206,6 +211,11 @@ final class Store {
         for (StoreFileReader r : view.files()) {
             r.close();
         }
-        view = new View(new Memstore(), null, -1, List.of());
+        View v = view;
+        view = new View(new Memstore(storages.create()), null, -1, List.of());
+        v.active().release();
+        if (v.snapshot() != null) {
+            v.snapshot().release();
+        }
     }
 }

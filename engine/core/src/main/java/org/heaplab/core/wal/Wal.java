@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
-import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.core.io.StorageConstants;
 
 /**
@@ -95,15 +95,17 @@ public final class Wal implements Closeable {
 
     /**
      * Appends one batch of one region under a new sequence id and syncs it (see {@link WalWriter}).
+     * The cells are written straight from wherever they live (a heap array or a pooled direct request
+     * buffer: no intermediate copy of the cell bytes); they are not retained after this returns.
      *
      * @return the batch's sequence id
      */
-    public synchronized long append(String table, String region, List<KeyValue> cells) throws IOException {
+    public synchronized long append(String table, String region, List<? extends Cell> cells) throws IOException {
         if (closed) {
             throw new IOException("WAL " + dir + " is closed");
         }
         long seqId = nextSeqId;
-        long length = writer.append(new WalRecord(seqId, table, region, cells));
+        long length = writer.append(seqId, table, region, cells);
         nextSeqId++;
         writerHighestSeq = seqId;
         oldestUnflushed.putIfAbsent(region, seqId);

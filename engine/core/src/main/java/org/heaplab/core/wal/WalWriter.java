@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
+import java.util.List;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.StorageConstants;
@@ -100,10 +102,51 @@ public final class WalWriter implements Closeable {
 
     /** Appends one record and syncs it (see the class invariants). Returns the file length after it. */
     public long append(WalRecord record) throws IOException {
-        ByteBuffer b = encode(record);
-        int size = b.remaining();
+        return append(record.seqId(), record.table(), record.region(), record.cells());
+    }
+
+    /**
+     * Appends one record made of {@code cells} without first copying them into one buffer: the record
+     * header is built in a small heap buffer and the cells are handed to the channel as views over their
+     * own memory (a gathering write), so a cell in a pooled direct request buffer goes to the file
+     * straight from that buffer. The bytes written are exactly {@link #encode}'s. The cells are not
+     * retained. Returns the file length after the record.
+     */
+    public long append(long seqId, String table, String region, List<? extends Cell> cells) throws IOException {
+        byte[] tableBytes = table.getBytes(StandardCharsets.UTF_8);
+        byte[] regionBytes = region.getBytes(StandardCharsets.UTF_8);
+        if (tableBytes.length > Short.MAX_VALUE || regionBytes.length > Short.MAX_VALUE) {
+            throw new IllegalArgumentException("table or region name too long");
+        }
+        ByteBuffer[] parts = new ByteBuffer[cells.size() + 1];
+        long cellBytes = 0;
+        for (int i = 0; i < cells.size(); i++) {
+            parts[i + 1] = cells.get(i).serializedView();
+            cellBytes += parts[i + 1].remaining();
+        }
+        int headerBody = 8 + 2 + tableBytes.length + 2 + regionBytes.length + 4;
+        long bodyLength = headerBody + cellBytes;
+        if (bodyLength > StorageConstants.WAL_MAX_RECORD_SIZE) {
+            throw new IllegalArgumentException("WAL record of " + bodyLength + " bytes exceeds "
+                + StorageConstants.WAL_MAX_RECORD_SIZE);
+        }
+        ByteBuffer h = ByteBuffer.allocate(StorageConstants.WAL_RECORD_HEADER_SIZE + headerBody);
+        h.putInt((int) bodyLength).putInt(0);
+        h.putLong(seqId);
+        h.putShort((short) tableBytes.length).put(tableBytes);
+        h.putShort((short) regionBytes.length).put(regionBytes);
+        h.putInt(cells.size());
+        CRC32C crc = new CRC32C();
+        crc.update(h.array(), StorageConstants.WAL_RECORD_HEADER_SIZE, headerBody);
+        for (int i = 1; i < parts.length; i++) {
+            crc.update(parts[i].duplicate());
+        }
+        h.putInt(4, (int) crc.getValue());
+        h.flip();
+        parts[0] = h;
+        long size = StorageConstants.WAL_RECORD_HEADER_SIZE + bodyLength;
         try {
-            writeFully(channel, b);
+            writeFully(channel, parts);
             if (hsync) {
                 channel.force(false);
             }
@@ -135,6 +178,13 @@ public final class WalWriter implements Closeable {
             channel.force(true);
         } finally {
             channel.close();
+        }
+    }
+
+    private static void writeFully(FileChannel ch, ByteBuffer[] parts) throws IOException {
+        ByteBuffer last = parts[parts.length - 1];
+        while (last.hasRemaining()) {
+            ch.write(parts);
         }
     }
 

@@ -1,0 +1,45 @@
+package org.heaplab.core.memstore;
+
+import org.heaplab.core.cell.Cell;
+import org.heaplab.core.cell.KeyValue;
+
+/**
+ * HBase 1.x cell storage: every cell is its own heap KeyValue with its own byte[] (a copy unless the
+ * cell already owns exactly its array, as the 1.x RPC decoder's copies do). Each one is a long-lived
+ * object the old generation traces until the flush, then garbage.
+ *
+ * <p>Thread safety: stateless; safe from any thread.
+ */
+public final class PlainCellStorage implements CellStorage {
+    /** Approximate heap bytes per cell besides its serialized bytes: KeyValue object, byte[] header, node. */
+    public static final int CELL_HEAP_OVERHEAD = 80;
+
+    public static final CellStorage.Factory FACTORY = new CellStorage.Factory() {
+        private final PlainCellStorage instance = new PlainCellStorage();
+
+        @Override
+        public CellStorage create() {
+            return instance;
+        }
+
+        @Override
+        public String describe() {
+            return "PlainCellStorage (each cell its own heap KeyValue)";
+        }
+    };
+
+    @Override
+    public KeyValue copyIn(Cell cell) {
+        return cell.toOwnKeyValue();
+    }
+
+    @Override
+    public KeyValue export(KeyValue stored) {
+        return stored;
+    }
+
+    @Override
+    public void close() {
+        // the cells become garbage with the memstore
+    }
+}

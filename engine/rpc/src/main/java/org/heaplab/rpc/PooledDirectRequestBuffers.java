@@ -1,0 +1,226 @@
+package org.heaplab.rpc;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import org.heaplab.core.conf.ConfigurationException;
+
+/**
+ * HBase 2.x request buffers, after HBase's ByteBuffAllocator: a pool of fixed-size DIRECT buffers
+ * (hbase.server.allocator.buffer.size, 65 KB), created lazily up to hbase.server.allocator.max.buffer.count
+ * and kept in a lock-free queue.
+ *
+ * <pre>
+ * allocate(length):
+ *   length &lt; minimal.allocate.size             -&gt; one heap buffer (counted as heap)
+ *   else, while the remainder &gt;= minimal size  -&gt; take a whole pooled buffer (the last one may be partly used)
+ *        pool exhausted (max count reached)      -&gt; stop taking
+ *   remainder &gt; 0                                -&gt; one heap buffer for the tail (counted as heap)
+ *
+ *   e.g. buffer 66560, minimal 11093:  300 B -&gt; [heap 300];  30000 -&gt; [pool 30000];
+ *        140000 -&gt; [pool 66560][pool 66560][heap 6880]
+ * </pre>
+ *
+ * <p>Ownership: pooled buffers go back to the queue on {@link RequestBuffer#release}; heap segments
+ * become garbage. A direct buffer is never freed while the server runs.
+ *
+ * <p>Leak detection (tests): with {@code leakDetection} (or the system property
+ * heaplab.rpc.leak.detection=true) every outstanding buffer remembers where it was allocated and
+ * {@link #checkNoLeaks()} throws naming them.
+ *
+ * <p>Pitfalls: an {@link OutOfMemoryError} from allocateDirect after start-up (direct memory short)
+ * does not fail the call: the request falls back to the heap and is counted; with presizing the same
+ * shortage fails start-up instead, naming the keys to change.
+ *
+ * <p>Thread safety: lock-free; allocate and release from any threads.
+ */
+public final class PooledDirectRequestBuffers implements RequestBufferAllocator {
+    private final int bufferSize;
+    private final int maxCount;
+    private final int minAllocate;
+    private final boolean leakDetection;
+    private final ConcurrentLinkedQueue<ByteBuffer> free = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger created = new AtomicInteger();
+    private final LongAdder heapBytes = new LongAdder();
+    private final LongAdder poolBytes = new LongAdder();
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private final AtomicBoolean directFailureLogged = new AtomicBoolean();
+    private final Map<RequestBuffer, Throwable> allocationSites = new ConcurrentHashMap<>();
+    private final Consumer<String> log;
+    private final Consumer<RequestBuffer> releaser = this::release;
+
+    /**
+     * @param presize allocate all {@code maxCount} buffers now
+     * @throws ConfigurationException when a parameter is out of range, or presizing cannot get the
+     *     direct memory (naming the keys and the JVM flag to change)
+     */
+    public PooledDirectRequestBuffers(int bufferSize, int maxCount, int minAllocate, boolean presize,
+                                      boolean leakDetection, Consumer<String> log) {
+        if (bufferSize < 1024) {
+            throw new ConfigurationException(RpcConstants.ALLOCATOR_BUFFER_SIZE_KEY + " must be at least 1024, got " + bufferSize);
+        }
+        if (maxCount < 0) {
+            throw new ConfigurationException(RpcConstants.ALLOCATOR_MAX_BUFFER_COUNT_KEY + " must be >= 0, got " + maxCount);
+        }
+        if (minAllocate < 0 || minAllocate > bufferSize) {
+            throw new ConfigurationException(RpcConstants.ALLOCATOR_MIN_ALLOCATE_SIZE_KEY + " must be in [0, "
+                + bufferSize + "], got " + minAllocate);
+        }
+        this.bufferSize = bufferSize;
+        this.maxCount = maxCount;
+        this.minAllocate = minAllocate;
+        this.leakDetection = leakDetection || Boolean.getBoolean(RpcConstants.LEAK_DETECTION_PROPERTY);
+        this.log = log;
+        if (presize) {
+            try {
+                for (int i = 0; i < maxCount; i++) {
+                    free.add(ByteBuffer.allocateDirect(bufferSize));
+                    created.incrementAndGet();
+                }
+            } catch (OutOfMemoryError e) {
+                free.clear();
+                throw new ConfigurationException("cannot allocate the request buffer pool: " + maxCount + " direct buffers of "
+                    + bufferSize + " bytes (" + ((long) maxCount * bufferSize >> 20) + " MB) failed after " + created.get()
+                    + " (" + e.getMessage() + "); lower " + RpcConstants.ALLOCATOR_MAX_BUFFER_COUNT_KEY + " or "
+                    + RpcConstants.ALLOCATOR_BUFFER_SIZE_KEY + ", or raise -XX:MaxDirectMemorySize");
+            }
+        }
+    }
+
+    @Override
+    public RequestBuffer allocate(int length) {
+        if (length < minAllocate) {
+            heapBytes.add(length);
+            return track(new RequestBuffer(new ByteBuffer[] {ByteBuffer.allocate(length)}, length, releaser));
+        }
+        List<ByteBuffer> segments = new ArrayList<>(length / bufferSize + 2);
+        int remaining = length;
+        while (remaining >= minAllocate && remaining > 0) {
+            ByteBuffer b = take();
+            if (b == null) {
+                break; // exhausted: the rest comes from the heap
+            }
+            int n = Math.min(remaining, bufferSize);
+            b.clear().limit(n);
+            segments.add(b);
+            poolBytes.add(n);
+            remaining -= n;
+        }
+        if (remaining > 0) {
+            segments.add(ByteBuffer.allocate(remaining));
+            heapBytes.add(remaining);
+        }
+        return track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
+    }
+
+    private RequestBuffer track(RequestBuffer b) {
+        outstanding.incrementAndGet();
+        if (leakDetection) {
+            allocationSites.put(b, new Throwable("request buffer of " + b.length() + " bytes allocated here"));
+        }
+        return b;
+    }
+
+    private ByteBuffer take() {
+        ByteBuffer b = free.poll();
+        if (b != null) {
+            return b;
+        }
+        while (true) {
+            int n = created.get();
+            if (n >= maxCount) {
+                return null;
+            }
+            if (created.compareAndSet(n, n + 1)) {
+                try {
+                    return ByteBuffer.allocateDirect(bufferSize);
+                } catch (OutOfMemoryError e) {
+                    created.decrementAndGet();
+                    if (directFailureLogged.compareAndSet(false, true)) {
+                        log.accept("request buffer pool: direct memory exhausted after " + n + " buffers (" + e.getMessage()
+                            + "); requests fall back to the heap. Raise -XX:MaxDirectMemorySize or lower "
+                            + RpcConstants.ALLOCATOR_MAX_BUFFER_COUNT_KEY);
+                    }
+                    return null;
+                }
+            }
+        }
+    }
+
+    private void release(RequestBuffer b) {
+        for (ByteBuffer s : b.segments()) {
+            if (s.isDirect()) {
+                free.offer(s);
+            }
+        }
+        outstanding.decrementAndGet();
+        if (leakDetection) {
+            allocationSites.remove(b);
+        }
+    }
+
+    /**
+     * Throws when any buffer is outstanding, with the allocation site of each (leak detection on) as
+     * suppressed exceptions. Call it when no request can be in flight (a stopped server, a test's end).
+     */
+    public void checkNoLeaks() {
+        int n = outstanding.get();
+        if (n == 0) {
+            return;
+        }
+        IllegalStateException e = new IllegalStateException(n + " request buffer(s) were never released");
+        allocationSites.values().forEach(e::addSuppressed);
+        throw e;
+    }
+
+    @Override
+    public long heapAllocationBytes() {
+        return heapBytes.sum();
+    }
+
+    @Override
+    public long poolAllocationBytes() {
+        return poolBytes.sum();
+    }
+
+    @Override
+    public int outstanding() {
+        return outstanding.get();
+    }
+
+    /** Direct buffers created so far (at most the max count). */
+    public int createdBuffers() {
+        return created.get();
+    }
+
+    /** Pooled buffers idle in the queue. */
+    public int freeBuffers() {
+        return free.size();
+    }
+
+    public int bufferSize() {
+        return bufferSize;
+    }
+
+    public int maxCount() {
+        return maxCount;
+    }
+
+    public int minAllocate() {
+        return minAllocate;
+    }
+
+    @Override
+    public String describe() {
+        return "PooledDirectRequestBuffers (up to " + maxCount + " direct buffers of " + bufferSize + " bytes = "
+            + ((long) maxCount * bufferSize >> 20) + " MB, requests below " + minAllocate + " bytes and tails on the heap"
+            + (leakDetection ? ", leak detection on" : "") + ")";
+    }
+}

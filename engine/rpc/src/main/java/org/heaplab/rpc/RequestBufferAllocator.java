@@ -1,0 +1,35 @@
+package org.heaplab.rpc;
+
+/**
+ * Where the RPC server reads request bodies: the switch between HBase 1.x's fresh heap byte[] per
+ * request ({@link HeapRequestBuffers}) and 2.x's pooled direct buffers ({@link PooledDirectRequestBuffers},
+ * HBase's ByteBuffAllocator rules). Chosen once at start-up ({@link RequestBufferAllocators#fromConf}).
+ *
+ * <p>Ownership: {@link #allocate} hands the caller a {@link RequestBuffer} that the caller must
+ * {@link RequestBuffer#release} exactly once, after the last use of anything decoded over it.
+ *
+ * <p>Thread safety: implementations are safe for concurrent use by every reader and handler thread.
+ */
+public interface RequestBufferAllocator {
+    /** A buffer of exactly {@code length} bytes (segments filled by the caller). */
+    RequestBuffer allocate(int length);
+
+    /** Bytes handed out from the heap so far (every byte for the heap path; small requests and tails for the pool). */
+    long heapAllocationBytes();
+
+    /** Bytes handed out from pooled buffers so far. */
+    long poolAllocationBytes();
+
+    /** heap / (heap + pool) bytes, 0 before the first allocation. */
+    default double heapAllocationRatio() {
+        long heap = heapAllocationBytes();
+        long total = heap + poolAllocationBytes();
+        return total == 0 ? 0 : (double) heap / total;
+    }
+
+    /** Buffers allocated and not yet released. */
+    int outstanding();
+
+    /** One line for the start-up log: the implementation and its parameters. */
+    String describe();
+}
