@@ -50,7 +50,7 @@ class CrashRecoveryTest {
 
         ServerProcess(Path home) throws IOException {
             ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                "-Xmx256m", "-XX:MaxDirectMemorySize=64m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                 "-Dengine.home=" + home, "-Dengine.conf.dir=" + home.resolve("conf"), "-Dengine.log.dir=" + home.resolve("logs"),
                 RegionServer.class.getName());
             pb.redirectErrorStream(true);
@@ -79,6 +79,18 @@ class CrashRecoveryTest {
 
     @Test
     void everyAcknowledgedWriteSurvivesSigkill(@TempDir Path home) throws Exception {
+        crashAndCheck(home, "");
+    }
+
+    /** The same with the hbase2-offheap write path: pooled direct request buffers, zero-copy cells, MSLAB. */
+    @Test
+    void everyAcknowledgedWriteSurvivesSigkillOnTheOffHeapWritePath(@TempDir Path home) throws Exception {
+        crashAndCheck(home, "<property><name>hbase.server.allocator.pool.enabled</name><value>true</value></property>\n"
+            + "<property><name>heaplab.rpc.cell.decoder</name><value>zero-copy</value></property>\n"
+            + "<property><name>hbase.hregion.memstore.mslab.enabled</name><value>true</value></property>\n");
+    }
+
+    private void crashAndCheck(Path home, String extraProperties) throws Exception {
         StorageAssumption.assumeStorage();
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -90,7 +102,7 @@ class CrashRecoveryTest {
             + "<property><name>hbase.regionserver.port</name><value>" + port + "</value></property>\n"
             + "<property><name>hbase.regionserver.handler.count</name><value>8</value></property>\n"
             + "<property><name>hbase.hregion.memstore.flush.size</name><value>65536</value></property>\n"
-            + "</configuration>\n");
+            + extraProperties + "</configuration>\n");
         Map<String, String> acked = new ConcurrentHashMap<>();
         Random random = new Random();
         AtomicInteger generation = new AtomicInteger();
