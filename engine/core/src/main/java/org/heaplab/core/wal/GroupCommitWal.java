@@ -118,9 +118,17 @@ public final class GroupCommitWal implements AutoCloseable {
 
     /** Creates the WAL file {@code file} (see {@link ChannelWalSink}) with the sizes from {@code conf}. */
     public static GroupCommitWal create(Path file, long firstSeqId, Configuration conf) throws IOException {
-        return new GroupCommitWal(file.getFileName().toString(), ChannelWalSink.create(file), firstSeqId,
-            conf.getInt(SYNCER_COUNT, DEFAULT_SYNCER_COUNT), conf.getInt(RING_SIZE, DEFAULT_RING_SIZE),
-            conf.getLong(ASYNC_FLUSH_INTERVAL, DEFAULT_ASYNC_FLUSH_INTERVAL));
+        int syncerCount = conf.getInt(SYNCER_COUNT, DEFAULT_SYNCER_COUNT);
+        int ringSize = conf.getInt(RING_SIZE, DEFAULT_RING_SIZE);
+        long asyncFlushMs = conf.getLong(ASYNC_FLUSH_INTERVAL, DEFAULT_ASYNC_FLUSH_INTERVAL);
+        ChannelWalSink sink = ChannelWalSink.create(file);
+        try {
+            return new GroupCommitWal(file.getFileName().toString(), sink, firstSeqId, syncerCount, ringSize,
+                asyncFlushMs);
+        } catch (RuntimeException e) {
+            sink.close();
+            throw e;
+        }
     }
 
     /**
@@ -188,35 +196,39 @@ public final class GroupCommitWal implements AutoCloseable {
     private void consume() {
         long next = 0;
         long lastRequested = -1;
-        long idleSince = System.nanoTime();
+        long lastRequestNanos = System.nanoTime();
         while (true) {
             long high = ring.highestPublished(next);
+            if (high >= next) {
+                boolean sync = false;
+                boolean force = false;
+                for (long s = next; s <= high; s++) {
+                    WalAppend a = ring.take(s);
+                    handle(a, s);
+                    sync |= a.durability() == Durability.SYNC_WAL || a.durability() == Durability.FSYNC_WAL;
+                    force |= a.durability() == Durability.FSYNC_WAL;
+                }
+                ring.release(high);
+                next = high + 1;
+                if (sync) {
+                    requestSync(high, force);
+                    lastRequested = high;
+                    lastRequestNanos = System.nanoTime();
+                    continue;
+                }
+            } else if (stopping && ring.claimed() < next) {
+                return;
+            }
+            // ASYNC_WAL appends that no SYNC/FSYNC append has synced: at most asyncFlushNanos later,
+            // even under a steady stream of ASYNC_WAL appends
+            long appended = appendedTxid;
+            if (appended > lastRequested && System.nanoTime() - lastRequestNanos >= asyncFlushNanos) {
+                requestSync(appended, false);
+                lastRequested = appended;
+                lastRequestNanos = System.nanoTime();
+            }
             if (high < next) {
-                if (stopping && ring.claimed() < next) {
-                    return;
-                }
-                long appended = appendedTxid;
-                if (appended > lastRequested && System.nanoTime() - idleSince >= asyncFlushNanos) {
-                    requestSync(appended, false); // ASYNC_WAL appends nobody else synced
-                    lastRequested = appended;
-                }
                 LockSupport.parkNanos(1_000_000);
-                continue;
-            }
-            boolean sync = false;
-            boolean force = false;
-            for (long s = next; s <= high; s++) {
-                WalAppend a = ring.take(s);
-                handle(a, s);
-                sync |= a.durability() == Durability.SYNC_WAL || a.durability() == Durability.FSYNC_WAL;
-                force |= a.durability() == Durability.FSYNC_WAL;
-            }
-            ring.release(high);
-            next = high + 1;
-            idleSince = System.nanoTime();
-            if (sync) {
-                requestSync(high, force);
-                lastRequested = high;
             }
         }
     }
@@ -248,9 +260,9 @@ public final class GroupCommitWal implements AutoCloseable {
                 sink.append(a.record());
             }
             appendedTxid = s;
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) { // even an Error: fail the futures rather than leave handlers waiting
             failAll(e);
-            a.fail(new IOException("WAL " + name + " append of txid " + s + " failed: " + e.getMessage(), e));
+            a.fail(new IOException("WAL " + name + " append of txid " + s + " failed: " + e, e));
         }
     }
 
@@ -310,7 +322,7 @@ public final class GroupCommitWal implements AutoCloseable {
     }
 
     /** Records the first failure and fails every waiting future. */
-    private void failAll(Exception cause) {
+    private void failAll(Throwable cause) {
         IOException io = cause instanceof IOException e ? e : new IOException(cause.toString(), cause);
         if (failure == null) {
             failure = io;

@@ -171,6 +171,31 @@ class GroupCommitWalTest {
 
     @Test
     @Timeout(30)
+    void aSteadyStreamOfAsyncAppendsStillGetsSynced() throws Exception {
+        Path file = dir.resolve("wal.1");
+        GroupCommitWal wal = open(new CountingSink(file), 20);
+        WalAppend first = wal.append("t", "r", cells("first"), Durability.ASYNC_WAL);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        int n = 0;
+        while (!first.durable().isDone() && System.nanoTime() < deadline) {
+            wal.append("t", "r", cells("a" + n++), Durability.ASYNC_WAL); // the consumer is never idle long
+        }
+        assertTrue(first.durable().isDone(), "ASYNC_WAL append never synced under a steady ASYNC stream");
+        first.awaitDurable();
+        wal.close();
+    }
+
+    @Test
+    void createRejectsABadSyncerCountNamingTheKey() {
+        org.heaplab.core.conf.Configuration conf = new org.heaplab.core.conf.Configuration()
+            .set(GroupCommitWal.SYNCER_COUNT, "0");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> GroupCommitWal.create(dir.resolve("wal.1"), 1, conf));
+        assertTrue(e.getMessage().contains(GroupCommitWal.SYNCER_COUNT), e.getMessage());
+    }
+
+    @Test
+    @Timeout(30)
     void fsyncForcesAndSyncDoesNot() throws Exception {
         Path file = dir.resolve("wal.1");
         CountingSink sink = new CountingSink(file);
