@@ -31,7 +31,7 @@ class GroupCommitWalCrashTest {
     Path dir;
 
     @Test
-    @Timeout(40)
+    @Timeout(30)
     void everyAcknowledgedAppendSurvivesAKill() throws Exception {
         long seed = System.nanoTime();
         Random random = new Random(seed);
@@ -74,7 +74,7 @@ class GroupCommitWalCrashTest {
         });
         reader.start();
         try {
-            assertTrue(enough.await(15, TimeUnit.SECONDS), what + ": child too slow");
+            assertTrue(enough.await(5, TimeUnit.SECONDS), what + ": child too slow");
             assertTrue(child.isAlive(), what + ": child exited early (" + error.get() + ")");
         } finally {
             child.destroyForcibly();
