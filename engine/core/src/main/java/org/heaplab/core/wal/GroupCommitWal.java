@@ -2,10 +2,10 @@ package org.heaplab.core.wal;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -71,15 +71,10 @@ public final class GroupCommitWal implements AutoCloseable {
     private final ReentrantReadWriteLock closeGate = new ReentrantReadWriteLock();
     private final Object flushLock = new Object();
     private final Object forceLock = new Object();
-    private final Object completionLock = new Object();
-    /** Guarded by completionLock, each in txid order. */
-    private final ArrayDeque<WalAppend> awaitingFlush = new ArrayDeque<>();
-    private final ArrayDeque<WalAppend> awaitingForce = new ArrayDeque<>();
+    private final PendingSyncs pending = new PendingSyncs();
     private final AtomicLong syncCount = new AtomicLong();
     private final AtomicLong forceCount = new AtomicLong();
     private volatile long appendedTxid = -1;
-    private volatile long flushedTxid = -1;
-    private volatile long forcedTxid = -1;
     private volatile IOException failure;
     private volatile boolean closed;
     private volatile boolean stopping;
@@ -110,7 +105,7 @@ public final class GroupCommitWal implements AutoCloseable {
             syncers[i] = new WalSyncer(this, name + "-syncer-" + i);
             syncers[i].start();
         }
-        this.consumer = new Thread(this::consume, name + "-consumer");
+        this.consumer = new Thread(this::runConsumer, name + "-consumer");
         consumer.setDaemon(true);
         ring.setConsumer(consumer);
         consumer.start();
@@ -193,6 +188,14 @@ public final class GroupCommitWal implements AutoCloseable {
 
     // ---- consumer thread ----
 
+    private void runConsumer() {
+        try {
+            consume();
+        } catch (Throwable t) { // a bug: fail what waits, make close and later appends fail fast
+            failAll(t);
+        }
+    }
+
     private void consume() {
         long next = 0;
         long lastRequested = -1;
@@ -253,9 +256,7 @@ public final class GroupCommitWal implements AutoCloseable {
                 a.complete();
                 return;
             }
-            synchronized (completionLock) {
-                (a.durability() == Durability.FSYNC_WAL ? awaitingForce : awaitingFlush).add(a);
-            }
+            pending.register(a);
             if (a.hasRecord()) {
                 sink.append(a.record());
             }
@@ -277,48 +278,26 @@ public final class GroupCommitWal implements AutoCloseable {
     void syncUpTo(long txid, boolean force) {
         try {
             synchronized (flushLock) {
-                if (flushedTxid < txid && failure == null) {
+                if (pending.flushedTxid() < txid && failure == null) {
                     long covered = appendedTxid;
                     sink.flush();
                     syncCount.incrementAndGet();
-                    markFlushed(covered);
+                    pending.flushed(covered);
                 }
             }
             if (force) {
                 synchronized (forceLock) {
-                    if (forcedTxid < txid && failure == null) {
-                        long covered = flushedTxid;
+                    if (pending.forcedTxid() < txid && failure == null) {
+                        long covered = pending.flushedTxid();
                         sink.force();
                         forceCount.incrementAndGet();
-                        markForced(covered);
+                        pending.forced(covered);
                     }
                 }
             }
         } catch (IOException | RuntimeException e) {
             failAll(e);
         }
-    }
-
-    private void markFlushed(long covered) {
-        List<WalAppend> done = new ArrayList<>();
-        synchronized (completionLock) {
-            flushedTxid = Math.max(flushedTxid, covered);
-            while (!awaitingFlush.isEmpty() && awaitingFlush.peekFirst().txid() <= flushedTxid) {
-                done.add(awaitingFlush.pollFirst());
-            }
-        }
-        done.forEach(WalAppend::complete);
-    }
-
-    private void markForced(long covered) {
-        List<WalAppend> done = new ArrayList<>();
-        synchronized (completionLock) {
-            forcedTxid = Math.max(forcedTxid, covered);
-            while (!awaitingForce.isEmpty() && awaitingForce.peekFirst().txid() <= forcedTxid) {
-                done.add(awaitingForce.pollFirst());
-            }
-        }
-        done.forEach(WalAppend::complete);
     }
 
     /** Records the first failure and fails every waiting future. */
@@ -331,14 +310,7 @@ public final class GroupCommitWal implements AutoCloseable {
     }
 
     private void failPending(String message, IOException cause) {
-        List<WalAppend> pending = new ArrayList<>();
-        synchronized (completionLock) {
-            pending.addAll(awaitingFlush);
-            pending.addAll(awaitingForce);
-            awaitingFlush.clear();
-            awaitingForce.clear();
-        }
-        for (WalAppend a : pending) {
+        for (WalAppend a : pending.drain()) {
             a.fail(new IOException(message + " (txid " + a.txid() + ")", cause));
         }
     }
@@ -363,16 +335,27 @@ public final class GroupCommitWal implements AutoCloseable {
             closeGate.writeLock().unlock();
         }
         // every producer let in has published; the final barrier forces everything before it
-        WalAppend last = WalAppend.barrier(Durability.FSYNC_WAL);
-        publishOpen(last, true);
         IOException result = null;
         boolean interrupted = false;
-        try {
-            last.awaitDurable();
-        } catch (IOException e) {
-            result = e;
-        } catch (InterruptedException e) {
-            interrupted = true;
+        if (consumer.isAlive()) {
+            WalAppend last = WalAppend.barrier(Durability.FSYNC_WAL);
+            publishOpen(last, true);
+            try {
+                while (!last.durable().isDone() && consumer.isAlive()) {
+                    try {
+                        last.durable().get(100, TimeUnit.MILLISECONDS);
+                    } catch (TimeoutException | ExecutionException e) {
+                        // loop: done (normally or not) or the consumer died
+                    }
+                }
+                if (last.durable().isDone()) {
+                    last.awaitDurable();
+                }
+            } catch (IOException e) {
+                result = e;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
         stopping = true;
         LockSupport.unpark(consumer);
@@ -422,11 +405,11 @@ public final class GroupCommitWal implements AutoCloseable {
 
     /** Highest txid written to the channel (-1 if none). */
     public long flushedTxid() {
-        return flushedTxid;
+        return pending.flushedTxid();
     }
 
     /** Highest txid forced to the device (-1 if none). */
     public long forcedTxid() {
-        return forcedTxid;
+        return pending.forcedTxid();
     }
 }

@@ -1,0 +1,68 @@
+package org.heaplab.core.wal;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The appends of a {@link GroupCommitWal} waiting for a sync, and how far the file is synced: the
+ * highest txid written to the channel ({@code flushed}) and forced to the device ({@code forced}).
+ *
+ * <p>Thread safety: every method locks this object; futures are completed outside the lock.
+ *
+ * <p>Invariants: each queue is in txid order (the consumer registers in ring order, before the append
+ * can be covered by any sync); both watermarks only grow; an ASYNC/SYNC append completes when
+ * {@code flushed >= txid}, an FSYNC append when {@code forced >= txid}.
+ */
+final class PendingSyncs {
+    private final ArrayDeque<WalAppend> awaitingFlush = new ArrayDeque<>();
+    private final ArrayDeque<WalAppend> awaitingForce = new ArrayDeque<>();
+    private volatile long flushed = -1;
+    private volatile long forced = -1;
+
+    /** Consumer: {@code a} (ASYNC, SYNC or FSYNC) waits for the sync that covers its txid. */
+    synchronized void register(WalAppend a) {
+        (a.durability() == Durability.FSYNC_WAL ? awaitingForce : awaitingFlush).addLast(a);
+    }
+
+    /** Every txid up to {@code covered} is written to the channel: completes ASYNC and SYNC appends. */
+    void flushed(long covered) {
+        List<WalAppend> done = new ArrayList<>();
+        synchronized (this) {
+            flushed = Math.max(flushed, covered);
+            while (!awaitingFlush.isEmpty() && awaitingFlush.peekFirst().txid() <= flushed) {
+                done.add(awaitingFlush.pollFirst());
+            }
+        }
+        done.forEach(WalAppend::complete);
+    }
+
+    /** Every txid up to {@code covered} is forced: completes FSYNC appends. */
+    void forced(long covered) {
+        List<WalAppend> done = new ArrayList<>();
+        synchronized (this) {
+            forced = Math.max(forced, covered);
+            while (!awaitingForce.isEmpty() && awaitingForce.peekFirst().txid() <= forced) {
+                done.add(awaitingForce.pollFirst());
+            }
+        }
+        done.forEach(WalAppend::complete);
+    }
+
+    /** Removes every waiting append (to fail it). */
+    synchronized List<WalAppend> drain() {
+        List<WalAppend> all = new ArrayList<>(awaitingFlush);
+        all.addAll(awaitingForce);
+        awaitingFlush.clear();
+        awaitingForce.clear();
+        return all;
+    }
+
+    long flushedTxid() {
+        return flushed;
+    }
+
+    long forcedTxid() {
+        return forced;
+    }
+}
