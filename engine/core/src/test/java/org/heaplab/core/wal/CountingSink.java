@@ -22,6 +22,9 @@ final class CountingSink implements WalSink {
     volatile CountDownLatch gate;
     volatile CountDownLatch appendsSeen = new CountDownLatch(0);
     volatile boolean failFlush;
+    /** When set, the first append (on the consumer thread) is held until it opens. */
+    volatile CountDownLatch appendGate;
+    final CountDownLatch firstAppendStarted = new CountDownLatch(1);
 
     CountingSink(Path path) throws IOException {
         this.file = ChannelWalSink.create(path);
@@ -29,6 +32,11 @@ final class CountingSink implements WalSink {
 
     @Override
     public void append(WalRecord record) throws IOException {
+        CountDownLatch g = appendGate;
+        if (g != null && firstAppendStarted.getCount() > 0) {
+            firstAppendStarted.countDown();
+            await(g);
+        }
         file.append(record);
         appends.incrementAndGet();
         appendsSeen.countDown();
@@ -40,13 +48,7 @@ final class CountingSink implements WalSink {
             firstFlushStarted.countDown();
             CountDownLatch g = gate;
             if (g != null) {
-                try {
-                    if (!g.await(20, TimeUnit.SECONDS)) {
-                        throw new IOException("test gate never opened");
-                    }
-                } catch (InterruptedException e) {
-                    throw new IOException(e);
-                }
+                await(g);
             }
         }
         if (failFlush) {
@@ -64,6 +66,16 @@ final class CountingSink implements WalSink {
     @Override
     public void close() throws IOException {
         file.close();
+    }
+
+    private static void await(CountDownLatch g) throws IOException {
+        try {
+            if (!g.await(20, TimeUnit.SECONDS)) {
+                throw new IOException("test gate never opened");
+            }
+        } catch (InterruptedException e) {
+            throw new IOException(e);
+        }
     }
 
     static List<WalRecord> replay(Path path) throws IOException {

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -159,6 +160,37 @@ class MvccTest {
         assertEquals("ids-consumer", assigner.get());
         wal.close();
         assertFalse(sink.file.length() == 0);
+    }
+
+    /** The HBASE-16698 difference: with the consumer thread stalled, only the legacy begin blocks. */
+    @Test
+    @Timeout(30)
+    void legacyBeginWaitsForTheConsumerPreassignedDoesNot() throws Exception {
+        CountingSink sink = new CountingSink(dir.resolve("wal.1"));
+        sink.appendGate = new CountDownLatch(1);
+        GroupCommitWal wal = new GroupCommitWal("stall", sink, FIRST_SEQ, 1, 16, 60_000);
+        wal.append("t", "r", GroupCommitWalTest.cells("stall"), Durability.ASYNC_WAL);
+        assertTrue(sink.firstAppendStarted.await(10, TimeUnit.SECONDS), "consumer never reached the sink");
+        PreassignedMvcc pre = new PreassignedMvcc(FIRST_SEQ - 1);
+        WriteEntry p = pre.begin(wal, "t", "r", GroupCommitWalTest.cells("pre"), Durability.ASYNC_WAL);
+        assertEquals(FIRST_SEQ + 1, p.seqId(), "pre-assigned id owned while the consumer is stalled");
+        LegacyMvcc legacy = new LegacyMvcc(FIRST_SEQ - 1);
+        CompletableFuture<WriteEntry> l = CompletableFuture.supplyAsync(() -> {
+            try {
+                return legacy.begin(wal, "t", "r", GroupCommitWalTest.cells("legacy"), Durability.ASYNC_WAL);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        assertThrows(TimeoutException.class, () -> l.get(200, TimeUnit.MILLISECONDS),
+            "legacy begin must wait for the consumer to assign its id");
+        sink.appendGate.countDown();
+        WriteEntry le = l.get(10, TimeUnit.SECONDS);
+        assertEquals(FIRST_SEQ + 2, le.seqId());
+        pre.completeAndWait(p);
+        legacy.completeAndWait(le);
+        wal.close();
+        assertEquals(3, CountingSink.replay(dir.resolve("wal.1")).size());
     }
 
     @Test
