@@ -105,13 +105,14 @@ final class WalRingBuffer<E> {
         released = s;
     }
 
+    /** Waiting without a lock: spin briefly, then yield, then park (so waiters do not starve the consumer). */
     static void backOff(int spins) {
-        if (spins < 100) {
+        if (spins < 50) {
             Thread.onSpinWait();
-        } else if (spins < 200) {
+        } else if (spins < 60) {
             Thread.yield();
         } else {
-            LockSupport.parkNanos(20_000);
+            LockSupport.parkNanos(50_000);
         }
     }
 }
