@@ -94,6 +94,10 @@ public final class RegionServer {
         }
         try {
             rpc.stop();
+            org.heaplab.rpc.RequestBufferAllocator buffers = blockingRpc.allocator();
+            ServerLog.info(String.format("request buffers at stop: %d bytes from the pool, %d bytes from the heap "
+                + "(heap ratio %.3f), %d outstanding", buffers.poolAllocationBytes(), buffers.heapAllocationBytes(),
+                buffers.heapAllocationRatio(), buffers.outstanding()));
             regions.close();
         } catch (IOException | RuntimeException e) {
             ServerLog.error("error while closing the regions: " + e);
