@@ -18,6 +18,19 @@ import org.heaplab.core.cell.KeyValue;
  * buffer); response cells are views into the body array, which the result then owns.
  */
 public final class FrameReader {
+    /** KeyValue views into a heap body: responses, and requests decoded from a byte[]. */
+    private static final CellDecoder HEAP_VIEWS = new CellDecoder() {
+        @Override
+        public Cell decode(ByteBuffer body, int offset, int length) {
+            return new KeyValue(body.array(), body.arrayOffset() + offset, length);
+        }
+
+        @Override
+        public String describe() {
+            return "KeyValue views into the frame's byte[]";
+        }
+    };
+
     private FrameReader() {
     }
 
@@ -43,7 +56,7 @@ public final class FrameReader {
 
     /** Decodes a request body (the bytes after the length prefix); the cells are KeyValue views into it. */
     public static Request readRequest(byte[] body) throws MalformedFrameException {
-        return readRequest(ByteBuffer.wrap(body), ZeroCopyCellDecoder.INSTANCE);
+        return readRequest(ByteBuffer.wrap(body), HEAP_VIEWS);
     }
 
     /**
@@ -144,7 +157,7 @@ public final class FrameReader {
     /** Reads the cells of a response's cell block; the KeyValues are views into {@code body}. */
     private static List<KeyValue> readCells(byte[] body, int pos, int length, int callId) throws MalformedFrameException {
         List<KeyValue> cells = new ArrayList<>();
-        for (Cell c : readCells(ByteBuffer.wrap(body), pos, length, callId, ZeroCopyCellDecoder.INSTANCE)) {
+        for (Cell c : readCells(ByteBuffer.wrap(body), pos, length, callId, HEAP_VIEWS)) {
             cells.add((KeyValue) c);
         }
         return cells;

@@ -3,12 +3,11 @@ package org.heaplab.rpc;
 import java.nio.ByteBuffer;
 import org.heaplab.core.cell.ByteBufferKeyValue;
 import org.heaplab.core.cell.Cell;
-import org.heaplab.core.cell.KeyValue;
 
 /**
- * HBase 2.x decoding: cells are views over the request buffer, no copy: a {@link ByteBufferKeyValue}
- * over a direct (pooled) buffer, a {@link KeyValue} over a heap one. The WAL writes them from there and
- * the memstore copies each once into its own storage.
+ * HBase 2.x decoding: cells are {@link ByteBufferKeyValue} views over the request buffer (pooled
+ * direct, or heap for a small request), no copy; a LATEST_TIMESTAMP is stamped into the request buffer.
+ * The WAL writes them from there and the memstore copies each once into its own storage.
  *
  * <p>Pitfalls: the views die with the request buffer; nothing may keep them past the call.
  */
@@ -17,9 +16,6 @@ public final class ZeroCopyCellDecoder implements CellDecoder {
 
     @Override
     public Cell decode(ByteBuffer body, int offset, int length) {
-        if (body.hasArray()) {
-            return new KeyValue(body.array(), body.arrayOffset() + offset, length);
-        }
         return new ByteBufferKeyValue(body, offset, length);
     }
 

@@ -12,7 +12,8 @@ import java.nio.ByteBuffer;
  * request wrote there. Anything that outlives the call (the memstore) must copy the cell first.
  *
  * <p>Pitfalls: {@link #withTimestamp} writes into the buffer (the owner's call is the only user of
- * it); never keep a ByteBufferKeyValue in a collection that outlives the call.
+ * it); never keep a ByteBufferKeyValue in a collection that outlives the call. An {@link #ownedCopyOf}
+ * cell gives its array away in {@link #toOwnKeyValue}: do not stamp it after that.
  *
  * <p>Thread safety: reads are safe from any thread while the buffer is not reused; absolute gets only.
  */
@@ -20,9 +21,27 @@ public final class ByteBufferKeyValue implements Cell {
     private final ByteBuffer buf;
     private final int offset;
     private final int length;
+    /** True when {@code buf} wraps a heap array made for this cell alone (see {@link #ownedCopyOf}). */
+    private final boolean ownsArray;
 
     /** Wraps {@code length} bytes of {@code buf} from absolute index {@code offset}; does not copy. */
     public ByteBufferKeyValue(ByteBuffer buf, int offset, int length) {
+        this(buf, offset, length, false);
+    }
+
+    /**
+     * A copy of {@code length} bytes of {@code src} from {@code offset} in a fresh heap array that belongs
+     * to the returned cell alone (the 1.x decoder's copy): stamping writes into that array, and
+     * {@link #toOwnKeyValue} hands the array over instead of copying it again.
+     */
+    public static ByteBufferKeyValue ownedCopyOf(ByteBuffer src, int offset, int length) {
+        byte[] b = new byte[length];
+        src.get(offset, b, 0, length);
+        return new ByteBufferKeyValue(ByteBuffer.wrap(b), 0, length, true);
+    }
+
+    private ByteBufferKeyValue(ByteBuffer buf, int offset, int length, boolean ownsArray) {
+        this.ownsArray = ownsArray;
         if (offset < 0 || length < KeyValue.ROW_OFFSET + KeyValue.KEY_INFRASTRUCTURE_SIZE || offset + length > buf.limit()) {
             throw new IllegalArgumentException("not a KeyValue: offset " + offset + " length " + length);
         }
@@ -139,6 +158,9 @@ public final class ByteBufferKeyValue implements Cell {
 
     @Override
     public KeyValue toOwnKeyValue() {
+        if (ownsArray) {
+            return new KeyValue(buf.array(), 0, length);
+        }
         byte[] b = new byte[length];
         copyTo(b, 0);
         return new KeyValue(b, 0, length);

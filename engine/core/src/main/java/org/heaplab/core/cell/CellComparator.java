@@ -106,7 +106,19 @@ public final class CellComparator implements Comparator<Cell> {
             return Arrays.equals(kv.getBuffer(), kv.familyOffset(), kv.familyOffset() + kv.familyLength(), family, 0,
                 family.length);
         }
-        int f = ROW + cell.rowLength() + 1;
-        return compareUnsigned(cell.serializedView(), f, cell.familyLength(), ByteBuffer.wrap(family), 0, family.length) == 0;
+        if (cell.familyLength() != family.length) {
+            return false;
+        }
+        if (cell instanceof ByteBufferKeyValue bb) {
+            int f = bb.offset() + ROW + bb.rowLength() + 1;
+            ByteBuffer buf = bb.buffer();
+            for (int i = 0; i < family.length; i++) { // absolute gets: no slice garbage on the put path
+                if (buf.get(f + i) != family[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return Arrays.equals(cell.family(), family);
     }
 }
