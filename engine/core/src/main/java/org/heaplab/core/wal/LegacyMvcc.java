@@ -13,11 +13,10 @@ import org.heaplab.core.cell.KeyValue;
  *
  * <p>Thread safety: as {@link Mvcc}; the queue is added to only on the consumer thread.
  */
-public final class LegacyMvcc implements Mvcc {
-    private final MvccQueue queue;
+public final class LegacyMvcc extends QueuedMvcc {
 
     public LegacyMvcc(long initialReadPoint) {
-        this.queue = new MvccQueue(initialReadPoint);
+        super(initialReadPoint);
     }
 
     @Override
@@ -31,21 +30,5 @@ public final class LegacyMvcc implements Mvcc {
         e.setAppend(a);
         a.awaitSeqId(); // the latch the consumer counts down
         return e;
-    }
-
-    @Override
-    public void complete(WriteEntry e) {
-        queue.complete(e);
-    }
-
-    @Override
-    public void completeAndWait(WriteEntry e) throws InterruptedException {
-        queue.complete(e);
-        queue.waitFor(e.seqId());
-    }
-
-    @Override
-    public long readPoint() {
-        return queue.readPoint();
     }
 }

@@ -12,12 +12,11 @@ import org.heaplab.core.cell.KeyValue;
  *
  * <p>Thread safety: as {@link Mvcc}; {@code beginLock} orders this region's slot claims with its queue.
  */
-public final class PreassignedMvcc implements Mvcc {
-    private final MvccQueue queue;
+public final class PreassignedMvcc extends QueuedMvcc {
     private final Object beginLock = new Object();
 
     public PreassignedMvcc(long initialReadPoint) {
-        this.queue = new MvccQueue(initialReadPoint);
+        super(initialReadPoint);
     }
 
     @Override
@@ -30,21 +29,5 @@ public final class PreassignedMvcc implements Mvcc {
             queue.add(e);
         }
         return e;
-    }
-
-    @Override
-    public void complete(WriteEntry e) {
-        queue.complete(e);
-    }
-
-    @Override
-    public void completeAndWait(WriteEntry e) throws InterruptedException {
-        queue.complete(e);
-        queue.waitFor(e.seqId());
-    }
-
-    @Override
-    public long readPoint() {
-        return queue.readPoint();
     }
 }

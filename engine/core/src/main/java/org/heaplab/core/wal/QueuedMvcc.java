@@ -1,0 +1,31 @@
+package org.heaplab.core.wal;
+
+/**
+ * What both MVCC orders share: the queue of begun writes and the read point over it. Subclasses differ
+ * only in {@link Mvcc#begin}, which is the whole lesson of {@link LegacyMvcc} vs {@link PreassignedMvcc}.
+ *
+ * <p>Thread safety: as {@link Mvcc}; {@link MvccQueue} is thread safe.
+ */
+abstract class QueuedMvcc implements Mvcc {
+    protected final MvccQueue queue;
+
+    QueuedMvcc(long initialReadPoint) {
+        this.queue = new MvccQueue(initialReadPoint);
+    }
+
+    @Override
+    public final void complete(WriteEntry e) {
+        queue.complete(e);
+    }
+
+    @Override
+    public final void completeAndWait(WriteEntry e) throws InterruptedException {
+        queue.complete(e);
+        queue.waitFor(e.seqId());
+    }
+
+    @Override
+    public final long readPoint() {
+        return queue.readPoint();
+    }
+}
