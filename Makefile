@@ -5,6 +5,8 @@
 #   make test       engine unit tests, Python tests, notebooks, playbook lint, one end-to-end ci run
 #   make notebook   open the lab notebooks in Jupyter (installs the notebook UI into the venv)
 #   make lint       ruff and ansible-lint
+#   make bench      JMH benchmarks (memstore insert, WAL append + sync), short run; BENCH_ARGS=... for JMH
+#                   options (engine/docs/benchmarks.md); results in results/runs/bench-TIMESTAMP/
 #   make clean      remove build output and the venv (never results/runs)
 
 SHELL := /bin/bash
@@ -16,7 +18,7 @@ LAB ?= all
 SCALE ?= local
 DIST := $(wildcard engine/dist/target/heaplab-engine-*-bin.tar.gz)
 
-.PHONY: setup venv engine reproduce notebook test lint clean
+.PHONY: setup venv engine reproduce notebook test lint bench clean
 
 setup: venv engine
 
@@ -55,6 +57,23 @@ lint: venv
 	$(BIN)/ruff check heaplab playbooks
 	$(BIN)/ruff format --check heaplab playbooks
 	cd playbooks && PATH="$(CURDIR)/$(BIN):$$PATH" ansible-lint --offline --profile production -q
+
+# BENCH_ARGS: JMH options (e.g. '-p mvcc=legacy WalAppend', '-bm sample', '--full'); given ones override
+# the short defaults (BenchMain). The WAL files go to the run directory, on the repository's disk.
+BENCH_ARGS ?=
+bench:
+	@command -v mvn >/dev/null || { echo "ERROR: mvn not found: install Maven 3.8+ and a JDK 17+"; exit 1; }
+	$(MVN) package -DskipTests -pl bench -am
+	@out=results/runs/bench-$$(date -u +%Y%m%dT%H%M%SZ) && mkdir -p $$out/wal && \
+	{ uname -a; echo "cpus: $$(nproc)"; echo "load: $$(cat /proc/loadavg 2>/dev/null)"; java -version 2>&1; \
+	  findmnt -T $$out/wal 2>/dev/null || df -T $$out/wal; } > $$out/environment.txt && \
+	echo "== bench: results in $$out" && \
+	HEAPLAB_BENCH_OUT=$$out HEAPLAB_BENCH_WAL_DIR=$$out/wal HEAPLAB_BENCH_COUNTERS=$$out/wal-counters.jsonl \
+	  java -cp "engine/bench/target/classes:$$(cat engine/bench/target/classpath.txt)" \
+	  org.heaplab.bench.BenchMain $(BENCH_ARGS) 2>&1 | tee $$out/jmh.log; rc=$${PIPESTATUS[0]}; \
+	rmdir $$out/wal 2>/dev/null; \
+	if [ -f $$out/jmh.json ]; then echo "== bench summary ($$out/summary.txt)"; $(PYTHON) engine/bench/summarize.py $$out; fi; \
+	exit $$rc
 
 clean:
 	rm -rf $(VENV) engine/*/target
