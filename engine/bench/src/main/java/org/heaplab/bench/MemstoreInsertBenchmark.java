@@ -85,6 +85,11 @@ public class MemstoreInsertBenchmark {
         next = 0;
     }
 
+    /** The memstore taking inserts now (for tests). */
+    Memstore memstore() {
+        return memstore;
+    }
+
     @TearDown(Level.Trial)
     public void tearDown() {
         memstore.release();

@@ -83,17 +83,24 @@ public class WalAppendBenchmark {
     private GroupCommitWal wal;
     private Mvcc mvccImpl;
     private Path file;
-    private BenchmarkParams params;
+    private String benchmark;
+    private int threads;
     private final LongAdder appends = new LongAdder();
     private long startNanos;
 
     @Setup(Level.Trial)
     public void setUp(BenchmarkParams benchmarkParams) throws IOException {
+        Path dir = Path.of(System.getenv().getOrDefault(DIR_ENV, "target/bench-wal")).toAbsolutePath();
+        open(dir, benchmarkParams.getBenchmark(), benchmarkParams.getThreads());
+    }
+
+    /** Creates the WAL file in {@code dir} and the MVCC, through the start-up keys. */
+    void open(Path dir, String benchmarkName, int threadCount) throws IOException {
         if (!mvcc.equals("legacy") && !mvcc.equals("preassigned")) {
             throw new IllegalArgumentException("mvcc must be legacy or preassigned, got " + mvcc);
         }
-        params = benchmarkParams;
-        Path dir = Path.of(System.getenv().getOrDefault(DIR_ENV, "target/bench-wal")).toAbsolutePath();
+        benchmark = benchmarkName;
+        threads = threadCount;
         Files.createDirectories(dir);
         String fsType = Files.getFileStore(dir).type();
         if (fsType.equals("tmpfs") || fsType.equals("ramfs")) {
@@ -107,6 +114,7 @@ public class WalAppendBenchmark {
         long firstSeqId = 1;
         wal = GroupCommitWal.create(file, firstSeqId, conf);
         mvccImpl = Mvcc.create(conf, firstSeqId - 1);
+        appends.reset();
         startNanos = System.nanoTime();
     }
 
@@ -144,7 +152,7 @@ public class WalAppendBenchmark {
     }
 
     /** The WAL and MVCC part of a region put (no row locks, no memstore). */
-    private long put(List<KeyValue> cells) throws IOException, InterruptedException {
+    long put(List<KeyValue> cells) throws IOException, InterruptedException {
         WriteEntry e = mvccImpl.begin(wal, TABLE, REGION, cells, durability);
         try {
             if (durability == Durability.SYNC_WAL || durability == Durability.FSYNC_WAL) {
@@ -159,19 +167,21 @@ public class WalAppendBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
-        double seconds = (System.nanoTime() - startNanos) / 1e9;
-        wal.close();
-        long n = appends.sum();
-        long syncs = wal.syncCount();
-        long forces = wal.forceCount();
-        long bytes = Files.size(file);
-        Files.deleteIfExists(file);
-        WalCounters c = new WalCounters(params.getBenchmark(), params.getThreads(), durability.name(), mvcc, batch,
-            syncers, valueSize, n, syncs, forces, bytes, seconds);
+        WalCounters c = close();
         System.out.println(c.describe());
         String out = System.getenv(COUNTERS_ENV);
         if (out != null && !out.isBlank()) {
             c.appendJsonLine(Path.of(out));
         }
+    }
+
+    /** Closes the WAL (draining and forcing it), deletes its file, and returns what the trial did. */
+    WalCounters close() throws IOException {
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        wal.close();
+        long bytes = Files.size(file);
+        Files.deleteIfExists(file);
+        return new WalCounters(benchmark, threads, durability.name(), mvcc, batch, syncers, valueSize,
+            appends.sum(), wal.syncCount(), wal.forceCount(), bytes, seconds);
     }
 }
