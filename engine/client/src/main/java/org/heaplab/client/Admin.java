@@ -20,13 +20,17 @@ public final class Admin {
         this.connection = connection;
     }
 
-    /** Creates {@code desc}'s table split at {@code splitKeys} (sorted, distinct; empty for one region). */
+    /**
+     * Creates {@code desc}'s table split at {@code splitKeys} (sorted, distinct; empty for one region),
+     * with its default durability (stored with the table).
+     */
     public void createTable(TableDescriptor desc, byte[][] splitKeys) throws IOException {
         ParamWriter w = new ParamWriter().writeString(desc.name()).writeBytes(desc.family())
             .writeString(desc.compression().name()).writeInt(splitKeys.length);
         for (byte[] k : splitKeys) {
             w.writeBytes(k);
         }
+        w.writeString(desc.durability().name());
         connection.call(Method.CREATE_TABLE, w.toByteArray(), List.of());
     }
 

@@ -47,11 +47,15 @@ import org.heaplab.core.conf.Configuration;
  * <p>Backpressure: when the call queue is full a reader blocks, so a connection stops being read
  * until handlers catch up (HBase 1.x instead rejects with CallQueueTooBigException).
  *
+ * <p>Responses: a handler runs the service with the call as a {@link ServerCall}; the service answers
+ * at once (the usual case) or later from another thread (a completion callback: the staged write
+ * path), and may hold the request buffer past its response ({@link ServerCall#holdRequestUntil}).
+ *
  * <p>Thread safety: start and stop may be called from any thread; responses for one connection are
- * written by many handlers, serialised by the connection's output lock, each frame in one write.
+ * written by many threads, serialised by the connection's output lock, each frame in one write.
  */
 public final class BlockingRpcServer implements RpcServer {
-    private static final Call POISON = new Call(null, null, null);
+    private final Call poison = new Call(null, null, null);
 
     private final InetSocketAddress bindAddress;
     private final RpcService service;
@@ -63,6 +67,8 @@ public final class BlockingRpcServer implements RpcServer {
     private final CellDecoder decoder;
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
     private final List<Thread> handlers = new ArrayList<>();
+    /** Calls queued and not yet finished (answered and their buffer released). */
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean stopping;
     private ServerSocket serverSocket;
     private Thread acceptor;
@@ -223,8 +229,15 @@ public final class BlockingRpcServer implements RpcServer {
                             "org.heaplab.rpc.ServerStoppingException", "the region server is stopping"));
                         continue;
                     }
-                    queue.put(new Call(c, request, buffer));
-                    queued = true;
+                    inFlight.incrementAndGet();
+                    try {
+                        queue.put(new Call(c, request, buffer));
+                        queued = true;
+                    } finally {
+                        if (!queued) {
+                            inFlight.decrementAndGet();
+                        }
+                    }
                 } finally {
                     if (!queued) {
                         buffer.release();
@@ -246,7 +259,10 @@ public final class BlockingRpcServer implements RpcServer {
         }
     }
 
-    /** The handler loop: take a call, run it, write its response. */
+    /**
+     * The handler loop: take a call and run it. The service answers through the call, usually before
+     * returning; a deferred answer (a completion callback on another thread) is sent by that thread.
+     */
     private void handle() {
         while (true) {
             Call call;
@@ -255,24 +271,13 @@ public final class BlockingRpcServer implements RpcServer {
             } catch (InterruptedException e) {
                 return;
             }
-            if (call == POISON) {
+            if (call == poison) {
                 return;
             }
-            Request r = call.request;
             try {
-                byte[] frame;
-                try {
-                    RpcService.Reply reply = service.call(r);
-                    frame = FrameWriter.ok(r.callId(), reply.params(), reply.cells());
-                } catch (Throwable t) {
-                    if (!(t instanceof IOException) && !(t instanceof IllegalArgumentException)) {
-                        log.accept("call " + r.method() + " failed: " + t);
-                    }
-                    frame = FrameWriter.response(ErrorMapping.toResponse(r.callId(), t));
-                }
-                call.connection.send(frame);
-            } finally {
-                call.buffer.release(); // the request's cells are dead from here on
+                service.call(call.request, call);
+            } catch (Throwable t) { // a service that broke the no-throw contract: answer anyway
+                call.fail(t);
             }
         }
     }
@@ -298,7 +303,7 @@ public final class BlockingRpcServer implements RpcServer {
                 }
             }
             for (int i = 0; i < handlers.size(); i++) {
-                if (!queue.offer(POISON, 60, TimeUnit.SECONDS)) {
+                if (!queue.offer(poison, 60, TimeUnit.SECONDS)) {
                     log.accept("call queue did not drain; handlers interrupted");
                     handlers.forEach(Thread::interrupt);
                     break;
@@ -306,6 +311,14 @@ public final class BlockingRpcServer implements RpcServer {
             }
             for (Thread h : handlers) {
                 h.join(60_000);
+            }
+            // calls answered later by a completion callback (deferred responses)
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            if (inFlight.get() > 0) {
+                log.accept(inFlight.get() + " calls still unanswered at stop");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -323,8 +336,69 @@ public final class BlockingRpcServer implements RpcServer {
         }
     }
 
-    /** A queued request, the buffer it was decoded over (released after the response) and its connection. */
-    private record Call(ServerConnection connection, Request request, RequestBuffer buffer) {
+    /**
+     * A queued request, the buffer it was decoded over and its connection; answered once, by whichever
+     * thread calls {@link #reply} or {@link #fail}. The buffer is released after the response is
+     * written and every hold completed.
+     */
+    private final class Call implements ServerCall {
+        final ServerConnection connection;
+        final Request request;
+        final RequestBuffer buffer;
+        private final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
+        private final List<java.util.concurrent.CompletableFuture<?>> holds = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        Call(ServerConnection connection, Request request, RequestBuffer buffer) {
+            this.connection = connection;
+            this.request = request;
+            this.buffer = buffer;
+        }
+
+        @Override
+        public void holdRequestUntil(java.util.concurrent.CompletableFuture<?> f) {
+            holds.add(f);
+        }
+
+        @Override
+        public void reply(RpcService.Reply reply) {
+            byte[] frame;
+            try {
+                frame = FrameWriter.ok(request.callId(), reply.params(), reply.cells());
+            } catch (Throwable t) {
+                fail(t);
+                return;
+            }
+            answer(frame);
+        }
+
+        @Override
+        public void fail(Throwable t) {
+            if (!(t instanceof IOException) && !(t instanceof IllegalArgumentException)) {
+                log.accept("call " + request.method() + " failed: " + t);
+            }
+            answer(FrameWriter.response(ErrorMapping.toResponse(request.callId(), t)));
+        }
+
+        private void answer(byte[] frame) {
+            if (!answered.compareAndSet(false, true)) {
+                return; // answered already: the contract allows one answer
+            }
+            try {
+                connection.send(frame);
+            } finally {
+                if (holds.isEmpty()) {
+                    release();
+                } else {
+                    java.util.concurrent.CompletableFuture.allOf(holds.stream().map(h -> h.handle((v, e) -> null))
+                        .toArray(java.util.concurrent.CompletableFuture[]::new)).whenComplete((v, e) -> release());
+                }
+            }
+        }
+
+        private void release() {
+            buffer.release(); // the request's cells are dead from here on
+            inFlight.decrementAndGet();
+        }
     }
 
     /** One accepted socket. send() is called by many handlers; the lock keeps frames whole. */

@@ -18,6 +18,23 @@ public interface RpcService {
     Reply call(Request request) throws IOException;
 
     /**
+     * Runs one call and answers through {@code call}, now or later from any thread. The default runs
+     * {@link #call(Request)} and answers at once; a service overrides it to answer from a completion
+     * callback or to keep the request buffer past the response ({@link ServerCall#holdRequestUntil}).
+     * Must not throw: report failures through {@link ServerCall#fail}.
+     */
+    default void call(Request request, ServerCall call) {
+        Reply reply;
+        try {
+            reply = call(request);
+        } catch (Throwable t) {
+            call.fail(t);
+            return;
+        }
+        call.reply(reply);
+    }
+
+    /**
      * The params and cells of an OK response. The cells are written into the response frame before the
      * request's buffer is released, so they may be views over the request (an echo) or anything else.
      */

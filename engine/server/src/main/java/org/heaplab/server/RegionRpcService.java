@@ -10,11 +10,14 @@ import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.TableDescriptor;
+import org.heaplab.core.wal.Durability;
+import org.heaplab.rpc.Method;
 import org.heaplab.rpc.ParamReader;
 import org.heaplab.rpc.ParamWriter;
 import org.heaplab.rpc.RegionListCodec;
 import org.heaplab.rpc.Request;
 import org.heaplab.rpc.RpcService;
+import org.heaplab.rpc.ServerCall;
 import org.heaplab.rpc.ServerStatus;
 
 /**
@@ -33,6 +36,7 @@ public final class RegionRpcService implements RpcService {
     private final int handlers;
     private final long startMillis = System.currentTimeMillis();
     private volatile OnlineRegions regions;
+    private volatile WritePath writePath;
 
     public RegionRpcService(String serverName, String rpcServerName, int handlers) {
         this.serverName = serverName;
@@ -40,9 +44,40 @@ public final class RegionRpcService implements RpcService {
         this.handlers = handlers;
     }
 
-    /** Starts answering calls with {@code regions}. */
-    public void online(OnlineRegions regions) {
+    /** Starts answering calls with {@code regions}, writing puts through {@code writePath}. */
+    public void online(OnlineRegions regions, WritePath writePath) {
+        this.writePath = writePath;
         this.regions = regions;
+    }
+
+    /** {@link #online(OnlineRegions, WritePath)} with the legacy write path (tests). */
+    public void online(OnlineRegions regions) {
+        online(regions, new LegacyWritePath(regions));
+    }
+
+    /** PUT goes through the write path, which may answer later from another thread; the rest as before. */
+    @Override
+    public void call(Request request, ServerCall call) {
+        OnlineRegions r = regions;
+        if (request.method() != Method.PUT || r == null) {
+            RpcService.super.call(request, call);
+            return;
+        }
+        String table;
+        Durability durability;
+        try {
+            ParamReader in = request.paramReader();
+            table = in.readString();
+            // int durability (wire-protocol.md); absent from older clients: USE_DEFAULT
+            durability = in.hasRemaining() ? Durability.fromCode(in.readInt()) : Durability.USE_DEFAULT;
+            if (request.cells().isEmpty()) {
+                throw new IllegalArgumentException("put without cells");
+            }
+        } catch (Throwable t) {
+            call.fail(t);
+            return;
+        }
+        writePath.put(table, request.cells(), durability, call);
     }
 
     @Override
@@ -66,14 +101,7 @@ public final class RegionRpcService implements RpcService {
                 tables.forEach(w::writeString);
                 yield Reply.of(w);
             }
-            case PUT -> {
-                String table = in.readString();
-                if (request.cells().isEmpty()) {
-                    throw new IllegalArgumentException("put without cells");
-                }
-                r.put(table, request.cells());
-                yield Reply.EMPTY;
-            }
+            case PUT -> throw new IllegalStateException("PUT is answered by call(Request, ServerCall)");
             case GET -> {
                 String table = in.readString();
                 List<KeyValue> cells = r.get(table, in.readBytes());
@@ -104,7 +132,9 @@ public final class RegionRpcService implements RpcService {
         for (int i = 0; i < n; i++) {
             splits[i] = in.readBytes();
         }
-        r.createTable(new TableDescriptor(name, family, compression), splits);
+        // string durability after the split keys; absent from older clients: USE_DEFAULT
+        Durability durability = in.hasRemaining() ? Durability.parse(in.readString()) : Durability.USE_DEFAULT;
+        r.createTable(new TableDescriptor(name, family, compression, durability), splits);
         return Reply.EMPTY;
     }
 

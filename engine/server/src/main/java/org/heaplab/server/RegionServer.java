@@ -35,7 +35,10 @@ public final class RegionServer {
 
     private final BlockingRpcServer blockingRpc;
 
-    private RegionServer(RpcServer rpc, OnlineRegions regions, BlockingRpcServer blockingRpc) {
+    private final WritePath writePath;
+
+    private RegionServer(RpcServer rpc, OnlineRegions regions, BlockingRpcServer blockingRpc, WritePath writePath) {
+        this.writePath = writePath;
         this.blockingRpc = blockingRpc;
         this.rpc = rpc;
         this.regions = regions;
@@ -67,8 +70,18 @@ public final class RegionServer {
             throw e;
         }
         ServerLog.info("memstore cell storage: " + regions.cellStorageDescription());
-        service.online(regions);
-        return new RegionServer(rpc, regions, rpc);
+        ServerLog.info("mvcc: " + regions.mvccDescription());
+        WritePath writePath;
+        try {
+            writePath = WritePath.fromConf(conf, regions, rpc.handlerCount());
+        } catch (RuntimeException e) {
+            rpc.stop();
+            regions.close();
+            throw e;
+        }
+        ServerLog.info("write path: " + writePath.describe());
+        service.online(regions, writePath);
+        return new RegionServer(rpc, regions, rpc, writePath);
     }
 
     public int port() {
@@ -98,6 +111,7 @@ public final class RegionServer {
             ServerLog.info(String.format("request buffers at stop: %d bytes from the pool, %d bytes from the heap "
                 + "(heap ratio %.3f), %d outstanding", buffers.poolAllocationBytes(), buffers.heapAllocationBytes(),
                 buffers.heapAllocationRatio(), buffers.outstanding()));
+            writePath.close();
             regions.close();
         } catch (IOException | RuntimeException e) {
             ServerLog.error("error while closing the regions: " + e);

@@ -13,6 +13,7 @@ import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.StoreFileInfo;
 import org.heaplab.core.region.TableDescriptor;
+import org.heaplab.core.wal.Durability;
 import org.heaplab.rpc.ServerStatus;
 import org.heaplab.server.EngineEnv;
 
@@ -21,6 +22,7 @@ import org.heaplab.server.EngineEnv;
  *
  * <pre>
  * admin create &lt;table&gt; [--family=info0] [--presplit=N --rows=TOTAL] [--compress=NONE|SNAPPY]
+ *              [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL]
  * admin drop &lt;table&gt; | flush &lt;table&gt; | compact &lt;table&gt; | regions &lt;table&gt; | list | status
  * </pre>
  *
@@ -29,10 +31,11 @@ import org.heaplab.server.EngineEnv;
  */
 public final class AdminCli {
     public static final String USAGE = "Usage: bin/engine admin create <table> [--family=info0] [--presplit=N --rows=TOTAL]"
-        + " [--compress=NONE|SNAPPY] | drop <table> | flush <table> | compact <table> | regions <table> | list | status";
+        + " [--compress=NONE|SNAPPY] [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL] | drop <table> | flush <table> | compact <table> | regions <table> | list | status";
 
     /** A parsed admin command line. */
-    record Command(String verb, String table, String family, int presplit, int rows, Compression compress) {
+    record Command(String verb, String table, String family, int presplit, int rows, Compression compress,
+                   Durability durability) {
     }
 
     private AdminCli() {
@@ -73,7 +76,7 @@ public final class AdminCli {
         }
         String verb = args[0];
         if (verb.equals("--help") || verb.equals("-h") || verb.equals("help")) {
-            return new Command("help", null, null, 0, 0, null);
+            return new Command("help", null, null, 0, 0, null, null);
         }
         boolean needsTable = switch (verb) {
             case "create", "drop", "flush", "compact", "regions" -> true;
@@ -85,6 +88,7 @@ public final class AdminCli {
         int presplit = 0;
         int rows = 0;
         Compression compress = Compression.NONE;
+        Durability durability = Durability.USE_DEFAULT;
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
             if (a.startsWith("--") && verb.equals("create")) {
@@ -100,6 +104,13 @@ public final class AdminCli {
                             compress = Compression.parse(nonEmpty(flag, value));
                         } catch (IllegalArgumentException e) {
                             throw new UsageException("--compress: " + e.getMessage());
+                        }
+                    }
+                    case "--durability" -> {
+                        try {
+                            durability = Durability.parse(nonEmpty(flag, value));
+                        } catch (IllegalArgumentException e) {
+                            throw new UsageException("--durability: " + e.getMessage());
                         }
                     }
                     default -> throw new UsageException("unknown flag " + flag + " for admin create");
@@ -121,7 +132,7 @@ public final class AdminCli {
         if (presplit > rows && rows > 0) {
             throw new UsageException("--presplit=" + presplit + " exceeds --rows=" + rows);
         }
-        return new Command(verb, table, family, presplit, rows, compress);
+        return new Command(verb, table, family, presplit, rows, compress, durability);
     }
 
     static void execute(Command c, Admin admin, PrintStream out) throws IOException {
@@ -129,14 +140,15 @@ public final class AdminCli {
             case "create" -> {
                 TableDescriptor desc;
                 try {
-                    desc = new TableDescriptor(c.table(), c.family().getBytes(StandardCharsets.UTF_8), c.compress());
+                    desc = new TableDescriptor(c.table(), c.family().getBytes(StandardCharsets.UTF_8), c.compress(),
+                        c.durability());
                 } catch (IllegalArgumentException e) {
                     throw new IOException(e.getMessage());
                 }
                 byte[][] splits = PeData.splits(c.presplit(), c.rows());
                 admin.createTable(desc, splits);
                 out.println("created table " + c.table() + " with " + (splits.length + 1) + " region(s), family "
-                    + c.family() + ", compression " + c.compress());
+                    + c.family() + ", compression " + c.compress() + ", durability " + c.durability());
             }
             case "drop" -> {
                 admin.dropTable(c.table());

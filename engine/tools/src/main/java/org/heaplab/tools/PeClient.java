@@ -9,6 +9,7 @@ import org.HdrHistogram.Histogram;
 import org.heaplab.client.BufferedMutator;
 import org.heaplab.client.Put;
 import org.heaplab.client.Table;
+import org.heaplab.core.wal.Durability;
 
 /**
  * One PE client thread ("TestClient-i"): runs its rows of the command against a table and measures
@@ -101,6 +102,9 @@ final class PeClient implements Callable<PeSummary.ClientResult> {
                     : PeData.randomRow(random, o.totalRows());
                 Put put = new Put(PeData.rowKey(row)).addColumn(PeData.FAMILY, PeData.QUALIFIER,
                     PeData.value(random, o.valueSize()));
+                if (!o.writeToWAL()) {
+                    put.setDurability(Durability.SKIP_WAL); // HBase PE: --writeToWAL=false
+                }
                 if (batch != null) {
                     batch.add(put);
                     if (batch.size() < o.multiPut()) {

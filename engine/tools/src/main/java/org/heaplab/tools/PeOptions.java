@@ -5,14 +5,15 @@ import org.heaplab.core.io.Compression;
 
 /**
  * The parsed `pe` command line: HBase PerformanceEvaluation's flags (hbase-internals.md section 8)
- * plus --report. Immutable; {@link #parse} validates everything before anything runs.
+ * plus --report. --writeToWAL=false (HBase PE's flag) makes every put SKIP_WAL. Immutable; {@link #parse} validates everything before anything runs.
  */
 public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int rows, boolean autoFlush,
                         int presplit, int multiPut, String table, Compression compress, String report,
-                        PeCommand command, int clients, String args) {
+                        PeCommand command, int clients, String args, boolean writeToWAL) {
 
     public static final String USAGE = "Usage: bin/engine pe [--nomapred] [--oneCon=true|false] [--valueSize=N] [--rows=N]"
         + " [--autoFlush=true|false] [--presplit=N] [--multiPut=N] [--table=T] [--compress=NONE|SNAPPY]"
+        + " [--writeToWAL=true|false (false: puts skip the WAL, durability SKIP_WAL; default true: the table's)]"
         + " [--report=PREFIX] <sequentialWrite|randomWrite|randomRead> <nclients>";
 
     /** HBase PE's defaults. */
@@ -26,6 +27,7 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
         int valueSize = DEFAULT_VALUE_SIZE;
         int rows = DEFAULT_ROWS;
         boolean autoFlush = false;
+        boolean writeToWAL = true;
         int presplit = 0;
         int multiPut = 0;
         String table = DEFAULT_TABLE;
@@ -45,6 +47,7 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
                     }
                     case "--oneCon" -> oneCon = bool(flag, value);
                     case "--autoFlush" -> autoFlush = bool(flag, value);
+                    case "--writeToWAL" -> writeToWAL = bool(flag, value);
                     case "--valueSize" -> valueSize = positive(flag, value);
                     case "--rows" -> rows = positive(flag, value);
                     case "--presplit" -> presplit = nonNegative(flag, value);
@@ -98,7 +101,7 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
             throw new UsageException("--presplit=" + presplit + " exceeds the total rows (" + (long) rows * clients + ")");
         }
         return new PeOptions(nomapred, oneCon, valueSize, rows, autoFlush, presplit, multiPut, table, compress, report,
-            command, clients, String.join(" ", argv));
+            command, clients, String.join(" ", argv), writeToWAL);
     }
 
     public int totalRows() {

@@ -14,6 +14,7 @@ import org.heaplab.client.Admin;
 import org.heaplab.client.Connection;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.RegionInfo;
+import org.heaplab.core.wal.Durability;
 import org.heaplab.server.RegionServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,8 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 class AdminCliTest {
     @Test
     void parsesEveryCommand() throws Exception {
-        AdminCli.Command c = AdminCli.parse(new String[] {"create", "T", "--family=f", "--presplit=4", "--rows=8000", "--compress=SNAPPY"});
-        assertEquals(new AdminCli.Command("create", "T", "f", 4, 8000, Compression.SNAPPY), c);
+        AdminCli.Command c = AdminCli.parse(new String[] {"create", "T", "--family=f", "--presplit=4", "--rows=8000", "--compress=SNAPPY",
+            "--durability=async_wal"});
+        assertEquals(new AdminCli.Command("create", "T", "f", 4, 8000, Compression.SNAPPY, Durability.ASYNC_WAL), c);
+        assertEquals(Durability.USE_DEFAULT, AdminCli.parse(new String[] {"create", "T"}).durability());
         for (String verb : new String[] {"drop", "flush", "compact", "regions"}) {
             assertEquals("T", AdminCli.parse(new String[] {verb, "T"}).table());
         }
@@ -42,6 +45,8 @@ class AdminCliTest {
             .getMessage().contains("--rows"));
         assertTrue(assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--compress=LZ4"}))
             .getMessage().startsWith("--compress: compression codec 'LZ4'"));
+        assertEquals("--durability: unknown durability 'ALWAYS'; valid values: USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--durability=ALWAYS"})).getMessage());
         assertEquals("unknown flag --bogus for admin create",
             assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--bogus=1"})).getMessage());
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -66,7 +71,7 @@ class AdminCliTest {
             AdminCli.execute(AdminCli.parse(new String[] {"status"}), admin, ps);
             AdminCli.execute(AdminCli.parse(new String[] {"drop", "TestTable"}), admin, ps);
             String text = out.toString(StandardCharsets.UTF_8);
-            assertTrue(text.contains("created table TestTable with 4 region(s), family info0, compression NONE"), text);
+            assertTrue(text.contains("created table TestTable with 4 region(s), family info0, compression NONE, durability USE_DEFAULT"), text);
             assertTrue(text.contains("region\tstart_key\tend_key"), text);
             assertTrue(text.contains("tables 1, regions 4"), text);
             assertTrue(text.contains("dropped table TestTable"), text);

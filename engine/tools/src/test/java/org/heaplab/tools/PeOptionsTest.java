@@ -37,12 +37,14 @@ class PeOptionsTest {
         assertNull(o.report());
         assertEquals(PeCommand.RANDOM_WRITE, o.command());
         assertEquals(3, o.clients());
+        assertTrue(o.writeToWAL());
     }
 
     @Test
     void everyFlagParses() throws Exception {
         PeOptions o = parse("--nomapred --oneCon=true --valueSize=200 --rows=2000 --autoFlush=true --presplit=4"
-            + " --multiPut=100 --table=T1 --compress=snappy --report=out/single_put-h1 sequentialWrite 4");
+            + " --multiPut=100 --table=T1 --compress=snappy --writeToWAL=false --report=out/single_put-h1 sequentialWrite 4");
+        assertFalse(o.writeToWAL());
         assertTrue(o.nomapred());
         assertTrue(o.oneCon());
         assertEquals(200, o.valueSize());

@@ -12,6 +12,7 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.Compression;
+import org.heaplab.core.wal.Durability;
 import org.heaplab.core.io.StorageConstants;
 
 /**
@@ -29,7 +30,8 @@ import org.heaplab.core.io.StorageConstants;
  * </pre>
  *
  * Metadata files are java.util.Properties text, written crash-safe (temp name, fsync, rename):
- * {@code .tabledesc}: format=1, name, family (hex), compression; {@code .regioninfo}: format=1, table,
+ * {@code .tabledesc}: format=1, name, family (hex), compression, durability (optional, USE_DEFAULT when
+ * absent); {@code .regioninfo}: format=1, table,
  * encodedName, startKey (hex), endKey (hex). A family directory is the family name when it is
  * filename-safe, else '%' + hex.
  */
@@ -83,6 +85,7 @@ final class FsLayout {
         p.setProperty("name", desc.name());
         p.setProperty("family", HEX.formatHex(desc.family()));
         p.setProperty("compression", desc.compression().name());
+        p.setProperty("durability", desc.durability().name());
         AtomicFiles.write(tableDir.resolve(StorageConstants.TABLE_DESCRIPTOR_FILE), store(p));
     }
 
@@ -90,8 +93,10 @@ final class FsLayout {
         Path f = tableDir.resolve(StorageConstants.TABLE_DESCRIPTOR_FILE);
         Properties p = load(f);
         try {
+            // durability: absent in tables created before it existed (= USE_DEFAULT)
             return new TableDescriptor(required(p, "name", f), HEX.parseHex(required(p, "family", f)),
-                Compression.parse(required(p, "compression", f)));
+                Compression.parse(required(p, "compression", f)),
+                Durability.parse(p.getProperty("durability", Durability.USE_DEFAULT.name())));
         } catch (IllegalArgumentException e) {
             throw new IOException(f + " is invalid: " + e.getMessage(), e);
         }

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.heaplab.core.cache.BlockCache;
@@ -25,6 +26,10 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.wal.Durability;
+import org.heaplab.core.wal.LegacyMvcc;
+import org.heaplab.core.wal.Mvcc;
+import org.heaplab.core.wal.PreassignedMvcc;
 import org.heaplab.core.wal.Wal;
 
 /**
@@ -33,7 +38,8 @@ import org.heaplab.core.wal.Wal;
  *
  * <p>Write path of {@link #put}: validate; wait while all memstores together are over the global limit
  * (holding nothing); stamp LATEST_TIMESTAMP cells with the current time; split the batch by region;
- * per region append one WAL record (synced) and apply it to the memstore under row locks; queue a
+ * per region begin an MVCC write = append one WAL record, wait for its sync as the durability asks and
+ * apply it to the memstore under row locks (see {@link Region#put}); queue a
  * flush for any region over hbase.hregion.memstore.flush.size.
  *
  * <p>Thread safety: every method may be called by many handler threads at once. Table creation and
@@ -49,9 +55,13 @@ public final class OnlineRegions implements Closeable {
     private volatile Wal wal;
     private volatile MemstoreFlusher flusher;
     private final CellStorage.Factory storages;
+    /** hbase.hregion.mvcc.preassign, read once at open: every region gets the same Mvcc class. */
+    private final boolean preassignMvcc;
     private volatile boolean closed;
 
-    private OnlineRegions(FsLayout layout, BlockCache cache, long globalLimit, long flushSize, CellStorage.Factory storages) {
+    private OnlineRegions(FsLayout layout, BlockCache cache, long globalLimit, long flushSize, CellStorage.Factory storages,
+                          boolean preassignMvcc) {
+        this.preassignMvcc = preassignMvcc;
         this.storages = storages;
         this.layout = layout;
         this.cache = cache;
@@ -77,21 +87,32 @@ public final class OnlineRegions implements Closeable {
         }
         long flushSize = conf.getLong(StorageKeys.MEMSTORE_FLUSH_SIZE, StorageKeys.DEFAULT_MEMSTORE_FLUSH_SIZE);
         OnlineRegions o = new OnlineRegions(layout, LruBlockCache.fromConf(conf), globalLimit, flushSize,
-            CellStorages.fromConf(conf, globalLimit));
+            CellStorages.fromConf(conf, globalLimit), conf.getBoolean(Mvcc.PREASSIGN, Mvcc.DEFAULT_PREASSIGN));
         try {
             o.loadTables();
             Map<String, Region> byName = new HashMap<>();
             o.allRegions().forEach(r -> byName.put(r.encodedName(), r));
             long maxSeq = WalReplay.replay(layout.walDir, byName, flushSize, o.pressure);
             o.wal = new Wal(layout.walDir, conf.getLong(StorageKeys.WAL_ROLL_SIZE, StorageKeys.DEFAULT_WAL_ROLL_SIZE),
-                conf.getBoolean(StorageKeys.WAL_HSYNC, StorageKeys.DEFAULT_WAL_HSYNC), maxSeq + 1);
-            o.allRegions().forEach(r -> r.attachWal(o.wal));
+                conf.getBoolean(StorageKeys.WAL_HSYNC, StorageKeys.DEFAULT_WAL_HSYNC), maxSeq + 1, conf);
+            o.allRegions().forEach(r -> r.attachWal(o.wal, o.newMvcc()));
             o.flusher = new MemstoreFlusher(() -> o.allRegions().toList(), o.pressure);
             return o;
         } catch (IOException | RuntimeException e) {
             o.abandon();
             throw e;
         }
+    }
+
+    /** A region's MVCC: 2.x {@link PreassignedMvcc} or 1.x {@link LegacyMvcc}, as chosen at open. */
+    private Mvcc newMvcc() {
+        return preassignMvcc ? new PreassignedMvcc(-1) : new LegacyMvcc(-1);
+    }
+
+    /** The MVCC class every region uses (for the start-up log). */
+    public String mvccDescription() {
+        return (preassignMvcc ? PreassignedMvcc.class : LegacyMvcc.class).getSimpleName()
+            + " (" + Mvcc.PREASSIGN + "=" + preassignMvcc + ")";
     }
 
     private void loadTables() throws IOException {
@@ -109,7 +130,7 @@ public final class OnlineRegions implements Closeable {
         try (Stream<Path> s = Files.list(tableDir)) {
             for (Path dir : s.filter(p -> Files.isRegularFile(p.resolve(StorageConstants.REGION_INFO_FILE))).toList()) {
                 Region r = Region.open(dir, desc, cache, pressure, storages);
-                r.attachWal(wal);
+                r.attachWal(wal, newMvcc());
                 regions.add(r);
             }
         }
@@ -163,15 +184,26 @@ public final class OnlineRegions implements Closeable {
         return tables.keySet().stream().sorted().toList();
     }
 
+    /** {@link #put(String, List, Durability)} with the table's durability. */
+    public CompletableFuture<Void> put(String table, List<? extends Cell> cells) throws IOException {
+        return put(table, cells, Durability.USE_DEFAULT);
+    }
+
     /**
-     * Writes a batch of cells (any rows, any regions of the table). When this returns the batch is in
-     * the WAL and synced (SYNC_WAL), and visible to gets. Cells with LATEST_TIMESTAMP get the server's
-     * current time (deletes included). Atomic per row; not across rows of different regions.
+     * Writes a batch of cells (any rows, any regions of the table). When this returns the batch is
+     * visible to gets and as durable as its durability asks: {@code durability} unless USE_DEFAULT,
+     * else the table's, whose USE_DEFAULT is SYNC_WAL (FSYNC_WAL with hbase.wal.hsync=true). Cells with
+     * LATEST_TIMESTAMP get the server's current time (deletes included). Atomic per row; not across
+     * rows of different regions.
      *
+     * @return completes (normally or not) once the WAL no longer reads {@code cells}: with ASYNC_WAL
+     *     that is later than this return. A caller whose cells live in a reused buffer (a pooled
+     *     request buffer) must not release it before.
      * @throws NoSuchColumnFamilyException when a cell's family is not the table's
      * @throws IllegalArgumentException    when a cell's type is not Put or a Delete type
      */
-    public void put(String table, List<? extends Cell> cells) throws IOException {
+    public CompletableFuture<Void> put(String table, List<? extends Cell> cells, Durability durability)
+        throws IOException {
         checkOpen();
         OnlineTable t = table(table);
         byte[] family = t.descriptor().family();
@@ -188,20 +220,77 @@ public final class OnlineRegions implements Closeable {
             ready.add(kv.timestamp() == KeyValue.LATEST_TIMESTAMP ? kv.withTimestamp(now) : kv);
         }
         if (ready.isEmpty()) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
+        Durability d = durability != Durability.USE_DEFAULT ? durability : t.descriptor().durability();
         pressure.awaitBelowLimit();
         Map<Region, List<Cell>> byRegion = new LinkedHashMap<>();
         for (Cell kv : ready) {
             byRegion.computeIfAbsent(t.regionFor(kv.row()), r -> new ArrayList<>()).add(kv);
         }
-        for (Map.Entry<Region, List<Cell>> e : byRegion.entrySet()) {
-            Region r = e.getKey();
-            r.put(e.getValue());
-            if (r.memstoreSize() >= flushSize) {
-                flusher.requestFlush(r);
+        List<CompletableFuture<Long>> walDone = new ArrayList<>(byRegion.size());
+        try {
+            for (Map.Entry<Region, List<Cell>> e : byRegion.entrySet()) {
+                Region r = e.getKey();
+                walDone.add(r.put(e.getValue(), d));
+                if (r.memstoreSize() >= flushSize) {
+                    flusher.requestFlush(r);
+                }
             }
+        } catch (IOException | RuntimeException e) {
+            // regions written before the failure: their appends may still read the cells
+            walDone.forEach(f -> e.addSuppressed(new CellsStillInUse(f)));
+            throw e;
         }
+        return allSettled(walDone);
+    }
+
+    /** Completes normally when every future completed, normally or not. */
+    static CompletableFuture<Void> allSettled(List<? extends CompletableFuture<?>> futures) {
+        CompletableFuture<?>[] settled = futures.stream().map(f -> f.handle((v, t) -> null))
+            .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(settled);
+    }
+
+    /**
+     * Attached (suppressed) to a put's exception when some regions' appends were accepted before the
+     * failure: the caller must wait for {@link #future} before releasing the cells' memory.
+     */
+    public static final class CellsStillInUse extends Exception {
+        private final transient CompletableFuture<?> future;
+
+        CellsStillInUse(CompletableFuture<?> future) {
+            super("cells still read by the WAL until this completes", null, false, false);
+            this.future = future;
+        }
+
+        public CompletableFuture<?> future() {
+            return future;
+        }
+
+        /** Completes once every {@link CellsStillInUse} suppressed by {@code t} completed. */
+        public static CompletableFuture<Void> of(Throwable t) {
+            List<CompletableFuture<?>> fs = new ArrayList<>();
+            for (Throwable s : t.getSuppressed()) {
+                if (s instanceof CellsStillInUse c) {
+                    fs.add(c.future);
+                }
+            }
+            return allSettled(fs);
+        }
+    }
+
+    /** WAL appends, filesystem flushes and forces so far (for the server's metrics). */
+    public long walAppendCount() {
+        return wal.appendCount();
+    }
+
+    public long walSyncCount() {
+        return wal.syncCount();
+    }
+
+    public long walForceCount() {
+        return wal.forceCount();
     }
 
     /** Which memstore cell storage this server uses, for the start-up log. */

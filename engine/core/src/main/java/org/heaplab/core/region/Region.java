@@ -1,11 +1,13 @@
 package org.heaplab.core.region;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -17,14 +19,18 @@ import org.heaplab.core.memstore.CellStorage;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.io.StorageConstants;
 import org.heaplab.core.storefile.StoreFileReader;
+import org.heaplab.core.wal.Durability;
+import org.heaplab.core.wal.Mvcc;
 import org.heaplab.core.wal.Wal;
+import org.heaplab.core.wal.WriteEntry;
 import org.heaplab.core.wal.WalRecord;
 
 /**
  * One region: the rows [startKey, endKey) of a table (empty start/end = unbounded), one {@link Store}
  * for the table's family, and the write path that ties it to the WAL.
  *
- * <p>Write path: updates read lock, row write locks, WAL append (synced), memstore, unlock. Flush:
+ * <p>Write path ({@link #put}): updates read lock, row write locks, MVCC begin = WAL append, wait for
+ * the sync as the durability asks, memstore, unlock, MVCC complete. Flush:
  * under the updates write lock (no write in flight) the memstore becomes the snapshot and the WAL is
  * told; the snapshot is written to a store file outside the lock; the WAL may then drop old files.
  *
@@ -46,6 +52,7 @@ final class Region {
     private final AtomicLong maxSeqApplied;
     private final AtomicBoolean flushRequested = new AtomicBoolean();
     private volatile Wal wal;
+    private volatile Mvcc mvcc;
     private volatile boolean closed;
 
     private Region(FsLayout.RegionMeta meta, Path regionDir, Store store, MemstorePressure pressure) {
@@ -68,8 +75,10 @@ final class Region {
         return new Region(meta, regionDir, store, pressure);
     }
 
-    void attachWal(Wal wal) {
+    /** Attaches the server's WAL and this region's MVCC (one per region, its class chosen at start-up). */
+    void attachWal(Wal wal, Mvcc mvcc) {
         this.wal = wal;
+        this.mvcc = mvcc;
     }
 
     String table() {
@@ -99,11 +108,20 @@ final class Region {
     }
 
     /**
-     * Writes a batch of this region's cells (timestamps set): WAL first (synced, written from the cells'
-     * own memory), then the memstore, which copies each cell into its storage, atomically per row. The
-     * cells may be views over a request buffer: nothing here keeps them after this returns.
+     * Writes a batch of this region's cells (timestamps set), in HBase 2.x's order: under the updates
+     * read lock and the rows' write locks, begin the write through the region's {@link Mvcc} (which
+     * appends it to the WAL and fixes its sequence id); for SYNC_WAL and FSYNC_WAL wait until the WAL
+     * made it durable (a failure leaves the memstore untouched); apply it to the memstore, which copies
+     * each cell into its storage; unlock; complete the MVCC write and wait until it is visible.
+     *
+     * <p>The cells may be views over a request buffer. The WAL's consumer thread reads them after this
+     * method may have returned (ASYNC_WAL, SKIP_WAL return before any sync): the returned future
+     * completes (normally or not) once the WAL is done with them; release their memory only then.
+     *
+     * @param durability resolved or USE_DEFAULT (the WAL resolves it)
+     * @return the WAL append's durability future (already complete for SYNC_WAL and FSYNC_WAL)
      */
-    void put(List<? extends Cell> cells) throws IOException {
+    CompletableFuture<Long> put(List<? extends Cell> cells, Durability durability) throws IOException {
         TreeMap<byte[], Boolean> rows = new TreeMap<>(Arrays::compareUnsigned);
         for (Cell kv : cells) {
             rows.put(kv.row(), Boolean.TRUE);
@@ -114,15 +132,42 @@ final class Region {
                 throw new TableNotFoundException(table);
             }
             int[] locked = rowLocks.lockWrite(rows.keySet());
+            WriteEntry e = null;
             try {
-                long seqId = wal.append(table, encodedName, cells);
-                apply(cells, seqId);
+                e = wal.begin(mvcc, table, encodedName, cells, durability);
+                Durability d = e.append().durability();
+                if (d == Durability.SYNC_WAL || d == Durability.FSYNC_WAL) {
+                    e.append().awaitDurable(); // throws when the WAL failed: the memstore stays untouched
+                }
+                apply(cells, e.seqId());
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for the WAL sync");
             } finally {
                 rowLocks.unlockWrite(locked);
+                if (e != null) {
+                    completeWrite(e); // always, or the read point stops for good
+                }
             }
+            return e.append().durable();
         } finally {
             updates.readLock().unlock();
         }
+    }
+
+    private void completeWrite(WriteEntry e) throws InterruptedIOException {
+        try {
+            mvcc.completeAndWait(e);
+        } catch (InterruptedException ie) {
+            mvcc.complete(e);
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for the MVCC read point");
+        }
+    }
+
+    /** The region's MVCC (its implementation chosen at start-up by hbase.hregion.mvcc.preassign). */
+    Mvcc mvcc() {
+        return mvcc;
     }
 
     /** Re-applies a WAL edit at open (no WAL append). */

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import org.heaplab.core.cell.Cell;
 
 /**
  * A {@link WalSink} writing one WAL file in exactly {@link WalWriter}'s format: the file and its
@@ -53,9 +54,9 @@ public final class ChannelWalSink implements WalSink {
     }
 
     @Override
-    public void append(WalRecord record) throws IOException {
+    public void append(long seqId, String table, String region, List<? extends Cell> cells) throws IOException {
         checkUsable();
-        ByteBuffer b = WalWriter.encode(record);
+        ByteBuffer b = WalWriter.encode(seqId, table, region, cells);
         synchronized (bufferLock) {
             buffered.add(b);
         }

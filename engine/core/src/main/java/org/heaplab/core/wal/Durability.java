@@ -24,6 +24,20 @@ public enum Durability {
     SYNC_WAL,
     FSYNC_WAL;
 
+    /** The wire code (HBase's protobuf values: USE_DEFAULT 0, SKIP_WAL 1, ASYNC_WAL 2, SYNC_WAL 3, FSYNC_WAL 4). */
+    public int code() {
+        return ordinal();
+    }
+
+    /** The durability with wire code {@code code}; IllegalArgumentException naming the valid codes. */
+    public static Durability fromCode(int code) {
+        if (code < 0 || code >= values().length) {
+            throw new IllegalArgumentException("unknown durability code " + code + "; valid codes: 0 (USE_DEFAULT) to "
+                + (values().length - 1) + " (" + values()[values().length - 1] + ")");
+        }
+        return values()[code];
+    }
+
     /** This durability with {@link #USE_DEFAULT} replaced by {@link #SYNC_WAL}. */
     public Durability resolve() {
         return this == USE_DEFAULT ? SYNC_WAL : this;

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongConsumer;
-import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.core.conf.Configuration;
 
 /**
@@ -133,7 +133,7 @@ public final class GroupCommitWal implements AutoCloseable {
      *
      * @throws IOException when the WAL is closed or has failed
      */
-    public WalAppend append(String table, String region, List<KeyValue> cells, Durability durability)
+    public WalAppend append(String table, String region, List<? extends Cell> cells, Durability durability)
         throws IOException {
         return publish(new WalAppend(table, region, List.copyOf(cells), durability, null), true);
     }
@@ -143,7 +143,7 @@ public final class GroupCommitWal implements AutoCloseable {
      * {@code onAssigned} runs on the consumer thread, in sequence order, before the handler's
      * {@link WalAppend#awaitSeqId} returns (the 1.x shape {@link LegacyMvcc} models).
      */
-    public WalAppend appendUnassigned(String table, String region, List<KeyValue> cells, Durability durability,
+    public WalAppend appendUnassigned(String table, String region, List<? extends Cell> cells, Durability durability,
         LongConsumer onAssigned) throws IOException {
         return publish(new WalAppend(table, region, List.copyOf(cells), durability, onAssigned), false);
     }
@@ -256,9 +256,13 @@ public final class GroupCommitWal implements AutoCloseable {
                 a.complete();
                 return;
             }
-            pending.register(a);
             if (a.hasRecord()) {
-                sink.append(a.record());
+                a.appendTo(sink); // the cells are encoded (copied) here, before the future can complete
+            }
+            pending.register(a);
+            if (failure != null) { // a syncer failed meanwhile and drained pending before we registered
+                failPending("WAL " + name + " failed, append not durable: " + failure.getMessage(), failure);
+                return;
             }
             appendedTxid = s;
         } catch (Throwable e) { // even an Error: fail the futures rather than leave handlers waiting
@@ -391,6 +395,14 @@ public final class GroupCommitWal implements AutoCloseable {
 
     public long firstSeqId() {
         return firstSeqId;
+    }
+
+    /**
+     * One above the highest sequence id this log handed out (to appends, barriers and its close
+     * barrier): the first sequence id of the next log. Exact once {@link #close} returned.
+     */
+    public long nextSeqId() {
+        return firstSeqId + ring.claimed() + 1;
     }
 
     /** Filesystem flushes (writes to the channel) done so far. */

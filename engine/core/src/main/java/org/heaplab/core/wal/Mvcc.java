@@ -2,7 +2,7 @@ package org.heaplab.core.wal;
 
 import java.io.IOException;
 import java.util.List;
-import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.cell.Cell;
 
 /**
  * Multi-version concurrency control for one region's writes, tied to the WAL: a write begins with its
@@ -31,7 +31,7 @@ public interface Mvcc {
      *
      * @throws IOException when the WAL rejects the append (closed or failed); nothing is queued then
      */
-    WriteEntry begin(GroupCommitWal wal, String table, String region, List<KeyValue> cells, Durability durability)
+    WriteEntry begin(GroupCommitWal wal, String table, String region, List<? extends Cell> cells, Durability durability)
         throws IOException, InterruptedException;
 
     /** Marks the write complete; the read point advances over every completed write before it. */

@@ -2,7 +2,7 @@ package org.heaplab.core.wal;
 
 import java.io.IOException;
 import java.util.List;
-import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.cell.Cell;
 
 /**
  * The 2.x order (hbase.hregion.mvcc.preassign): inside one lock the handler claims its ring slot,
@@ -20,7 +20,7 @@ public final class PreassignedMvcc extends QueuedMvcc {
     }
 
     @Override
-    public WriteEntry begin(GroupCommitWal wal, String table, String region, List<KeyValue> cells,
+    public WriteEntry begin(GroupCommitWal wal, String table, String region, List<? extends Cell> cells,
         Durability durability) throws IOException {
         WriteEntry e = new WriteEntry();
         synchronized (beginLock) {

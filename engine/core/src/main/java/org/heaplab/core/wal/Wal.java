@@ -2,63 +2,84 @@ package org.heaplab.core.wal;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.heaplab.core.cell.Cell;
+import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.io.StorageConstants;
 
 /**
  * The region server's write-ahead log: a directory of numbered WAL files, one of them open for
- * appends. Assigns sequence ids, rolls files at a size, and deletes a rolled file once every region
- * has flushed past its highest sequence id.
+ * appends. Each open file is a {@link GroupCommitWal} (ring buffer, consumer, syncers: group commit);
+ * this class keeps what spans files: numbering, rolling at a size, sequence ids that continue across
+ * files, and deleting a rolled file once every region has flushed past its highest sequence id.
  *
  * <p>Bookkeeping (as HBase's SequenceIdAccounting): for each region with unflushed edits, the lowest
  * sequence id of those edits. When a flush takes its snapshot ({@link #startFlush}) the region's entry
  * moves aside until the flush is durable ({@link #completeFlush}) or fails ({@link #abortFlush}). A
  * rolled file is obsolete when its highest sequence id is below every remaining entry.
  *
- * <p>Thread safety: every public method is synchronized; appends are serialized (group commit is a
- * later issue). Callers must take a region's snapshot under a lock that excludes that region's
- * appends, so that no edit lands between the snapshot and {@link #startFlush}.
+ * <p>Thread safety: appends ({@link #begin}, {@link #append}) run concurrently under the read side of
+ * {@code rollLock} (only to publish into the current file; they wait for durability outside it);
+ * {@link #roll} and {@link #close} take the write side, so no append is half-published into a file
+ * being closed. Closing a file drains and forces it, completing every durability future of its appends.
+ * The flush bookkeeping methods are synchronized. Callers must take a region's snapshot under a lock
+ * that excludes that region's appends, so that no edit lands between the snapshot and {@link #startFlush}.
  */
 public final class Wal implements Closeable {
     private static final Logger LOG = Logger.getLogger(Wal.class.getName());
+    /** Bytes a record adds besides its cells (record header, seq id, names, cell count), roughly. */
+    private static final int RECORD_OVERHEAD = 64;
 
     private final Path dir;
     private final long rollSize;
     private final boolean hsync;
-    /** Rolled (closed) files: file number -> highest seq id in the file. */
+    private final Configuration conf;
+    private final ReentrantReadWriteLock rollLock = new ReentrantReadWriteLock();
+    /** Rolled (closed) files: file number -> highest seq id in the file. Guarded by this. */
     private final TreeMap<Long, Long> rolled = new TreeMap<>();
-    private final Map<String, Long> oldestUnflushed = new HashMap<>();
-    private final Map<String, Long> oldestFlushing = new HashMap<>();
-    private WalWriter writer;
-    private long writerNumber;
-    private long writerHighestSeq = -1;
-    private long nextSeqId;
-    private boolean closed;
+    /** Region -> lowest unflushed seq id; merged into by concurrent appends. */
+    private final Map<String, Long> oldestUnflushed = new ConcurrentHashMap<>();
+    private final Map<String, Long> oldestFlushing = new ConcurrentHashMap<>();
+    private final AtomicLong currentBytes = new AtomicLong();
+    private final AtomicLong appendCount = new AtomicLong();
+    private final AtomicLong syncsBefore = new AtomicLong();
+    private final AtomicLong forcesBefore = new AtomicLong();
+    private volatile GroupCommitWal current;
+    private long currentNumber;
+    private volatile boolean closed;
+
+    /** As below with the group-commit sizes at their defaults. */
+    public Wal(Path dir, long rollSize, boolean hsync, long firstSeqId) throws IOException {
+        this(dir, rollSize, hsync, firstSeqId, new Configuration());
+    }
 
     /**
      * Starts a new WAL file in {@code dir}, numbered after any existing file (which this instance
      * neither reads nor deletes: replay them first with {@link WalReader}).
      *
      * @param firstSeqId the sequence id the first append gets (above every id already used)
+     * @param conf       the group-commit keys ({@link GroupCommitWal#SYNCER_COUNT}, ...)
      */
-    public Wal(Path dir, long rollSize, boolean hsync, long firstSeqId) throws IOException {
+    public Wal(Path dir, long rollSize, boolean hsync, long firstSeqId, Configuration conf) throws IOException {
         this.dir = dir;
         this.rollSize = rollSize;
         this.hsync = hsync;
-        this.nextSeqId = firstSeqId;
+        this.conf = conf;
         Files.createDirectories(dir);
         List<Path> existing = listFiles(dir);
         long last = existing.isEmpty() ? 0 : fileNumber(existing.get(existing.size() - 1));
-        openWriter(last + 1);
+        open(last + 1, firstSeqId);
     }
 
     /** WAL files in {@code dir}, oldest first. */
@@ -87,42 +108,133 @@ public final class Wal implements Closeable {
         return StorageConstants.WAL_FILE_PREFIX + String.format("%020d", number);
     }
 
-    private void openWriter(long number) throws IOException {
-        writer = WalWriter.create(dir.resolve(fileName(number)), hsync);
-        writerNumber = number;
-        writerHighestSeq = -1;
+    private void open(long number, long firstSeqId) throws IOException {
+        current = GroupCommitWal.create(dir.resolve(fileName(number)), firstSeqId, conf);
+        currentNumber = number;
+        currentBytes.set(0);
+    }
+
+    /** {@code d} with USE_DEFAULT resolved: SYNC_WAL, or FSYNC_WAL when hbase.wal.hsync is true. */
+    public Durability resolve(Durability d) {
+        return d == Durability.USE_DEFAULT ? (hsync ? Durability.FSYNC_WAL : Durability.SYNC_WAL) : d;
     }
 
     /**
-     * Appends one batch of one region under a new sequence id and syncs it (see {@link WalWriter}).
-     * The cells are written straight from wherever they live (a heap array or a pooled direct request
-     * buffer: no intermediate copy of the cell bytes); they are not retained after this returns.
+     * Begins a write of one region's batch through the region's {@code mvcc}: publishes it into the
+     * current file (the sequence id is known when this returns) and records it as unflushed. Does not
+     * wait for durability: wait on {@code entry.append().durable()} as the durability asks, and complete
+     * the entry in every case. The cells are read later, by the file's consumer thread: they must stay
+     * valid until that future completes (normally or not).
+     *
+     * @throws IOException when the WAL is closed or has failed (nothing was begun)
+     */
+    public WriteEntry begin(Mvcc mvcc, String table, String region, List<? extends Cell> cells, Durability durability)
+        throws IOException {
+        Durability d = resolve(durability);
+        WriteEntry e;
+        rollLock.readLock().lock();
+        try {
+            checkOpen();
+            e = mvcc.begin(current, table, region, cells, d);
+            appendCount.incrementAndGet();
+            if (d != Durability.SKIP_WAL) {
+                oldestUnflushed.merge(region, e.seqId(), Math::min);
+            }
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while beginning a WAL append");
+        } finally {
+            rollLock.readLock().unlock();
+        }
+        rollIfFull(d, cells);
+        return e;
+    }
+
+    /**
+     * Appends one batch of one region without MVCC and waits until it is durable as {@code durability}
+     * asks (tools and tests; regions use {@link #begin}).
      *
      * @return the batch's sequence id
      */
-    public synchronized long append(String table, String region, List<? extends Cell> cells) throws IOException {
+    public long append(String table, String region, List<? extends Cell> cells, Durability durability)
+        throws IOException {
+        Durability d = resolve(durability);
+        WalAppend a;
+        rollLock.readLock().lock();
+        try {
+            checkOpen();
+            a = current.append(table, region, cells, d);
+            appendCount.incrementAndGet();
+            if (d != Durability.SKIP_WAL) {
+                oldestUnflushed.merge(region, a.seqId(), Math::min);
+            }
+        } finally {
+            rollLock.readLock().unlock();
+        }
+        rollIfFull(d, cells);
+        try {
+            return a.awaitDurable();
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a WAL sync");
+        }
+    }
+
+    /** {@link #append(String, String, List, Durability)} with the default durability. */
+    public long append(String table, String region, List<? extends Cell> cells) throws IOException {
+        return append(table, region, cells, Durability.USE_DEFAULT);
+    }
+
+    private void checkOpen() throws IOException {
         if (closed) {
             throw new IOException("WAL " + dir + " is closed");
         }
-        long seqId = nextSeqId;
-        long length = writer.append(seqId, table, region, cells);
-        nextSeqId++;
-        writerHighestSeq = seqId;
-        oldestUnflushed.putIfAbsent(region, seqId);
-        if (length >= rollSize) {
-            roll();
-        }
-        return seqId;
     }
 
-    /** Closes the current file and starts the next one; deletes files that became obsolete. */
-    public synchronized void roll() throws IOException {
-        if (writerHighestSeq < 0) {
+    private void rollIfFull(Durability d, List<? extends Cell> cells) throws IOException {
+        if (d == Durability.SKIP_WAL) {
             return;
         }
-        writer.close();
-        rolled.put(writerNumber, writerHighestSeq);
-        openWriter(writerNumber + 1);
+        long bytes = RECORD_OVERHEAD;
+        for (Cell c : cells) {
+            bytes += c.getSerializedLength();
+        }
+        GroupCommitWal file = current;
+        if (currentBytes.addAndGet(bytes) >= rollSize) {
+            rollLock.writeLock().lock();
+            try {
+                if (current == file && !closed) { // nobody rolled it meanwhile
+                    rollLocked();
+                }
+            } finally {
+                rollLock.writeLock().unlock();
+            }
+        }
+    }
+
+    /** Closes the current file (draining and forcing it) and starts the next; deletes obsolete files. */
+    public void roll() throws IOException {
+        rollLock.writeLock().lock();
+        try {
+            checkOpen();
+            if (current.nextSeqId() > current.firstSeqId()) { // something was appended
+                rollLocked();
+            }
+        } finally {
+            rollLock.writeLock().unlock();
+        }
+    }
+
+    private void rollLocked() throws IOException {
+        GroupCommitWal old = current;
+        old.close(); // drains the ring, forces the file, completes its futures
+        syncsBefore.addAndGet(old.syncCount());
+        forcesBefore.addAndGet(old.forceCount());
+        long next = old.nextSeqId();
+        synchronized (this) {
+            rolled.put(currentNumber, next - 1);
+        }
+        open(currentNumber + 1, next);
         deleteObsoleteFiles();
     }
 
@@ -160,7 +272,7 @@ public final class Wal implements Closeable {
         return rolled.size();
     }
 
-    private void deleteObsoleteFiles() throws IOException {
+    private synchronized void deleteObsoleteFiles() throws IOException {
         long lowestNeeded = Long.MAX_VALUE;
         for (long s : oldestUnflushed.values()) {
             lowestNeeded = Math.min(lowestNeeded, s);
@@ -182,21 +294,44 @@ public final class Wal implements Closeable {
     }
 
     /**
-     * Closes the WAL. With {@code deleteAll} (every region flushed, nothing left to replay) every WAL
-     * file is removed; otherwise the files stay for replay at the next open.
+     * Closes the WAL (the current file is drained and forced first). With {@code deleteAll} (every
+     * region flushed, nothing left to replay) every WAL file is removed; otherwise the files stay for
+     * replay at the next open.
      */
-    public synchronized void close(boolean deleteAll) throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        writer.close();
-        if (deleteAll) {
-            for (Path p : listFiles(dir)) {
-                Files.deleteIfExists(p);
+    public void close(boolean deleteAll) throws IOException {
+        rollLock.writeLock().lock();
+        try {
+            if (closed) {
+                return;
             }
-            rolled.clear();
+            closed = true;
+            current.close();
+        } finally {
+            rollLock.writeLock().unlock();
         }
+        if (deleteAll) {
+            synchronized (this) {
+                for (Path p : listFiles(dir)) {
+                    Files.deleteIfExists(p);
+                }
+                rolled.clear();
+            }
+        }
+    }
+
+    /** Appends begun since this WAL opened (all files, SKIP_WAL included): for metrics. */
+    public long appendCount() {
+        return appendCount.get();
+    }
+
+    /** Filesystem flushes (writes to the channel) of all files so far: for metrics. */
+    public long syncCount() {
+        return syncsBefore.get() + current.syncCount();
+    }
+
+    /** Forces of all files so far: for metrics. */
+    public long forceCount() {
+        return forcesBefore.get() + current.forceCount();
     }
 
     /** Closes the WAL and keeps its files (as after a crash). */
@@ -206,7 +341,7 @@ public final class Wal implements Closeable {
     }
 
     /** True while regions have edits that only the WAL holds. */
-    public synchronized boolean hasUnflushedEdits() {
+    public boolean hasUnflushedEdits() {
         return !oldestUnflushed.isEmpty() || !oldestFlushing.isEmpty();
     }
 }

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.function.LongConsumer;
-import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.cell.Cell;
 
 /**
  * One append travelling through {@link GroupCommitWal}'s ring: the edit, its durability, its ring
@@ -27,7 +27,7 @@ import org.heaplab.core.cell.KeyValue;
 public final class WalAppend {
     private final String table;
     private final String region;
-    private final List<KeyValue> cells;
+    private final List<? extends Cell> cells;
     private final Durability durability;
     private final LongConsumer onAssigned;
     private final CountDownLatch assigned = new CountDownLatch(1);
@@ -36,7 +36,7 @@ public final class WalAppend {
     private long txid = -1;
 
     /** An edit; {@code cells == null} makes a sync barrier (no record). */
-    WalAppend(String table, String region, List<KeyValue> cells, Durability durability, LongConsumer onAssigned) {
+    WalAppend(String table, String region, List<? extends Cell> cells, Durability durability, LongConsumer onAssigned) {
         this.table = table;
         this.region = region;
         this.cells = cells;
@@ -107,8 +107,9 @@ public final class WalAppend {
         return seqId;
     }
 
-    WalRecord record() {
-        return new WalRecord(seqId, table, region, cells);
+    /** Encodes this append's record into {@code sink} (consumer thread): the cells are read here. */
+    void appendTo(WalSink sink) throws IOException {
+        sink.append(seqId, table, region, cells);
     }
 
     /** Completes with the sequence id once durable as asked (see the class comment). */

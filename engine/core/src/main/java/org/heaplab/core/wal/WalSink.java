@@ -2,6 +2,8 @@ package org.heaplab.core.wal;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.List;
+import org.heaplab.core.cell.Cell;
 
 /**
  * Where {@link GroupCommitWal} puts its records: one WAL file, split into the three steps group
@@ -14,8 +16,16 @@ import java.io.IOException;
  * appended before a {@link #flush} started reach the file channel, in append order, before it returns.
  */
 public interface WalSink extends Closeable {
-    /** Buffers one record (in memory: nothing reaches the file yet). */
-    void append(WalRecord record) throws IOException;
+    /**
+     * Buffers one record (in memory: nothing reaches the file yet). The cells are encoded (copied)
+     * before this returns and not retained.
+     */
+    void append(long seqId, String table, String region, List<? extends Cell> cells) throws IOException;
+
+    /** {@link #append(long, String, String, List)} of a decoded record. */
+    default void append(WalRecord record) throws IOException {
+        append(record.seqId(), record.table(), record.region(), record.cells());
+    }
 
     /** Writes every buffered record to the file channel (write(2): survives a process kill). */
     void flush() throws IOException;

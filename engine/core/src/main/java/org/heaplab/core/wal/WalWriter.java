@@ -70,28 +70,37 @@ public final class WalWriter implements Closeable {
 
     /** Encodes a record (header and body) as it appears in the file. */
     public static ByteBuffer encode(WalRecord record) {
-        byte[] table = record.table().getBytes(StandardCharsets.UTF_8);
-        byte[] region = record.region().getBytes(StandardCharsets.UTF_8);
-        if (table.length > Short.MAX_VALUE || region.length > Short.MAX_VALUE) {
+        return encode(record.seqId(), record.table(), record.region(), record.cells());
+    }
+
+    /**
+     * Encodes a record made of {@code cells} (wherever they live: heap arrays or views over a request
+     * buffer) into one new heap buffer, exactly as {@link #encode(WalRecord)}. The one copy of each cell
+     * is made here; the cells are not retained.
+     */
+    public static ByteBuffer encode(long seqId, String table, String region, List<? extends Cell> cells) {
+        byte[] tableBytes = table.getBytes(StandardCharsets.UTF_8);
+        byte[] regionBytes = region.getBytes(StandardCharsets.UTF_8);
+        if (tableBytes.length > Short.MAX_VALUE || regionBytes.length > Short.MAX_VALUE) {
             throw new IllegalArgumentException("table or region name too long");
         }
         long cellBytes = 0;
-        for (KeyValue kv : record.cells()) {
-            cellBytes += kv.getLength();
+        for (Cell c : cells) {
+            cellBytes += c.getSerializedLength();
         }
-        long bodyLength = 8 + 2 + table.length + 2 + region.length + 4 + cellBytes;
+        long bodyLength = 8 + 2 + tableBytes.length + 2 + regionBytes.length + 4 + cellBytes;
         if (bodyLength > StorageConstants.WAL_MAX_RECORD_SIZE) {
             throw new IllegalArgumentException("WAL record of " + bodyLength + " bytes exceeds "
                 + StorageConstants.WAL_MAX_RECORD_SIZE);
         }
         ByteBuffer b = ByteBuffer.allocate(StorageConstants.WAL_RECORD_HEADER_SIZE + (int) bodyLength);
         b.putInt((int) bodyLength).putInt(0);
-        b.putLong(record.seqId());
-        b.putShort((short) table.length).put(table);
-        b.putShort((short) region.length).put(region);
-        b.putInt(record.cells().size());
-        for (KeyValue kv : record.cells()) {
-            b.put(kv.getBuffer(), kv.getOffset(), kv.getLength());
+        b.putLong(seqId);
+        b.putShort((short) tableBytes.length).put(tableBytes);
+        b.putShort((short) regionBytes.length).put(regionBytes);
+        b.putInt(cells.size());
+        for (Cell c : cells) {
+            b.put(c.serializedView());
         }
         CRC32C crc = new CRC32C();
         crc.update(b.array(), StorageConstants.WAL_RECORD_HEADER_SIZE, (int) bodyLength);

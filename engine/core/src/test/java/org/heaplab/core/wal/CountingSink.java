@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.heaplab.core.cell.Cell;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,13 +32,13 @@ final class CountingSink implements WalSink {
     }
 
     @Override
-    public void append(WalRecord record) throws IOException {
+    public void append(long seqId, String table, String region, List<? extends Cell> cells) throws IOException {
         CountDownLatch g = appendGate;
         if (g != null && firstAppendStarted.getCount() > 0) {
             firstAppendStarted.countDown();
             await(g);
         }
-        file.append(record);
+        file.append(seqId, table, region, cells);
         appends.incrementAndGet();
         appendsSeen.countDown();
     }

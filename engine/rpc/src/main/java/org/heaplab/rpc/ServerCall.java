@@ -1,0 +1,27 @@
+package org.heaplab.rpc;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One call being answered: how an {@link RpcService} responds, at once from the handler or later from
+ * any thread (a completion callback: the staged write path answers from its post-sync stage).
+ *
+ * <p>Contract: exactly one of {@link #reply} or {@link #fail}, once; later calls are ignored. The
+ * request's buffer (and so every cell decoded over it) stays valid until the response is written and
+ * every future given to {@link #holdRequestUntil} completed (normally or not), whichever is last.
+ *
+ * <p>Thread safety: every method may be called from any thread.
+ */
+public interface ServerCall {
+    /** Sends the OK response. */
+    void reply(RpcService.Reply reply);
+
+    /** Sends the error response for {@code t} (see {@link ErrorMapping}). */
+    void fail(Throwable t);
+
+    /**
+     * Keeps the request buffer until {@code f} completes, even after the response (for example while
+     * the WAL's consumer thread still reads the cells of an ASYNC_WAL put). Call before responding.
+     */
+    void holdRequestUntil(CompletableFuture<?> f);
+}

@@ -1,0 +1,49 @@
+package org.heaplab.server;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.heaplab.core.cell.Cell;
+import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.wal.Durability;
+import org.heaplab.rpc.RpcService;
+import org.heaplab.rpc.ServerCall;
+
+/**
+ * The write path of HBase 1.x and 2.x alike: the handler thread does the whole put (row locks, WAL
+ * append, wait for the sync as the durability asks, memstore, unlock) and answers; it is blocked for
+ * the whole WAL sync. The request buffer is kept until the WAL has encoded the cells, which for
+ * ASYNC_WAL and SKIP_WAL can be after the answer.
+ *
+ * <p>Thread safety: stateless; {@link OnlineRegions} is thread safe.
+ */
+final class LegacyWritePath implements WritePath {
+    private final OnlineRegions regions;
+
+    LegacyWritePath(OnlineRegions regions) {
+        this.regions = regions;
+    }
+
+    @Override
+    public void put(String table, List<? extends Cell> cells, Durability durability, ServerCall call) {
+        CompletableFuture<Void> walDone;
+        try {
+            walDone = regions.put(table, cells, durability);
+        } catch (Throwable t) {
+            call.holdRequestUntil(OnlineRegions.CellsStillInUse.of(t));
+            call.fail(t);
+            return;
+        }
+        call.holdRequestUntil(walDone);
+        call.reply(RpcService.Reply.EMPTY);
+    }
+
+    @Override
+    public String describe() {
+        return "legacy (" + KEY + "=legacy: the handler writes the put and waits for the WAL sync)";
+    }
+
+    @Override
+    public void close() {
+        // no threads of its own
+    }
+}

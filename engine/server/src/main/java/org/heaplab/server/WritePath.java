@@ -1,0 +1,46 @@
+package org.heaplab.server;
+
+import java.util.List;
+import org.heaplab.core.cell.Cell;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.wal.Durability;
+import org.heaplab.rpc.ServerCall;
+
+/**
+ * How a PUT call goes through the server, chosen once at start-up by heaplab.regionserver.write.path:
+ * {@link LegacyWritePath} ({@code legacy}: the handler does the whole put and waits for the WAL sync).
+ *
+ * <p>Contract: {@link #put} answers {@code call} exactly once (now or later, from any thread), and
+ * keeps the request buffer (the cells may be views over it) until the WAL no longer reads the cells.
+ *
+ * <p>Thread safety: {@link #put} is called by every handler thread at once.
+ */
+public interface WritePath extends AutoCloseable {
+    String KEY = "heaplab.regionserver.write.path";
+    String DEFAULT = "legacy";
+
+    /** Writes {@code cells} of {@code table} with {@code durability} and answers {@code call}. */
+    void put(String table, List<? extends Cell> cells, Durability durability, ServerCall call);
+
+    /** One line for the start-up log. */
+    String describe();
+
+    /** Stops the stage threads after finishing what they hold (the RPC server stopped first). */
+    @Override
+    void close();
+
+    /**
+     * The path {@code conf} selects over {@code regions}.
+     *
+     * @throws ConfigurationException naming the key and the valid values for anything else
+     */
+    static WritePath fromConf(Configuration conf, OnlineRegions regions, int handlers) {
+        String v = conf.get(KEY, DEFAULT).trim();
+        return switch (v) {
+            case "legacy" -> new LegacyWritePath(regions);
+            default -> throw new ConfigurationException(KEY + " must be legacy, got '" + v + "'");
+        };
+    }
+}
