@@ -33,8 +33,21 @@ public final class StorageKeys {
     /** Chunk pool bound, as a fraction of the global memstore limit. */
     public static final String CHUNK_POOL_MAX_SIZE = "hbase.hregion.memstore.chunkpool.maxsize";
     public static final float DEFAULT_CHUNK_POOL_MAX_SIZE = 1.0f;
-    /** Off-heap memstore in MB (2.x); not implemented by this engine: must be 0. */
+    /**
+     * Off-heap memstore in MB (2.x): 0 = chunks on the heap; > 0 (needs MSLAB) = a pool of
+     * chunkpool.maxsize x this many MB of direct chunks reserved at start-up, heap chunks once exhausted.
+     */
     public static final String OFFHEAP_GLOBAL_MEMSTORE_SIZE = "hbase.regionserver.offheap.global.memstore.size";
+    public static final long DEFAULT_OFFHEAP_GLOBAL_MEMSTORE_SIZE = 0;
+    /** Memstore index: NONE = one skip list until the flush; BASIC = flatten it in memory (needs MSLAB). */
+    public static final String COMPACTING_MEMSTORE_TYPE = "hbase.hregion.compacting.memstore.type";
+    public static final String DEFAULT_COMPACTING_MEMSTORE_TYPE = "NONE";
+    /** The flat index of a BASIC memstore: CHUNK_MAP (HBase's ARRAY_MAP is not built). */
+    public static final String COMPACTING_MEMSTORE_INDEX = "hbase.hregion.compacting.memstore.index";
+    public static final String DEFAULT_COMPACTING_MEMSTORE_INDEX = "CHUNK_MAP";
+    /** In-memory flush threshold of a BASIC memstore, as a fraction of hbase.hregion.memstore.flush.size. */
+    public static final String INMEMORY_FLUSH_THRESHOLD_FACTOR = "hbase.memstore.inmemoryflush.threshold.factor";
+    public static final float DEFAULT_INMEMORY_FLUSH_THRESHOLD_FACTOR = 0.014f;
 
     public static final String BLOCK_CACHE_SIZE = "hfile.block.cache.size";
     public static final float DEFAULT_BLOCK_CACHE_SIZE = 0.4f;

@@ -4,24 +4,31 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.StorageKeys;
 
-/** Chooses the memstore's {@link CellStorage} once at start-up from the configuration. */
+/** Chooses the memstore's {@link CellStorage} and {@link ChunkPool} once at start-up from the configuration. */
 public final class CellStorages {
     private CellStorages() {
     }
 
     /**
      * hbase.hregion.memstore.mslab.enabled false: {@link PlainCellStorage}; true: {@link MslabCellStorage}
-     * over one {@link ChunkPool} of at most hbase.hregion.memstore.chunkpool.maxsize x
-     * {@code globalMemstoreLimit} bytes of hbase.hregion.memstore.mslab.chunksize chunks.
+     * over one pool of hbase.hregion.memstore.mslab.chunksize chunks: an {@link OffheapChunkPool} of
+     * chunkpool.maxsize x hbase.regionserver.offheap.global.memstore.size MB when that is > 0, else a
+     * {@link HeapChunkPool} of at most chunkpool.maxsize x {@code globalMemstoreLimit} bytes.
      *
-     * @throws ConfigurationException on an out-of-range value, or an off-heap memstore (not built)
+     * @throws ConfigurationException on an out-of-range value, an off-heap memstore without MSLAB, or an
+     *                                off-heap pool this JVM cannot reserve
      */
     public static CellStorage.Factory fromConf(Configuration conf, long globalMemstoreLimit) {
-        if (conf.getLong(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE, 0) > 0) {
-            throw new ConfigurationException(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE
-                + " > 0 asks for an off-heap memstore, which this engine does not implement; set it to 0");
+        boolean mslab = conf.getBoolean(StorageKeys.MSLAB_ENABLED, StorageKeys.DEFAULT_MSLAB_ENABLED);
+        long offheapMb = conf.getLong(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE, StorageKeys.DEFAULT_OFFHEAP_GLOBAL_MEMSTORE_SIZE);
+        if (offheapMb < 0) {
+            throw new ConfigurationException(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE + " must be >= 0 (MB), got " + offheapMb);
         }
-        if (!conf.getBoolean(StorageKeys.MSLAB_ENABLED, StorageKeys.DEFAULT_MSLAB_ENABLED)) {
+        if (!mslab) {
+            if (offheapMb > 0) {
+                throw new ConfigurationException(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE + " > 0 needs "
+                    + StorageKeys.MSLAB_ENABLED + "=true (off-heap cells live in MSLAB chunks)");
+            }
             return PlainCellStorage.FACTORY;
         }
         int chunkSize = conf.getInt(StorageKeys.MSLAB_CHUNK_SIZE, StorageKeys.DEFAULT_MSLAB_CHUNK_SIZE);
@@ -37,7 +44,17 @@ public final class CellStorages {
         if (poolFraction < 0 || poolFraction > 1) {
             throw new ConfigurationException(StorageKeys.CHUNK_POOL_MAX_SIZE + " must be in [0, 1], got " + poolFraction);
         }
-        int maxChunks = (int) Math.min(Integer.MAX_VALUE, (long) (poolFraction * (double) globalMemstoreLimit) / chunkSize);
-        return MslabCellStorage.factory(new ChunkPool(chunkSize, maxChunks), maxAlloc);
+        ChunkPool pool;
+        if (offheapMb > 0) {
+            long chunks = (long) (poolFraction * (double) (offheapMb << 20)) / chunkSize;
+            if (chunks > Integer.MAX_VALUE) {
+                throw new ConfigurationException(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE + " is too large: " + offheapMb + " MB");
+            }
+            pool = new OffheapChunkPool(chunkSize, (int) chunks);
+        } else {
+            long chunks = (long) (poolFraction * (double) globalMemstoreLimit) / chunkSize;
+            pool = new HeapChunkPool(chunkSize, (int) Math.min(Integer.MAX_VALUE, chunks));
+        }
+        return MslabCellStorage.factory(pool, maxAlloc);
     }
 }

@@ -1,118 +1,43 @@
 package org.heaplab.core.memstore;
 
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
- * The region server's pool of MSLAB chunks (HBase's ChunkCreator): fixed-size heap byte[] chunks,
- * created lazily, handed to memstores and given back when a flushed snapshot is released. At most
- * {@code maxPooled} chunks are pooled (hbase.hregion.memstore.chunkpool.maxsize x the global memstore
- * limit / chunk size); when every pooled chunk is in use, further chunks are plain allocations that are
- * dropped on return (counted in {@link #unpooledAllocations()}).
+ * The region server's pool of MSLAB chunks (HBase's ChunkCreator + MemStoreChunkPool). Two
+ * implementations, chosen once at start-up: {@link HeapChunkPool} (chunks are heap byte[], created
+ * lazily up to a bound) and {@link OffheapChunkPool} (chunks are slices of direct memory reserved at
+ * start-up, hbase.regionserver.offheap.global.memstore.size). Both fall back to plain heap chunks when
+ * every pooled chunk is in use, and count them.
  *
- * <p>Ownership: a chunk taken with {@link #take} belongs to the taker until it calls {@link #give};
- * after that its bytes are overwritten by the next user, so no view into it may be read any more.
+ * <p>Ownership: a chunk returned by {@link #take} belongs to the caller until it calls {@link #give};
+ * after that its bytes belong to the next user. Giving a chunk twice is a bug and throws.
  *
- * <p>Thread safety: lock-free; every method is safe from any thread.
+ * <p>Thread safety: every method is safe from any thread.
  */
-public final class ChunkPool {
-    private final int chunkSize;
-    private final int maxPooled;
-    private final ConcurrentLinkedQueue<Chunk> free = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pooledCreated = new AtomicInteger();
-    private final AtomicLong unpooled = new AtomicLong();
-
-    public ChunkPool(int chunkSize, int maxPooled) {
-        if (chunkSize < 1024) {
-            throw new IllegalArgumentException("chunk size " + chunkSize + " is below 1024 bytes");
-        }
-        this.chunkSize = chunkSize;
-        this.maxPooled = Math.max(0, maxPooled);
-    }
-
+public interface ChunkPool {
     /** A chunk for the caller's exclusive use, its allocation pointer at 0. */
-    public Chunk take() {
-        Chunk c = free.poll();
-        if (c != null) {
-            return c;
-        }
-        while (true) {
-            int n = pooledCreated.get();
-            if (n >= maxPooled) {
-                unpooled.incrementAndGet();
-                return new Chunk(new byte[chunkSize], false);
-            }
-            if (pooledCreated.compareAndSet(n, n + 1)) {
-                return new Chunk(new byte[chunkSize], true);
-            }
-        }
-    }
+    Chunk take();
 
-    /** Returns a chunk taken from this pool; pooled ones are reused, others are dropped. */
-    public void give(Chunk c) {
-        if (c.pooled) {
-            c.reset();
-            free.offer(c);
-        }
-    }
+    /** Returns a chunk taken from this pool: pooled ones are reused, fallback and jumbo ones dropped. */
+    void give(Chunk c);
 
-    public int chunkSize() {
-        return chunkSize;
-    }
+    /** A heap chunk of exactly {@code size} bytes for one cell above the max allocation (give it back too). */
+    Chunk takeJumbo(int size);
 
-    public int maxPooled() {
-        return maxPooled;
-    }
+    int chunkSize();
 
-    /** Pooled chunks created so far (each at most once). */
-    public int pooledCreated() {
-        return pooledCreated.get();
-    }
+    /** Counters for the metrics (a consistent-enough snapshot; each field read once). */
+    ChunkStats stats();
 
-    /** Pooled chunks waiting to be reused. */
-    public int freeCount() {
-        return free.size();
-    }
-
-    /** Chunks allocated outside the pool because every pooled chunk was in use. */
-    public long unpooledAllocations() {
-        return unpooled.get();
-    }
+    /** One line for the start-up log. */
+    String describe();
 
     /**
-     * One chunk: a heap byte[] and a bump pointer. {@link #allocate} is a CAS on the pointer, so many
-     * writers share a chunk without a lock.
+     * The test-mode leak detector ({@code -Dheaplab.leak.detection=true}, or the pools' test
+     * constructors): where each chunk still out was taken. Empty when detection is off.
      */
-    public static final class Chunk {
-        final byte[] data;
-        final boolean pooled;
-        private final AtomicInteger next = new AtomicInteger();
+    ChunkLeakDetector leaks();
 
-        Chunk(byte[] data, boolean pooled) {
-            this.data = data;
-            this.pooled = pooled;
-        }
-
-        /** Reserves {@code size} bytes; returns their offset, or -1 when the chunk is too full. */
-        int allocate(int size) {
-            while (true) {
-                int at = next.get();
-                if (at + size > data.length) {
-                    return -1;
-                }
-                if (next.compareAndSet(at, at + size)) {
-                    return at;
-                }
-            }
-        }
-
-        void reset() {
-            next.set(0);
-        }
-
-        public byte[] data() {
-            return data;
-        }
+    /** Chunk counters: chunks in use by kind, heap fallbacks so far, pooled chunks waiting for reuse. */
+    record ChunkStats(long offheapInUse, long onheapInUse, long heapFallback, long pooledFree) {
+        public static final ChunkStats NONE = new ChunkStats(0, 0, 0, 0);
     }
 }

@@ -26,6 +26,11 @@ public final class PlainCellStorage implements CellStorage {
         public String describe() {
             return "PlainCellStorage (each cell its own heap KeyValue)";
         }
+
+        @Override
+        public ChunkPool pool() {
+            return null;
+        }
     };
 
     @Override
@@ -34,8 +39,8 @@ public final class PlainCellStorage implements CellStorage {
     }
 
     @Override
-    public KeyValue export(KeyValue stored) {
-        return stored;
+    public KeyValue export(Cell stored) {
+        return (KeyValue) stored;
     }
 
     @Override

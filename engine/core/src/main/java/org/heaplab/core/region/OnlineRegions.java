@@ -20,8 +20,8 @@ import org.heaplab.core.cell.Cells;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.CellComparator;
 import org.heaplab.core.cell.KeyValue;
-import org.heaplab.core.memstore.CellStorage;
-import org.heaplab.core.memstore.CellStorages;
+import org.heaplab.core.memstore.Memstore;
+import org.heaplab.core.memstore.Memstores;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.io.AtomicFiles;
@@ -54,15 +54,15 @@ public final class OnlineRegions implements Closeable {
     private final Object ddlLock = new Object();
     private volatile Wal wal;
     private volatile MemstoreFlusher flusher;
-    private final CellStorage.Factory storages;
+    private final Memstore.Factory memstores;
     /** hbase.hregion.mvcc.preassign, read once at open: every region gets the same Mvcc class. */
     private final boolean preassignMvcc;
     private volatile boolean closed;
 
-    private OnlineRegions(FsLayout layout, BlockCache cache, long globalLimit, long flushSize, CellStorage.Factory storages,
+    private OnlineRegions(FsLayout layout, BlockCache cache, long globalLimit, long flushSize, Memstore.Factory memstores,
                           boolean preassignMvcc) {
         this.preassignMvcc = preassignMvcc;
-        this.storages = storages;
+        this.memstores = memstores;
         this.layout = layout;
         this.cache = cache;
         this.flushSize = flushSize;
@@ -87,7 +87,7 @@ public final class OnlineRegions implements Closeable {
         }
         long flushSize = conf.getLong(StorageKeys.MEMSTORE_FLUSH_SIZE, StorageKeys.DEFAULT_MEMSTORE_FLUSH_SIZE);
         OnlineRegions o = new OnlineRegions(layout, LruBlockCache.fromConf(conf), globalLimit, flushSize,
-            CellStorages.fromConf(conf, globalLimit), conf.getBoolean(Mvcc.PREASSIGN, Mvcc.DEFAULT_PREASSIGN));
+            Memstores.fromConf(conf, globalLimit), conf.getBoolean(Mvcc.PREASSIGN, Mvcc.DEFAULT_PREASSIGN));
         try {
             o.loadTables();
             Map<String, Region> byName = new HashMap<>();
@@ -129,7 +129,7 @@ public final class OnlineRegions implements Closeable {
         List<Region> regions = new ArrayList<>();
         try (Stream<Path> s = Files.list(tableDir)) {
             for (Path dir : s.filter(p -> Files.isRegularFile(p.resolve(StorageConstants.REGION_INFO_FILE))).toList()) {
-                Region r = Region.open(dir, desc, cache, pressure, storages);
+                Region r = Region.open(dir, desc, cache, pressure, memstores);
                 r.attachWal(wal, newMvcc());
                 regions.add(r);
             }
@@ -295,7 +295,7 @@ public final class OnlineRegions implements Closeable {
 
     /** Which memstore cell storage this server uses, for the start-up log. */
     public String cellStorageDescription() {
-        return storages.describe();
+        return memstores.describe();
     }
 
     public List<KeyValue> get(String table, byte[] row) throws IOException {
@@ -320,6 +320,15 @@ public final class OnlineRegions implements Closeable {
 
     public List<RegionInfo> regions(String table) throws IOException {
         return table(table).regions().stream().map(Region::info).toList();
+    }
+
+    /** Memstore counters (cells, bytes, chunks, index) and the number of online regions: for the server's metrics. */
+    public Memstore.MemstoreStats memstoreStats() {
+        return memstores.stats();
+    }
+
+    public int regionCount() {
+        return (int) allRegions().count();
     }
 
     /** Block cache counters (hits, misses, evictions, size): for the server's metrics. */

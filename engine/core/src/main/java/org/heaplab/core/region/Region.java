@@ -15,7 +15,6 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.heaplab.core.cache.BlockCache;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
-import org.heaplab.core.memstore.CellStorage;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.io.StorageConstants;
 import org.heaplab.core.storefile.StoreFileReader;
@@ -68,10 +67,10 @@ final class Region {
 
     /** Opens the region stored in {@code regionDir}. The WAL is attached later ({@link #attachWal}). */
     static Region open(Path regionDir, TableDescriptor desc, BlockCache cache, MemstorePressure pressure,
-                       CellStorage.Factory storages) throws IOException {
+                       Memstore.Factory memstores) throws IOException {
         FsLayout.RegionMeta meta = FsLayout.readRegionInfo(regionDir);
         Store store = Store.open(regionDir.resolve(FsLayout.familyDirName(desc.family())),
-            regionDir.resolve(StorageConstants.TMP_DIR), desc.compression(), cache, storages);
+            regionDir.resolve(StorageConstants.TMP_DIR), desc.compression(), cache, memstores);
         return new Region(meta, regionDir, store, pressure);
     }
 

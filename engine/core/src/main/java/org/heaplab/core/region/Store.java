@@ -14,7 +14,6 @@ import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.io.StorageConstants;
-import org.heaplab.core.memstore.CellStorage;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.storefile.StoreFileReader;
 import org.heaplab.core.storefile.StoreFileWriter;
@@ -47,23 +46,23 @@ final class Store {
     private final Compression compression;
     private final BlockCache cache;
     private final AtomicLong nextFileNumber;
-    private final CellStorage.Factory storages;
+    private final Memstore.Factory memstores;
     private final Object compactionLock = new Object();
     private volatile View view;
 
     private Store(Path familyDir, Path tmpDir, Compression compression, BlockCache cache, List<StoreFileReader> files,
-                  long nextFileNumber, CellStorage.Factory storages) {
-        this.storages = storages;
+                  long nextFileNumber, Memstore.Factory memstores) {
+        this.memstores = memstores;
         this.familyDir = familyDir;
         this.tmpDir = tmpDir;
         this.compression = compression;
         this.cache = cache;
         this.nextFileNumber = new AtomicLong(nextFileNumber);
-        this.view = new View(new Memstore(storages.create()), null, -1, sorted(files));
+        this.view = new View(memstores.create(), null, -1, sorted(files));
     }
 
     /** Opens the store files in {@code familyDir} (creating it) and clears {@code tmpDir}. */
-    static Store open(Path familyDir, Path tmpDir, Compression compression, BlockCache cache, CellStorage.Factory storages)
+    static Store open(Path familyDir, Path tmpDir, Compression compression, BlockCache cache, Memstore.Factory memstores)
         throws IOException {
         Files.createDirectories(familyDir);
         AtomicFiles.deleteRecursively(tmpDir);
@@ -82,7 +81,7 @@ final class Store {
             }
             throw e;
         }
-        return new Store(familyDir, tmpDir, compression, cache, files, maxNumber + 1, storages);
+        return new Store(familyDir, tmpDir, compression, cache, files, maxNumber + 1, memstores);
     }
 
     private static long fileNumber(Path p) {
@@ -134,7 +133,7 @@ final class Store {
         if (v.snapshot() != null || v.active().isEmpty()) {
             return false;
         }
-        view = new View(new Memstore(storages.create()), v.active(), seqId, v.files());
+        view = new View(memstores.create(), v.active(), seqId, v.files());
         return true;
     }
 
@@ -212,7 +211,7 @@ final class Store {
             r.close();
         }
         View v = view;
-        view = new View(new Memstore(storages.create()), null, -1, List.of());
+        view = new View(memstores.create(), null, -1, List.of());
         v.active().release();
         if (v.snapshot() != null) {
             v.snapshot().release();

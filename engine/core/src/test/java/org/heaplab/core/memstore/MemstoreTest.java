@@ -25,7 +25,9 @@ class MemstoreTest {
         Collections.shuffle(shuffled, new Random(3));
         Memstore m = new Memstore();
         shuffled.forEach(m::add);
-        assertEquals(expected, new ArrayList<>(m.cells()));
+        List<KeyValue> all = new ArrayList<>();
+        m.cells().forEach(all::add);
+        assertEquals(expected, all);
     }
 
     @Test
