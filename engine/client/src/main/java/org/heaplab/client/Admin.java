@@ -70,6 +70,12 @@ public final class Admin {
         return ServerStatus.read(connection.call(Method.STATUS, NONE, List.of()).paramReader());
     }
 
+    /** The server's metrics as one JSON object; {@code gc} asks it to collect garbage before measuring. */
+    public String metrics(boolean gc) throws IOException {
+        return connection.call(Method.METRICS, new ParamWriter().writeBoolean(gc).toByteArray(), List.of()).paramReader()
+            .readString();
+    }
+
     private ParamReader call(Method method, String table) throws IOException {
         return connection.call(method, new ParamWriter().writeString(table).toByteArray(), List.of()).paramReader();
     }

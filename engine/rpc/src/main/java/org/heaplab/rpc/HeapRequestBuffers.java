@@ -13,9 +13,11 @@ import java.util.concurrent.atomic.LongAdder;
 public final class HeapRequestBuffers implements RequestBufferAllocator {
     private final LongAdder heapBytes = new LongAdder();
     private final AtomicInteger outstanding = new AtomicInteger();
+    private final LongAdder allocations = new LongAdder();
 
     @Override
     public RequestBuffer allocate(int length) {
+        allocations.increment();
         heapBytes.add(length);
         outstanding.incrementAndGet();
         return new RequestBuffer(new ByteBuffer[] {ByteBuffer.wrap(new byte[length])}, length, b -> outstanding.decrementAndGet());
@@ -34,6 +36,11 @@ public final class HeapRequestBuffers implements RequestBufferAllocator {
     @Override
     public int outstanding() {
         return outstanding.get();
+    }
+
+    @Override
+    public long allocations() {
+        return allocations.sum();
     }
 
     @Override

@@ -14,7 +14,8 @@ public enum Method {
     GET(7),
     FLUSH(8),
     MAJOR_COMPACT(9),
-    LIST_REGIONS(10);
+    LIST_REGIONS(10),
+    METRICS(11);
 
     public final byte code;
 

@@ -51,6 +51,8 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
     private final LongAdder heapBytes = new LongAdder();
     private final LongAdder poolBytes = new LongAdder();
     private final AtomicInteger outstanding = new AtomicInteger();
+    private final LongAdder allocations = new LongAdder();
+    private final LongAdder heapFallbacks = new LongAdder();
     private final AtomicBoolean directFailureLogged = new AtomicBoolean();
     private final Map<RequestBuffer, Throwable> allocationSites = new ConcurrentHashMap<>();
     private final Consumer<String> log;
@@ -96,7 +98,9 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
 
     @Override
     public RequestBuffer allocate(int length) {
+        allocations.increment();
         if (length < minAllocate) {
+            heapFallbacks.increment();
             heapBytes.add(length);
             return track(new RequestBuffer(new ByteBuffer[] {ByteBuffer.allocate(length)}, length, releaser));
         }
@@ -114,6 +118,7 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
             remaining -= n;
         }
         if (remaining > 0) {
+            heapFallbacks.increment();
             segments.add(ByteBuffer.allocate(remaining));
             heapBytes.add(remaining);
         }
@@ -193,6 +198,21 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
     @Override
     public int outstanding() {
         return outstanding.get();
+    }
+
+    @Override
+    public long allocations() {
+        return allocations.sum();
+    }
+
+    @Override
+    public long heapFallbacks() {
+        return heapFallbacks.sum();
+    }
+
+    @Override
+    public int pooledInUse() {
+        return created.get() - free.size();
     }
 
     /** Direct buffers created so far (at most the max count). */

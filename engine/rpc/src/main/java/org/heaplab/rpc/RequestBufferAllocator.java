@@ -30,6 +30,19 @@ public interface RequestBufferAllocator {
     /** Buffers allocated and not yet released. */
     int outstanding();
 
+    /** Buffers allocated so far (one per request). */
+    long allocations();
+
+    /** Allocations that took some bytes from the heap although pooling is on (0 on the heap path). */
+    default long heapFallbacks() {
+        return 0;
+    }
+
+    /** Pooled buffers handed out and not yet back (0 on the heap path). */
+    default int pooledInUse() {
+        return 0;
+    }
+
     /** One line for the start-up log: the implementation and its parameters. */
     String describe();
 }

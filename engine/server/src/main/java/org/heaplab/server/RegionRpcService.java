@@ -37,6 +37,7 @@ public final class RegionRpcService implements RpcService {
     private final long startMillis = System.currentTimeMillis();
     private volatile OnlineRegions regions;
     private volatile WritePath writePath;
+    private volatile ServerMetrics metrics;
 
     public RegionRpcService(String serverName, String rpcServerName, int handlers) {
         this.serverName = serverName;
@@ -46,6 +47,12 @@ public final class RegionRpcService implements RpcService {
 
     /** Starts answering calls with {@code regions}, writing puts through {@code writePath}. */
     public void online(OnlineRegions regions, WritePath writePath) {
+        online(regions, writePath, new org.heaplab.rpc.HeapRequestBuffers());
+    }
+
+    /** As above, with the RPC server's request buffers for the METRICS call's request_buffers group. */
+    public void online(OnlineRegions regions, WritePath writePath, org.heaplab.rpc.RequestBufferAllocator buffers) {
+        this.metrics = new ServerMetrics(regions, buffers);
         this.writePath = writePath;
         this.regions = regions;
     }
@@ -115,6 +122,7 @@ public final class RegionRpcService implements RpcService {
                 r.majorCompact(in.readString());
                 yield Reply.EMPTY;
             }
+            case METRICS -> Reply.of(new ParamWriter().writeString(metrics.json(in.readBoolean())));
             case LIST_REGIONS -> {
                 ParamWriter w = new ParamWriter();
                 RegionListCodec.write(w, r.regions(in.readString()));

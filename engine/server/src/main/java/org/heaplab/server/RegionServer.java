@@ -80,7 +80,7 @@ public final class RegionServer {
             throw e;
         }
         ServerLog.info("write path: " + writePath.describe());
-        service.online(regions, writePath);
+        service.online(regions, writePath, rpc.allocator());
         return new RegionServer(rpc, regions, rpc, writePath);
     }
 

@@ -3,6 +3,8 @@ package org.heaplab.tools;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import org.heaplab.client.Admin;
@@ -24,18 +26,26 @@ import org.heaplab.server.EngineEnv;
  * admin create &lt;table&gt; [--family=info0] [--presplit=N --rows=TOTAL] [--compress=NONE|SNAPPY]
  *              [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL]
  * admin drop &lt;table&gt; | flush &lt;table&gt; | compact &lt;table&gt; | regions &lt;table&gt; | list | status
+ * admin [--report=PREFIX] metrics [--gc] [--report=PREFIX]
  * </pre>
+ *
+ * metrics prints the server's metrics JSON (ServerMetrics) on stdout and, with --report, also writes it
+ * to PREFIX.json; --gc makes the server collect garbage first, so heap used is what is live.
  *
  * --presplit=N --rows=TOTAL splits like `pe --presplit=N` over TOTAL rows, so a later pe run with
  * rows x clients = TOTAL finds the table it would have made. Exit codes as pe: 0, 1 runtime, 2 usage.
  */
 public final class AdminCli {
     public static final String USAGE = "Usage: bin/engine admin create <table> [--family=info0] [--presplit=N --rows=TOTAL]"
-        + " [--compress=NONE|SNAPPY] [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL] | drop <table> | flush <table> | compact <table> | regions <table> | list | status";
+        + " [--compress=NONE|SNAPPY] [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL] | drop <table> | flush <table> | compact <table> | regions <table> | list | status"
+        + " | metrics [--gc] [--report=PREFIX]";
 
     /** A parsed admin command line. */
     record Command(String verb, String table, String family, int presplit, int rows, Compression compress,
-                   Durability durability) {
+                   Durability durability, boolean gc, String report) {
+        Command(String verb, String table, String family, int presplit, int rows, Compression compress, Durability durability) {
+            this(verb, table, family, presplit, rows, compress, durability, false, null);
+        }
     }
 
     private AdminCli() {
@@ -71,6 +81,14 @@ public final class AdminCli {
     }
 
     static Command parse(String[] args) throws UsageException {
+        String report = null;
+        int v = 0;
+        for (; v < args.length && args[v].startsWith("--report"); v++) { // admin --report=PREFIX metrics
+            report = reportPrefix(args[v]);
+        }
+        if (v > 0) {
+            args = java.util.Arrays.copyOfRange(args, v, args.length);
+        }
         if (args.length == 0) {
             throw new UsageException("missing admin command");
         }
@@ -80,7 +98,7 @@ public final class AdminCli {
         }
         boolean needsTable = switch (verb) {
             case "create", "drop", "flush", "compact", "regions" -> true;
-            case "status", "list" -> false;
+            case "status", "list", "metrics" -> false;
             default -> throw new UsageException("unknown admin command '" + verb + "'");
         };
         String table = null;
@@ -89,9 +107,18 @@ public final class AdminCli {
         int rows = 0;
         Compression compress = Compression.NONE;
         Durability durability = Durability.USE_DEFAULT;
+        boolean gc = false;
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
-            if (a.startsWith("--") && verb.equals("create")) {
+            if (a.startsWith("--") && verb.equals("metrics")) {
+                if (a.equals("--gc")) {
+                    gc = true;
+                } else if (a.startsWith("--report")) {
+                    report = reportPrefix(a);
+                } else {
+                    throw new UsageException("unknown flag " + a + " for admin metrics");
+                }
+            } else if (a.startsWith("--") && verb.equals("create")) {
                 int eq = a.indexOf('=');
                 String flag = eq < 0 ? a : a.substring(0, eq);
                 String value = eq < 0 ? "" : a.substring(eq + 1);
@@ -132,7 +159,17 @@ public final class AdminCli {
         if (presplit > rows && rows > 0) {
             throw new UsageException("--presplit=" + presplit + " exceeds --rows=" + rows);
         }
-        return new Command(verb, table, family, presplit, rows, compress, durability);
+        if (report != null && !verb.equals("metrics")) {
+            throw new UsageException("--report is only for admin metrics");
+        }
+        return new Command(verb, table, family, presplit, rows, compress, durability, gc, report);
+    }
+
+    private static String reportPrefix(String flag) throws UsageException {
+        if (!flag.startsWith("--report=") || flag.length() == "--report=".length()) {
+            throw new UsageException("--report needs a value: --report=PREFIX (writes PREFIX.json)");
+        }
+        return flag.substring("--report=".length());
     }
 
     static void execute(Command c, Admin admin, PrintStream out) throws IOException {
@@ -165,6 +202,17 @@ public final class AdminCli {
             case "regions" -> printRegions(admin.regions(c.table()), out);
             case "list" -> admin.tables().forEach(out::println);
             case "status" -> printStatus(admin.status(), out);
+            case "metrics" -> {
+                String json = admin.metrics(c.gc());
+                out.println(json);
+                if (c.report() != null) {
+                    Path file = Path.of(c.report() + ".json");
+                    if (file.getParent() != null) {
+                        Files.createDirectories(file.getParent());
+                    }
+                    Files.writeString(file, json + "\n", StandardCharsets.UTF_8);
+                }
+            }
             default -> throw new IllegalStateException(c.verb());
         }
     }
