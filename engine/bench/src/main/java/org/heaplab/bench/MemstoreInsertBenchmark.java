@@ -2,7 +2,6 @@ package org.heaplab.bench;
 
 import java.util.concurrent.TimeUnit;
 import org.heaplab.core.cell.Cell;
-import org.heaplab.core.memstore.CellStorage;
 import org.heaplab.core.memstore.Memstore;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -54,7 +53,7 @@ public class MemstoreInsertBenchmark {
     @Param("heap")
     public String request;
 
-    private CellStorage.Factory storages;
+    private Memstore.Factory memstores;
     private Cell[] cells;
     private Memstore memstore;
     private int next;
@@ -64,9 +63,9 @@ public class MemstoreInsertBenchmark {
         if (!request.equals("heap") && !request.equals("direct")) {
             throw new IllegalArgumentException("request must be heap or direct, got " + request);
         }
-        storages = variant.storages();
+        memstores = variant.memstores();
         cells = PeCells.requestViews(42, cellsPerMemstore, valueSize, request.equals("direct"));
-        memstore = new Memstore(storages.create());
+        memstore = memstores.create();
         next = 0;
     }
 
@@ -81,8 +80,13 @@ public class MemstoreInsertBenchmark {
     /** What a flush does to the memstore's memory: the old one is released, a fresh one takes writes. */
     private void flush() {
         memstore.release();
-        memstore = new Memstore(storages.create());
+        memstore = memstores.create();
         next = 0;
+    }
+
+    /** The factory the variant's keys chose (for tests). */
+    Memstore.Factory memstores() {
+        return memstores;
     }
 
     /** The memstore taking inserts now (for tests). */
@@ -93,6 +97,6 @@ public class MemstoreInsertBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         memstore.release();
-        System.out.println("memstore variant " + variant + ": " + storages.describe());
+        System.out.println("memstore variant " + variant + ": " + memstores.describe() + "; " + memstores.stats());
     }
 }

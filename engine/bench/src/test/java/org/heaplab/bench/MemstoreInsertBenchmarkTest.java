@@ -2,12 +2,14 @@ package org.heaplab.bench;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
 import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.conf.StorageKeys;
+import org.heaplab.core.memstore.ChunkPool;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.memstore.MslabCellStorage;
 import org.heaplab.core.memstore.PlainCellStorage;
@@ -24,11 +26,9 @@ class MemstoreInsertBenchmarkTest {
         b.setUp();
         b.insert();
         Memstore m = b.memstore();
-        switch (variant) {
-            case PLAIN -> assertInstanceOf(PlainCellStorage.class, m.storage());
-            case MSLAB -> assertInstanceOf(MslabCellStorage.class, m.storage());
-            default -> { } // a new variant: the generic checks below still apply
-        }
+        boolean mslab = variant.siteKeys().get(StorageKeys.MSLAB_ENABLED).equals("true");
+        Class<?> storage = mslab ? MslabCellStorage.class : PlainCellStorage.class;
+        assertTrue(storage.isInstance(m.storage()), variant + ": " + m.storage());
         KeyValue stored = m.cells().iterator().next();
         List<KeyValue> row = new ArrayList<>();
         m.getRow(stored.row(), row);
@@ -56,6 +56,24 @@ class MemstoreInsertBenchmarkTest {
             assertEquals(1, b.memstore().cellCount());
             b.tearDown();
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(MemstoreVariant.class)
+    void theVariantsKeysTakeEffect(MemstoreVariant variant) {
+        MemstoreInsertBenchmark b = benchmark(variant, "heap", 10_000);
+        b.setUp();
+        for (int i = 0; i < 10_000; i++) {
+            b.insert();
+        }
+        boolean offheap = variant.siteKeys().containsKey(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE);
+        boolean basic = "BASIC".equals(variant.siteKeys().get(StorageKeys.COMPACTING_MEMSTORE_TYPE));
+        ChunkPool.ChunkStats chunks = b.memstores().stats().chunks();
+        assertEquals(offheap, chunks.offheapInUse() > 0, variant + ": direct chunks " + chunks);
+        // 10 000 cells are about 3 MB of heap size, past the default in-memory flush threshold (1.9 MB)
+        assertEquals(basic, b.memstore().flattenedSegments() > 0, variant + ": flattened CellChunkMap segments");
+        assertEquals(basic ? "CHUNK_MAP" : "CSLM", b.memstores().stats().index());
+        b.tearDown();
     }
 
     private static MemstoreInsertBenchmark benchmark(MemstoreVariant variant, String request, int cellsPerMemstore) {
