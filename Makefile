@@ -72,7 +72,7 @@ bench:
 	  java -cp "engine/bench/target/classes:$$(cat engine/bench/target/classpath.txt)" \
 	  org.heaplab.bench.BenchMain $(BENCH_ARGS) 2>&1 | tee $$out/jmh.log; rc=$${PIPESTATUS[0]}; \
 	rmdir $$out/wal 2>/dev/null; \
-	if [ -f $$out/jmh.json ]; then echo "== bench summary ($$out/summary.txt)"; $(PYTHON) engine/bench/summarize.py $$out; fi; \
+	if ls $$out/jmh*.json >/dev/null 2>&1; then echo "== bench summary ($$out/summary.txt)"; $(PYTHON) engine/bench/summarize.py $$out; fi; \
 	exit $$rc
 
 clean:

@@ -3,10 +3,10 @@
 
 Usage: python3 engine/bench/summarize.py results/runs/bench-TIMESTAMP
 
-Reads DIR/jmh.json (JMH's JSON results) and DIR/wal-counters.jsonl (one line per WAL trial, written
-by WalAppendBenchmark's trial teardown) and prints one table per benchmark class: the score with its
-error, allocation per op from the GC profiler, and for the WAL the group-commit size (appends per
-filesystem flush and per force). Standard library only.
+Reads DIR/jmh*.json (JMH's JSON results, one file per JMH run) and DIR/wal-counters.jsonl (one line
+per WAL trial, written by WalAppendBenchmark's trial teardown) and prints one table per benchmark
+class: the score with its error, allocation per op from the GC profiler, and for the WAL the
+group-commit size (appends per filesystem flush and per force). Standard library only.
 """
 
 import json
@@ -97,8 +97,23 @@ def table(header, rows):
     return "\n".join(lines)
 
 
+def load_results(d):
+    """Every JMH result file of the run (the default suite writes one per pass); empty ones are skipped."""
+    results = []
+    for f in sorted(d.glob("jmh*.json")):
+        text = f.read_text().strip()
+        if not text:
+            print(f"note: {f.name} is empty (its JMH pass failed; see jmh.log)", file=sys.stderr)
+            continue
+        results.extend(json.loads(text))
+    return results
+
+
 def summarize(d):
-    results = json.loads((d / "jmh.json").read_text())
+    results = load_results(d)
+    if not results:
+        print("no benchmark results to summarize")
+        return
     counters = load_counters(d / "wal-counters.jsonl")
     out = []
     mem = [e for e in results if e["benchmark"].startswith(MEMSTORE)]
@@ -178,8 +193,8 @@ def main(argv):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     d = Path(argv[1])
-    if not (d / "jmh.json").exists():
-        print(f"ERROR: no JMH results in {d / 'jmh.json'} (did the run fail?)", file=sys.stderr)
+    if not list(d.glob("jmh*.json")):
+        print(f"ERROR: no JMH results (jmh*.json) in {d} (did the run fail?)", file=sys.stderr)
         return 1
     summarize(d)
     return 0
