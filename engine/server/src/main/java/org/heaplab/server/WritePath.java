@@ -10,7 +10,9 @@ import org.heaplab.rpc.ServerCall;
 
 /**
  * How a PUT call goes through the server, chosen once at start-up by heaplab.regionserver.write.path:
- * {@link LegacyWritePath} ({@code legacy}: the handler does the whole put and waits for the WAL sync).
+ * {@link LegacyWritePath} ({@code legacy}: the handler does the whole put and waits for the WAL sync)
+ * or {@link StagedWritePath} ({@code staged}, seed 002: the handler only appends; a sync stage and a
+ * post-sync stage finish the put and answer from there).
  *
  * <p>Contract: {@link #put} answers {@code call} exactly once (now or later, from any thread), and
  * keeps the request buffer (the cells may be views over it) until the WAL no longer reads the cells.
@@ -40,7 +42,8 @@ public interface WritePath extends AutoCloseable {
         String v = conf.get(KEY, DEFAULT).trim();
         return switch (v) {
             case "legacy" -> new LegacyWritePath(regions);
-            default -> throw new ConfigurationException(KEY + " must be legacy, got '" + v + "'");
+            case "staged" -> StagedWritePath.fromConf(conf, regions, handlers);
+            default -> throw new ConfigurationException(KEY + " must be legacy or staged, got '" + v + "'");
         };
     }
 }

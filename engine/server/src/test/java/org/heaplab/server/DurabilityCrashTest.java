@@ -38,8 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Writers: two SYNC_WAL (one single puts, one batches of 5), one FSYNC_WAL, two ASYNC_WAL, one
  * SKIP_WAL, each its own connection, each sending its next put only after the previous one answered.
  * The server is killed (Process.destroyForcibly) after a seeded random number of acknowledgements.
- * Each restart changes the server's paths (MVCC order, request buffers) so every crash point runs a
- * different combination.
+ * Each restart changes the server's paths (MVCC order, request buffers, legacy or staged write path)
+ * so every crash point runs a different combination.
  *
  * <p>Properties checked after every restart:
  * <ul>
@@ -180,13 +180,15 @@ class DurabilityCrashTest {
     }
 
     private static String pathsOf(int restart) {
-        return "preassign=" + (restart % 2 == 0) + ", pooled=" + (restart % 4 >= 2);
+        return "preassign=" + (restart % 2 == 0) + ", pooled=" + (restart % 4 >= 2) + ", write.path="
+            + (restart % 3 != 0 ? "staged" : "legacy");
     }
 
     /** The site file of restart number {@code restart}: MVCC order and request buffers change each time. */
     private static void writeConf(Path home, int port, int restart) throws IOException {
         boolean preassign = restart % 2 == 0;
         boolean pooled = restart % 4 >= 2;
+        boolean staged = restart % 3 != 0;
         Files.createDirectories(home.resolve("conf"));
         Files.writeString(home.resolve("conf/engine-site.xml"), "<?xml version=\"1.0\"?>\n<configuration>\n"
             + prop("hbase.regionserver.hostname", HOST) + prop("hbase.regionserver.port", String.valueOf(port))
@@ -196,6 +198,7 @@ class DurabilityCrashTest {
             + prop("hbase.hregion.mvcc.preassign", String.valueOf(preassign))
             + prop("hbase.server.allocator.pool.enabled", String.valueOf(pooled))
             + prop("heaplab.rpc.cell.decoder", pooled ? "zero-copy" : "copying")
+            + prop("heaplab.regionserver.write.path", staged ? "staged" : "legacy")
             + "</configuration>\n");
     }
 

@@ -206,28 +206,13 @@ public final class OnlineRegions implements Closeable {
         throws IOException {
         checkOpen();
         OnlineTable t = table(table);
-        byte[] family = t.descriptor().family();
-        long now = System.currentTimeMillis();
-        List<Cell> ready = new ArrayList<>(cells.size());
-        for (Cell kv : cells) {
-            if (!CellComparator.familyEquals(kv, family)) {
-                throw new NoSuchColumnFamilyException(table, new String(kv.family(), java.nio.charset.StandardCharsets.UTF_8));
-            }
-            KeyValue.Type type = kv.type();
-            if (type == KeyValue.Type.MINIMUM || type == KeyValue.Type.MAXIMUM) {
-                throw new IllegalArgumentException("cell type " + type + " cannot be written: " + kv);
-            }
-            ready.add(kv.timestamp() == KeyValue.LATEST_TIMESTAMP ? kv.withTimestamp(now) : kv);
-        }
+        List<Cell> ready = validate(t, cells);
         if (ready.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
         Durability d = durability != Durability.USE_DEFAULT ? durability : t.descriptor().durability();
         pressure.awaitBelowLimit();
-        Map<Region, List<Cell>> byRegion = new LinkedHashMap<>();
-        for (Cell kv : ready) {
-            byRegion.computeIfAbsent(t.regionFor(kv.row()), r -> new ArrayList<>()).add(kv);
-        }
+        Map<Region, List<Cell>> byRegion = byRegion(t, ready);
         List<CompletableFuture<Long>> walDone = new ArrayList<>(byRegion.size());
         try {
             for (Map.Entry<Region, List<Cell>> e : byRegion.entrySet()) {
@@ -243,6 +228,59 @@ public final class OnlineRegions implements Closeable {
             throw e;
         }
         return allSettled(walDone);
+    }
+
+    /**
+     * The staged write path's start (seed 002): validates and stamps the cells like {@link #put}, waits
+     * while the memstores are over the global limit, resolves the durability and splits the batch by
+     * region. The server then moves each {@link RegionPut} through its stages.
+     */
+    public List<RegionPut> prepare(String table, List<? extends Cell> cells, Durability durability) throws IOException {
+        checkOpen();
+        OnlineTable t = table(table);
+        List<Cell> ready = validate(t, cells);
+        Durability d = durability != Durability.USE_DEFAULT ? durability : t.descriptor().durability();
+        if (ready.isEmpty()) {
+            return List.of();
+        }
+        pressure.awaitBelowLimit();
+        List<RegionPut> parts = new ArrayList<>();
+        for (Map.Entry<Region, List<Cell>> e : byRegion(t, ready).entrySet()) {
+            Region r = e.getKey();
+            parts.add(new RegionPut(r, e.getValue(), d, () -> {
+                if (r.memstoreSize() >= flushSize) {
+                    flusher.requestFlush(r);
+                }
+            }));
+        }
+        return parts;
+    }
+
+    /** Checks families and types; stamps LATEST_TIMESTAMP with the current time. */
+    private static List<Cell> validate(OnlineTable t, List<? extends Cell> cells) throws IOException {
+        byte[] family = t.descriptor().family();
+        long now = System.currentTimeMillis();
+        List<Cell> ready = new ArrayList<>(cells.size());
+        for (Cell kv : cells) {
+            if (!CellComparator.familyEquals(kv, family)) {
+                throw new NoSuchColumnFamilyException(t.descriptor().name(),
+                    new String(kv.family(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+            KeyValue.Type type = kv.type();
+            if (type == KeyValue.Type.MINIMUM || type == KeyValue.Type.MAXIMUM) {
+                throw new IllegalArgumentException("cell type " + type + " cannot be written: " + kv);
+            }
+            ready.add(kv.timestamp() == KeyValue.LATEST_TIMESTAMP ? kv.withTimestamp(now) : kv);
+        }
+        return ready;
+    }
+
+    private static Map<Region, List<Cell>> byRegion(OnlineTable t, List<Cell> ready) {
+        Map<Region, List<Cell>> byRegion = new LinkedHashMap<>();
+        for (Cell kv : ready) {
+            byRegion.computeIfAbsent(t.regionFor(kv.row()), r -> new ArrayList<>()).add(kv);
+        }
+        return byRegion;
     }
 
     /** Completes normally when every future completed, normally or not. */

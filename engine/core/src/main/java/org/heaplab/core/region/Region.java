@@ -11,7 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.StampedLock;
 import org.heaplab.core.cache.BlockCache;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
@@ -46,7 +47,8 @@ final class Region {
     private final Store store;
     private final MemstorePressure pressure;
     private final RowLocks rowLocks = new RowLocks();
-    private final ReentrantReadWriteLock updates = new ReentrantReadWriteLock();
+    /** Read-held by every write in flight, write-held by a flush taking its snapshot; no owner thread. */
+    private final StampedLock updates = new StampedLock();
     private final ReentrantLock flushLock = new ReentrantLock();
     private final AtomicLong maxSeqApplied;
     private final AtomicBoolean flushRequested = new AtomicBoolean();
@@ -125,12 +127,12 @@ final class Region {
         for (Cell kv : cells) {
             rows.put(kv.row(), Boolean.TRUE);
         }
-        updates.readLock().lock();
+        long stamp = updates.readLock();
         try {
             if (closed) {
                 throw new TableNotFoundException(table);
             }
-            int[] locked = rowLocks.lockWrite(rows.keySet());
+            RowLocks.Held locked = rowLocks.lockWrite(rows.keySet());
             WriteEntry e = null;
             try {
                 e = wal.begin(mvcc, table, encodedName, cells, durability);
@@ -150,8 +152,70 @@ final class Region {
             }
             return e.append().durable();
         } finally {
-            updates.readLock().unlock();
+            updates.unlockRead(stamp);
         }
+    }
+
+    /** A write between its pre-append and post-sync stages (staged write path): it holds its locks. */
+    static final class PendingWrite {
+        final List<? extends Cell> cells;
+        final WriteEntry entry;
+        private final long updatesStamp;
+        private final RowLocks.Held rows;
+
+        private PendingWrite(List<? extends Cell> cells, WriteEntry entry, long updatesStamp, RowLocks.Held rows) {
+            this.cells = cells;
+            this.entry = entry;
+            this.updatesStamp = updatesStamp;
+            this.rows = rows;
+        }
+    }
+
+    /**
+     * Staged write path, pre-append stage (an append handler): takes the updates read lock and the
+     * rows' write locks and begins the MVCC write (the WAL append). Returns at once, without waiting
+     * for any sync; the locks stay held until {@link #postSync}, which another thread may call.
+     */
+    PendingWrite preAppend(List<? extends Cell> cells, Durability durability) throws IOException {
+        TreeMap<byte[], Boolean> rows = new TreeMap<>(Arrays::compareUnsigned);
+        for (Cell kv : cells) {
+            rows.put(kv.row(), Boolean.TRUE);
+        }
+        long stamp = updates.readLock();
+        RowLocks.Held locked = null;
+        try {
+            if (closed) {
+                throw new TableNotFoundException(table);
+            }
+            locked = rowLocks.lockWrite(rows.keySet());
+            return new PendingWrite(cells, wal.begin(mvcc, table, encodedName, cells, durability), stamp, locked);
+        } catch (IOException | RuntimeException e) {
+            if (locked != null) {
+                rowLocks.unlockWrite(locked);
+            }
+            updates.unlockRead(stamp);
+            throw e;
+        }
+    }
+
+    /**
+     * Staged write path, post-sync stage (any thread): applies the write to the memstore unless its
+     * sync failed, releases its locks and completes its MVCC write without waiting.
+     *
+     * @return completes when the write is visible (the read point reached it), or fails with the sync's failure
+     */
+    CompletableFuture<Void> postSync(PendingWrite w, Throwable syncFailure) {
+        CompletableFuture<Void> visible;
+        try {
+            if (syncFailure == null) {
+                apply(w.cells, w.entry.seqId());
+            }
+        } finally {
+            rowLocks.unlockWrite(w.rows);
+            updates.unlockRead(w.updatesStamp);
+            visible = mvcc.completeAsync(w.entry); // always, or the read point stops for good
+        }
+        return syncFailure == null ? visible : CompletableFuture.failedFuture(syncFailure);
     }
 
     private void completeWrite(WriteEntry e) throws InterruptedIOException {
@@ -188,7 +252,7 @@ final class Region {
         while (true) {
             Store.View v;
             List<List<KeyValue>> sources = new ArrayList<>();
-            ReentrantReadWriteLock.ReadLock lock = rowLocks.readLock(row);
+            Lock lock = rowLocks.readLock(row);
             lock.lock();
             try {
                 v = store.view();
@@ -264,7 +328,7 @@ final class Region {
             if (store.view().snapshot() != null) {
                 finishFlush(); // retry of a failed flush; its WAL entry stays conservative
             }
-            updates.writeLock().lock();
+            long stamp = updates.writeLock();
             try {
                 if (!store.snapshot(maxSeqApplied.get())) {
                     return;
@@ -273,7 +337,7 @@ final class Region {
                     wal.startFlush(encodedName);
                 }
             } finally {
-                updates.writeLock().unlock();
+                updates.unlockWrite(stamp);
             }
             finishFlush();
         } finally {
@@ -315,12 +379,12 @@ final class Region {
     void drop() throws IOException {
         flushLock.lock();
         try {
-            updates.writeLock().lock();
+            long stamp = updates.writeLock();
             try {
                 closed = true;
                 pressure.release(store.memstoreSize());
             } finally {
-                updates.writeLock().unlock();
+                updates.unlockWrite(stamp);
             }
             if (wal != null) {
                 wal.forgetRegion(encodedName);
@@ -336,11 +400,11 @@ final class Region {
         flush();
         flushLock.lock();
         try {
-            updates.writeLock().lock();
+            long stamp = updates.writeLock();
             try {
                 closed = true;
             } finally {
-                updates.writeLock().unlock();
+                updates.unlockWrite(stamp);
             }
             store.close();
         } finally {

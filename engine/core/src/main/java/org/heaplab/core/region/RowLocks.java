@@ -2,7 +2,8 @@ package org.heaplab.core.region;
 
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.StampedLock;
 
 /**
  * Striped row locks of one region: a put holds the write locks of its rows' stripes while it appends
@@ -10,16 +11,31 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * So a get sees all or none of a put's cells of that row, and puts to one row reach the WAL and the
  * memstore in the same order.
  *
+ * <p>The stripes are {@link StampedLock}s, which have no owner thread: the staged write path takes a
+ * put's locks on its append handler and releases them on a post-sync thread.
+ *
  * <p>Thread safety: safe from any thread. Stripes are always locked in ascending index order, so two
- * multi-row puts cannot deadlock. Two rows may share a stripe (a little false contention).
+ * multi-row puts cannot deadlock. Two rows may share a stripe (a little false contention). Not
+ * reentrant: a thread must not lock a stripe it holds.
  */
 final class RowLocks {
     private static final int STRIPES = 64;
-    private final ReentrantReadWriteLock[] stripes = new ReentrantReadWriteLock[STRIPES];
+    private final StampedLock[] stripes = new StampedLock[STRIPES];
+
+    /** The stripes a put holds and their stamps, for {@link #unlockWrite}. */
+    static final class Held {
+        private final int[] idx;
+        private final long[] stamps;
+
+        private Held(int[] idx) {
+            this.idx = idx;
+            this.stamps = new long[idx.length];
+        }
+    }
 
     RowLocks() {
         for (int i = 0; i < STRIPES; i++) {
-            stripes[i] = new ReentrantReadWriteLock();
+            stripes[i] = new StampedLock();
         }
     }
 
@@ -27,22 +43,23 @@ final class RowLocks {
         return Math.floorMod(Arrays.hashCode(row), STRIPES);
     }
 
-    /** Write-locks the stripes of {@code rows}; returns the locked stripe indices for {@link #unlockWrite}. */
-    int[] lockWrite(Collection<byte[]> rows) {
-        int[] idx = rows.stream().mapToInt(RowLocks::stripe).distinct().sorted().toArray();
-        for (int i : idx) {
-            stripes[i].writeLock().lock();
+    /** Write-locks the stripes of {@code rows}, in ascending order. */
+    Held lockWrite(Collection<byte[]> rows) {
+        Held h = new Held(rows.stream().mapToInt(RowLocks::stripe).distinct().sorted().toArray());
+        for (int i = 0; i < h.idx.length; i++) {
+            h.stamps[i] = stripes[h.idx[i]].writeLock();
         }
-        return idx;
+        return h;
     }
 
-    void unlockWrite(int[] idx) {
-        for (int i = idx.length - 1; i >= 0; i--) {
-            stripes[idx[i]].writeLock().unlock();
+    /** Releases what {@link #lockWrite} took; any thread may call it, once. */
+    void unlockWrite(Held h) {
+        for (int i = h.idx.length - 1; i >= 0; i--) {
+            stripes[h.idx[i]].unlockWrite(h.stamps[i]);
         }
     }
 
-    ReentrantReadWriteLock.ReadLock readLock(byte[] row) {
-        return stripes[stripe(row)].readLock();
+    Lock readLock(byte[] row) {
+        return stripes[stripe(row)].asReadLock();
     }
 }

@@ -40,6 +40,12 @@ public interface Mvcc {
     /** {@link #complete}, then waits until the read point reaches the write (it is visible). */
     void completeAndWait(WriteEntry e) throws InterruptedException;
 
+    /**
+     * {@link #complete}, without waiting: the future completes once the write is visible (the read point
+     * reached it). The staged write path answers from it instead of blocking a thread.
+     */
+    java.util.concurrent.CompletableFuture<Void> completeAsync(WriteEntry e);
+
     /** Highest sequence id such that it and every earlier write of this region are complete. */
     long readPoint();
 

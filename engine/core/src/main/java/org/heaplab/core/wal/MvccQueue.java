@@ -1,6 +1,8 @@
 package org.heaplab.core.wal;
 
 import java.util.ArrayDeque;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The read-point half that both {@link Mvcc} implementations share: a queue of begun writes in
@@ -16,6 +18,8 @@ final class MvccQueue {
     private final ArrayDeque<WriteEntry> queue = new ArrayDeque<>();
     private volatile long readPoint;
     private long lastQueued;
+    /** Futures waiting for the read point to reach a sequence id (staged write path). Guarded by this. */
+    private final TreeMap<Long, CompletableFuture<Void>> visibleWaiters = new TreeMap<>();
 
     /** @param initialReadPoint every write up to it is complete (firstSeqId - 1 for a new log) */
     MvccQueue(long initialReadPoint) {
@@ -33,20 +37,46 @@ final class MvccQueue {
         queue.addLast(e);
     }
 
-    /** Marks {@code e} complete and advances the read point over the completed prefix. */
-    synchronized void complete(WriteEntry e) {
-        if (e.completed) {
-            return;
+    /**
+     * Marks {@code e} complete and advances the read point over the completed prefix. Futures of
+     * {@link #whenVisible} that the new read point reaches complete on this thread, outside the lock.
+     */
+    void complete(WriteEntry e) {
+        java.util.List<CompletableFuture<Void>> ready = null;
+        synchronized (this) {
+            if (e.completed) {
+                return;
+            }
+            e.completed = true;
+            long rp = readPoint;
+            while (!queue.isEmpty() && queue.peekFirst().completed) {
+                rp = queue.pollFirst().seqId();
+            }
+            if (rp != readPoint) {
+                readPoint = rp;
+                notifyAll();
+                while (!visibleWaiters.isEmpty() && visibleWaiters.firstKey() <= rp) {
+                    if (ready == null) {
+                        ready = new java.util.ArrayList<>();
+                    }
+                    ready.add(visibleWaiters.pollFirstEntry().getValue());
+                }
+            }
         }
-        e.completed = true;
-        long rp = readPoint;
-        while (!queue.isEmpty() && queue.peekFirst().completed) {
-            rp = queue.pollFirst().seqId();
+        if (ready != null) {
+            ready.forEach(f -> f.complete(null));
         }
-        if (rp != readPoint) {
-            readPoint = rp;
-            notifyAll();
+    }
+
+    /**
+     * A future completing once the read point reaches {@code seqId}: at once when it has, else on the
+     * thread whose {@link #complete} moves it there (outside this queue's lock).
+     */
+    synchronized CompletableFuture<Void> whenVisible(long seqId) {
+        if (readPoint >= seqId) {
+            return CompletableFuture.completedFuture(null);
         }
+        return visibleWaiters.computeIfAbsent(seqId, k -> new CompletableFuture<>());
     }
 
     /** Waits until the read point reaches {@code seqId}. */

@@ -25,6 +25,13 @@ abstract class QueuedMvcc implements Mvcc {
     }
 
     @Override
+    public final java.util.concurrent.CompletableFuture<Void> completeAsync(WriteEntry e) {
+        java.util.concurrent.CompletableFuture<Void> visible = queue.whenVisible(e.seqId());
+        queue.complete(e);
+        return visible;
+    }
+
+    @Override
     public final long readPoint() {
         return queue.readPoint();
     }
