@@ -383,15 +383,19 @@ public final class BlockingRpcServer implements RpcServer {
             if (!answered.compareAndSet(false, true)) {
                 return; // answered already: the contract allows one answer
             }
+            // the frame is a copy: the buffer may go back before it is sent, so that a client's next
+            // request (sent once it has this answer) can reuse it
+            if (holds.stream().allMatch(java.util.concurrent.CompletableFuture::isDone)) {
+                buffer.release();
+                connection.send(frame);
+                inFlight.decrementAndGet(); // after the send: stop() waits for it before closing connections
+                return;
+            }
             try {
                 connection.send(frame);
             } finally {
-                if (holds.isEmpty()) {
-                    release();
-                } else {
-                    java.util.concurrent.CompletableFuture.allOf(holds.stream().map(h -> h.handle((v, e) -> null))
-                        .toArray(java.util.concurrent.CompletableFuture[]::new)).whenComplete((v, e) -> release());
-                }
+                java.util.concurrent.CompletableFuture.allOf(holds.stream().map(h -> h.handle((v, e) -> null))
+                    .toArray(java.util.concurrent.CompletableFuture[]::new)).whenComplete((v, e) -> release());
             }
         }
 
