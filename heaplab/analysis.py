@@ -24,7 +24,11 @@ class Analysis:
         return comparison.rows(self.run, experiment, self.measurements[experiment], self.published)
 
     def table_markdown(self, experiment: str) -> str:
-        return comparison.to_markdown(self.table(experiment))
+        return comparison.to_markdown(self.table(experiment), comparison.columns(self.run, experiment))
+
+    def unmapped_article_rows(self, experiment: str) -> list[tuple[str, str]]:
+        """The article's rows that no variant of this lab maps to (e.g. a ratio, an allocator we lack)."""
+        return comparison.unmapped_article_rows(self.run, experiment, self.published)
 
 
 def find_published(run_dir: Path) -> Path:

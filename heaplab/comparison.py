@@ -1,7 +1,9 @@
 """The article-vs-run table of one experiment, shared by report.md and the notebooks.
 
-One row per (variant, source): the article's numbers, then this run's.  A variant that was not measured
-(unavailable, failed) gets a row that says why and carries no numbers.
+One row per (variant, source): the article's numbers, then this run's, for the variants the experiment
+compares.  A variant that was not measured (unavailable, failed) gets a row that says why and carries no
+numbers.  The columns: the client metrics when a pe phase measures the experiment, the memory metrics when
+an ``admin metrics`` phase does (both when both do).
 """
 
 from __future__ import annotations
@@ -22,6 +24,16 @@ COLUMNS = (
     ("young_gc_avg_pause", "young GC avg pause (ms)"),
     ("young_gc_rate", "young GC rate (1/s)"),
 )
+CLIENT_COLUMNS = COLUMNS
+MEMORY_COLUMNS = (
+    ("resident_after_insert", "retained after insert (MB)"),
+    ("heap_retained", "heap retained (MB)"),
+    ("direct_retained", "direct retained (MB)"),
+    ("cells", "cells"),
+    ("memstore_data", "cell data (MB)"),
+    ("heap_bytes_per_cell", "heap B/cell"),
+    ("heap_overhead_per_cell", "heap overhead B/cell"),
+)
 
 
 @dataclass(frozen=True)
@@ -36,7 +48,7 @@ def fmt(metric: str, v: float | None) -> str:
     """Numbers as a reader compares them: TPS whole, latencies to about 3 significant digits."""
     if v is None:
         return "-"
-    if metric == "throughput":
+    if metric in ("throughput", "cells") or metric.endswith("_per_cell"):
         return f"{v:.0f}"
     if metric == "young_gc_rate":
         return f"{v:.2f}"
@@ -47,15 +59,24 @@ def fmt(metric: str, v: float | None) -> str:
     return f"{v:.2f}"
 
 
+def columns(run: Run, experiment: str) -> tuple[tuple[str, str], ...]:
+    cols: tuple[tuple[str, str], ...] = ()
+    if run.spec.measured_phase(experiment) is not None or run.spec.memory_phase(experiment) is None:
+        cols += CLIENT_COLUMNS
+    if run.spec.memory_phase(experiment) is not None:
+        cols += MEMORY_COLUMNS
+    return cols
+
+
 def rows(run: Run, experiment: str, measured: dict[str, Measurement], published: Published) -> list[Row]:
     doc = run.spec.doc_of(experiment)
     out = []
-    for name, variant in run.spec.variants.items():
-        if variant.published:
-            values = published.metrics(doc, experiment, variant.published)
-            out.append(
-                Row(name, f"article ({variant.published})", values or None, "" if values else "no data")
-            )
+    for name in run.spec.variants_of(experiment):
+        variant = run.spec.variants[name]
+        article_name = variant.published_for(experiment)
+        if article_name:
+            values = published.metrics(doc, experiment, article_name)
+            out.append(Row(name, f"article ({article_name})", values or None, "" if values else "no data"))
         m = measured[name]
         source = f"this run ({run.scale})"
         if m.problem:
@@ -65,13 +86,24 @@ def rows(run: Run, experiment: str, measured: dict[str, Measurement], published:
     return out
 
 
-def to_markdown(table: list[Row]) -> str:
-    header = ["variant", "source", *(label for _, label in COLUMNS)]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * len(COLUMNS)]
+def unmapped_article_rows(run: Run, experiment: str, published: Published) -> list[tuple[str, str]]:
+    """The article's rows no variant maps to, as (article variant, "metric = value unit (note)")."""
+    doc = run.spec.doc_of(experiment)
+    mapped = {v.published_for(experiment) for v in run.spec.variants.values()}
+    return [
+        (pv.variant, f"{pv.metric} = {pv.value:g} {pv.unit}" + (f" ({pv.note})" if pv.note else ""))
+        for pv in published.values
+        if (pv.doc, pv.experiment) == (doc, experiment) and pv.variant not in mapped
+    ]
+
+
+def to_markdown(table: list[Row], cols: tuple[tuple[str, str], ...] = COLUMNS) -> str:
+    header = ["variant", "source", *(label for _, label in cols)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * len(cols)]
     for r in table:
         if r.values is None:
-            cells = [r.note] + [""] * (len(COLUMNS) - 1)
+            cells = [r.note] + [""] * (len(cols) - 1)
         else:
-            cells = [fmt(metric, r.values.get(metric)) for metric, _ in COLUMNS]
+            cells = [fmt(metric, r.values.get(metric)) for metric, _ in cols]
         lines.append("| " + " | ".join([r.variant, r.source, *cells]) + " |")
     return "\n".join(lines)

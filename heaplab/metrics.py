@@ -1,8 +1,9 @@
 """The metrics of one variant in one experiment of a run, named as in published_results.csv.
 
-throughput (rows/s, summed over client hosts), latency_avg/p95/p99/p999/max (ms; from the client summary
-with one client host, from the merged HdrHistogram logs with several), young_gc_avg_pause (ms) and
-young_gc_rate (1/s per server) over the measured phase's [start, end] window.
+From the measured pe phase: throughput (rows/s, summed over client hosts), latency_avg/p95/p99/p999/max
+(ms; from the client summary with one client host, from the merged HdrHistogram logs with several),
+young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [start, end] window.
+From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass, field
 from heaplab.client_summary import ClientSummary, load_phase_summaries
 from heaplab.gc_events import YoungGcStats, young_gc_stats
 from heaplab.hlog import US_PER_MS, read_total
+from heaplab.memory import MEMORY_UNITS, AdminMetrics, MetricsFileError, load_admin_metrics, memory_values
+from heaplab.memory import metrics_path as _metrics_path
 from heaplab.rundir import Run
 
 LATENCY_KEYS = {
@@ -30,6 +33,7 @@ UNITS = {
     "latency_max": "ms",
     "young_gc_avg_pause": "ms",
     "young_gc_rate": "1/s",
+    **MEMORY_UNITS,
 }
 
 
@@ -44,6 +48,8 @@ class Measurement:
     window_ms: tuple[float, float] | None = None
     summaries: list[ClientSummary] = field(default_factory=list)
     gc: YoungGcStats | None = None
+    memory: AdminMetrics | None = None  # the measured admin metrics phase's report
+    memory_baseline: AdminMetrics | None = None
 
 
 def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
@@ -75,26 +81,49 @@ def measure(run: Run, variant: str, experiment: str) -> Measurement:
         m.problem = f"variant {status}" + (f": {error}" if error else "")
         return m
     phase = run.spec.measured_phase(experiment)
-    if phase is None:
+    memory = run.spec.memory_phase(experiment)
+    if phase is None and memory is None:
         m.problem = f"the spec has no phase measuring {experiment}"
         return m
-    m.phase = phase.name
-    m.summaries = load_phase_summaries(run.client_dir(variant), phase.name)
+    if phase is not None:
+        m.problem = _measure_client(run, m, phase.name)
+    if memory is not None and m.problem is None:
+        m.problem = _measure_memory(run, m, memory.name, memory.baseline)
+    return m
+
+
+def _measure_client(run: Run, m: Measurement, phase: str) -> str | None:
+    m.phase = phase
+    m.summaries = load_phase_summaries(run.client_dir(m.variant), phase)
     if not m.summaries:
-        m.problem = f"no client summary {phase.name}-<host>.json in {run.client_dir(variant)}"
-        return m
+        return f"no client summary {phase}-<host>.json in {run.client_dir(m.variant)}"
     start = min(s.start_epoch_ms for s in m.summaries)
     end = max(s.end_epoch_ms for s in m.summaries)
     m.window_ms = (start, end)
     m.values["throughput"] = sum(s.throughput for s in m.summaries)
     m.values.update(_latency_ms(m.summaries))
-    servers = run.server_hosts(variant)
+    servers = run.server_hosts(m.variant)
     if servers:
-        m.gc = young_gc_stats(run.gc_events(variant), start, end, len(servers))
+        m.gc = young_gc_stats(run.gc_events(m.variant), start, end, len(servers))
         m.values["young_gc_rate"] = m.gc.rate_per_s
         if m.gc.avg_pause_ms is not None:
             m.values["young_gc_avg_pause"] = m.gc.avg_pause_ms
-    return m
+    return None
+
+
+def _measure_memory(run: Run, m: Measurement, phase: str, baseline: str | None) -> str | None:
+    client = run.client_dir(m.variant)
+    paths = {name: _metrics_path(client, name) for name in (phase, baseline) if name}
+    missing = [name for name, path in paths.items() if path is None]
+    if missing:
+        return f"no admin metrics report {', '.join(f'{n}-<host>.json' for n in missing)} in {client}"
+    try:
+        m.memory = load_admin_metrics(paths[phase])  # type: ignore[arg-type]
+        m.memory_baseline = load_admin_metrics(paths[baseline]) if baseline else None  # type: ignore[arg-type]
+    except MetricsFileError as e:
+        return str(e)
+    m.values.update(memory_values(m.memory, m.memory_baseline))
+    return None
 
 
 def measure_all(run: Run) -> dict[str, dict[str, Measurement]]:

@@ -10,7 +10,6 @@ from typing import Any
 
 from heaplab.analysis import Analysis, analyse
 from heaplab.claims import write_claims_json
-from heaplab.comparison import fmt
 from heaplab.figures import latency_figure, save_png
 
 REPORT = "report.md"
@@ -99,10 +98,15 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
         a.table_markdown(experiment),
         "",
     ]
-    for v in a.run.spec.variants.values():
-        for note in a.published.notes(doc, experiment, v.published or ""):
-            lines.append(f"- article, {v.published}: {note}")
-    lines += ["", f"![latency over time, {experiment}]({figure_name(experiment)})", ""]
+    for name in a.run.spec.variants_of(experiment):
+        article_name = a.run.spec.variants[name].published_for(experiment)
+        for note in a.published.notes(doc, experiment, article_name or ""):
+            lines.append(f"- article, {article_name}: {note}")
+    for article_name, text in a.unmapped_article_rows(experiment):
+        lines.append(f"- article, {article_name} (no variant here): {text}")
+    if a.run.spec.measured_phase(experiment) is not None:
+        lines += ["", f"![latency over time, {experiment}]({figure_name(experiment)})"]
+    lines.append("")
     return lines
 
 
@@ -114,12 +118,10 @@ def _claims(a: Analysis) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     for r in a.claims:
-        article = ", ".join(f"{k}={fmt(r.claim.metric, v)}" for k, v in r.article.items())
-        measured = ", ".join(f"{k}={fmt(r.claim.metric, v)}" for k, v in r.measured.items())
         says = f" ({r.claim.says})" if r.claim.says else ""
         lines.append(
-            f"| {r.claim.id} | `{r.claim.expect}` {r.claim.metric}{_cell(says)} | {article} | {measured} | "
-            f"**{r.verdict}** | {_cell(r.why)} |"
+            f"| {r.claim.id} | `{r.claim.expect}` {r.claim.metric}{_cell(says)} | {_cell(r.article_text)} | "
+            f"{_cell(r.measured_text)} | **{r.verdict}** | {_cell(r.why)} |"
         )
     return lines
 
@@ -135,6 +137,8 @@ def render(a: Analysis) -> str:
 def write_report(run_dir: str | Path, published_csv: Path | None = None) -> Path:
     a = analyse(run_dir, published_csv)
     for experiment in a.run.spec.experiments:
+        if a.run.spec.measured_phase(experiment) is None:
+            continue  # memory-only experiment: its table is the result
         fig = latency_figure(a.run, experiment, a.measurements[experiment])
         save_png(fig, a.run.path / figure_name(experiment))
     write_claims_json(a.run, a.claims, a.run.path / CLAIMS)

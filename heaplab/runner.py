@@ -76,7 +76,7 @@ def ansible_vars(
 
     Each phase carries exactly name, tool, args, record: the playbook's argument spec rejects other keys.
     """
-    phases = [{k: p[k] for k in ("name", "tool", "args", "record")} for p in spec.phases_for(params)]
+    phases = [{k: p[k] for k in ("name", "tool", "args", "record")} for p in spec.phases_for(params, variant)]
     measured = [p["name"] for p in phases if p["record"]]
     return {
         "heaplab_dist_archive": str(archive.resolve()),
@@ -85,7 +85,7 @@ def ansible_vars(
         "heaplab_profile": variant.profile,
         "heaplab_server_jvm_flags": spec.server_jvm_flags(variant, params),
         "heaplab_client_jvm_flags": spec.client_jvm_flags(variant, params),
-        "heaplab_site": spec.site_for(params),
+        "heaplab_site": spec.site_for(params, variant),
         "heaplab_phases": phases,
         "heaplab_measured_phases": measured,
     }
@@ -99,6 +99,8 @@ def _variant_entry(spec: Spec, v: Variant, params: dict[str, Any]) -> dict[str, 
         "why": v.why,
         "server_jvm_flags": spec.server_jvm_flags(v, params),
         "client_jvm_flags": spec.client_jvm_flags(v, params),
+        "site": spec.variant_site(params, v),
+        "vars": {k: x for k, x in spec.variant_params(v, params).items() if k in v.vars},
         "status": "pending" if v.available else "unavailable",
         "error": None,
         "log": None,

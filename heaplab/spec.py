@@ -1,12 +1,19 @@
 """Load and validate a lab's experiment.yml, and expand it for one scale.
 
-experiment.yml (the lab's spec) names the published experiments it reproduces, the variants it compares
-(an engine profile plus server and client JVM flags, possibly not yet available), the scales (every number
-a phase uses), optional engine-site overrides, the phases (admin or pe command lines with ``{param}``
-placeholders; ``measure: <experiment>`` marks the measured phase of a published experiment) and the claims.
+experiment.yml (the lab's spec) names the published experiments it reproduces (optionally with the
+``variants`` each compares), the variants (an engine profile, server and client JVM flags, engine-site
+overrides ``site`` and phase parameters ``vars`` of their own, possibly not yet available), the scales (every
+number a phase uses), the lab's engine-site overrides, the phases (admin or pe command lines with ``{param}``
+placeholders) and the claims.
 
-Derived parameters: ``total_rows = threads * rows``.  ``heap`` sets the server's -Xms/-Xmx and
-``client_heap`` the client's -Xmx.
+A phase that says ``measure: <experiment>`` (or a list of experiments) is measured: a pe phase gives the
+client metrics (throughput, latency, young GCs in its window); an ``admin metrics`` phase gives the memory
+metrics (heaplab.memory), relative to the earlier ``admin metrics`` phase its ``baseline`` names.
+
+Parameters of a variant's phases, flags and site values: the scale's, the derived ones, then the variant's
+``vars`` (whose values may use the scale's).  Derived: ``total_rows = threads * rows``.  ``heap`` sets the
+server's -Xms/-Xmx and ``client_heap`` the client's -Xmx.  Site values: the lab's ``site``, then the
+variant's ``site`` on top (booleans written true/false).
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from heaplab.expectation import ExpectationError, parse_expectation
 from heaplab.paths import LABS_DIR, SPEC_NAME
 
 TOOLS = ("admin", "pe", "ycsb")
-METRICS = (
+CLIENT_METRICS = (
     "throughput",
     "latency_avg",
     "latency_p95",
@@ -33,6 +40,21 @@ METRICS = (
     "young_gc_avg_pause",
     "young_gc_rate",
 )
+MEMORY_METRICS = (
+    "resident_after_insert",
+    "heap_retained",
+    "direct_retained",
+    "heap_used",
+    "direct_used",
+    "memstore_data",
+    "cells",
+    "bytes_per_cell",
+    "heap_bytes_per_cell",
+    "heap_overhead_per_cell",
+)
+METRICS = CLIENT_METRICS + MEMORY_METRICS
+VARIANT_KEYS = ("profile", "published", "server_jvm", "jvm", "client_jvm", "available", "why", "site", "vars")
+METRICS_COMMAND = "metrics"  # `bin/engine admin metrics [--gc]`: the measured admin phase
 
 
 class SpecError(ValueError):
@@ -43,11 +65,19 @@ class SpecError(ValueError):
 class Variant:
     name: str
     profile: str
-    published: str | None
+    published: str | dict[str, str] | None  # the article's name, or one per experiment
     server_jvm: list[str]
     client_jvm: list[str]
     available: bool = True
     why: str | None = None
+    site: dict[str, str] = field(default_factory=dict)  # on top of the lab's site
+    vars: dict[str, str] = field(default_factory=dict)  # extra phase parameters
+
+    def published_for(self, experiment: str) -> str | None:
+        """The article's name for this variant in ``experiment`` (None: the article has no such row)."""
+        if isinstance(self.published, dict):
+            return self.published.get(experiment)
+        return self.published
 
 
 @dataclass(frozen=True)
@@ -55,7 +85,14 @@ class Phase:
     name: str
     tool: str
     args: str
-    measure: str | None = None
+    measure: tuple[str, ...] = ()
+    baseline: str | None = None
+
+    @property
+    def is_metrics(self) -> bool:
+        """An ``admin metrics`` phase: the playbook passes it --report, heaplab reads its JSON."""
+        words = self.args.split()
+        return self.tool == "admin" and bool(words) and words[0] == METRICS_COMMAND
 
 
 @dataclass(frozen=True)
@@ -65,6 +102,7 @@ class Claim:
     metric: str
     expect: str
     says: str | None = None
+    article_ratio: str | None = None  # the article's variant whose "<metric>_ratio" row is left / right
 
 
 @dataclass(frozen=True)
@@ -83,6 +121,13 @@ class Spec:
     def experiments(self) -> list[str]:
         return [r["experiment"] for r in self.reproduces]
 
+    def variants_of(self, experiment: str) -> list[str]:
+        """The variants an experiment compares: its ``variants`` in ``reproduces``, else all of them."""
+        for r in self.reproduces:
+            if r["experiment"] == experiment and r.get("variants"):
+                return list(r["variants"])
+        return list(self.variants)
+
     def doc_of(self, experiment: str) -> str:
         for r in self.reproduces:
             if r["experiment"] == experiment:
@@ -90,7 +135,15 @@ class Spec:
         raise KeyError(experiment)
 
     def measured_phase(self, experiment: str) -> Phase | None:
-        return next((p for p in self.phases if p.measure == experiment), None)
+        """The pe phase that measures ``experiment`` (client metrics), if any."""
+        return next((p for p in self.phases if experiment in p.measure and not p.is_metrics), None)
+
+    def memory_phase(self, experiment: str) -> Phase | None:
+        """The ``admin metrics`` phase that measures ``experiment`` (memory metrics), if any."""
+        return next((p for p in self.phases if experiment in p.measure and p.is_metrics), None)
+
+    def phase(self, name: str) -> Phase | None:
+        return next((p for p in self.phases if p.name == name), None)
 
     def params(self, scale: str) -> dict[str, Any]:
         """The scale's parameters plus the derived ones."""
@@ -103,26 +156,48 @@ class Spec:
             params["total_rows"] = int(params["threads"]) * int(params["rows"])
         return params
 
+    def variant_params(self, variant: Variant | None, params: dict[str, Any]) -> dict[str, Any]:
+        """The scale's parameters plus the variant's ``vars`` (filled from the scale's)."""
+        if variant is None or not variant.vars:
+            return params
+        filled = {k: fill(v, params, f"variant {variant.name}: vars.{k}") for k, v in variant.vars.items()}
+        return {**params, **filled}
+
     def server_jvm_flags(self, variant: Variant, params: dict[str, Any]) -> list[str]:
+        params = self.variant_params(variant, params)
         heap = [f"-Xms{params['heap']}", f"-Xmx{params['heap']}"] if "heap" in params else []
         return heap + [fill(f, params, f"{variant.name}.server_jvm") for f in variant.server_jvm]
 
     def client_jvm_flags(self, variant: Variant, params: dict[str, Any]) -> list[str]:
+        params = self.variant_params(variant, params)
         heap = [f"-Xmx{params['client_heap']}"] if "client_heap" in params else []
         return heap + [fill(f, params, f"{variant.name}.client_jvm") for f in variant.client_jvm]
 
-    def site_for(self, params: dict[str, Any]) -> dict[str, str]:
-        return {k: fill(str(v), params, f"site.{k}") for k, v in self.site.items()}
+    def site_for(self, params: dict[str, Any], variant: Variant | None = None) -> dict[str, str]:
+        """engine-site overrides: the lab's, then the variant's on top, placeholders filled."""
+        vparams = self.variant_params(variant, params)
+        site = {k: fill(v, vparams, f"site.{k}") for k, v in self.site.items()}
+        if variant is not None:
+            where = f"variant {variant.name}: site.{{}}"
+            site.update({k: fill(v, vparams, where.format(k)) for k, v in variant.site.items()})
+        return site
 
-    def phases_for(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+    def variant_site(self, params: dict[str, Any], variant: Variant) -> dict[str, str]:
+        """The variant's own overrides, filled (recorded in run.json)."""
+        vparams = self.variant_params(variant, params)
+        return {k: fill(v, vparams, f"variant {variant.name}: site.{k}") for k, v in variant.site.items()}
+
+    def phases_for(self, params: dict[str, Any], variant: Variant | None = None) -> list[dict[str, Any]]:
         """Phases as passed to the playbook: args filled in; ``record`` on measured phases."""
+        vparams = self.variant_params(variant, params)
+        suffix = f" (variant {variant.name})" if variant is not None else ""
         return [
             {
                 "name": p.name,
                 "tool": p.tool,
-                "args": fill(p.args, params, f"phase {p.name}"),
-                "record": p.measure is not None,
-                "measure": p.measure,
+                "args": fill(p.args, vparams, f"phase {p.name}{suffix}"),
+                "record": bool(p.measure),
+                "measure": list(p.measure),
             }
             for p in self.phases
         ]
@@ -170,37 +245,117 @@ def _req(d: dict[str, Any], key: str, where: str) -> Any:
     return d[key]
 
 
-def _variants(raw: dict[str, Any], where: str) -> dict[str, Variant]:
+def _site_value(value: Any, where: str) -> str:
+    """A site value as engine-site.xml carries it: booleans true/false, numbers and strings as text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    raise SpecError(f"{where}: must be a string, number or true/false, not {type(value).__name__}")
+
+
+def _site(raw: Any, where: str) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SpecError(f"{where}: expected a mapping of engine-site keys to values")
+    return {str(k): _site_value(v, f"{where}.{k}") for k, v in raw.items()}
+
+
+def _published(raw: Any, where: str, experiments: set[str]) -> str | dict[str, str] | None:
+    if raw is None or isinstance(raw, str):
+        return raw
+    if isinstance(raw, dict):
+        unknown = sorted(set(map(str, raw)) - experiments)
+        if unknown:
+            raise SpecError(
+                f"{where}: published names experiment(s) {', '.join(unknown)} the lab does not reproduce; "
+                f"valid: {', '.join(sorted(experiments))}"
+            )
+        return {str(k): str(v) for k, v in raw.items()}
+    raise SpecError(f"{where}: published must be the article's variant name or a mapping experiment -> name")
+
+
+def _variants(raw: dict[str, Any], where: str, experiments: set[str]) -> dict[str, Variant]:
     variants: dict[str, Variant] = {}
+    scale_params = {str(k) for s in (raw.get("scales") or {}).values() if isinstance(s, dict) for k in s}
     for name, v in _req(raw, "variants", where).items():
         vw = f"{where}: variant {name}"
+        if not isinstance(v, dict):
+            raise SpecError(f"{vw}: expected a mapping (profile, ...)")
+        unknown = sorted(set(map(str, v)) - set(VARIANT_KEYS))
+        if unknown:
+            raise SpecError(f"{vw}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(VARIANT_KEYS)}")
         available = bool(v.get("available", True))
         if not available and not v.get("why"):
             raise SpecError(f"{vw}: an unavailable variant needs a 'why'")
+        vars_ = _site(v.get("vars"), f"{vw}: vars")
+        shadowed = sorted(set(vars_) & (scale_params | {"total_rows"}))
+        if shadowed:
+            raise SpecError(
+                f"{vw}: vars {', '.join(shadowed)} would hide the scale parameter(s) of that name"
+            )
         variants[name] = Variant(
             name=name,
             profile=str(_req(v, "profile", vw)),
-            published=v.get("published"),
+            published=_published(v.get("published"), vw, experiments),
             server_jvm=[str(f) for f in v.get("server_jvm", v.get("jvm", []))],
             client_jvm=[str(f) for f in v.get("client_jvm", [])],
             available=available,
             why=v.get("why"),
+            site=_site(v.get("site"), f"{vw}: site"),
+            vars=vars_,
         )
     return variants
 
 
+def _measure(raw: Any, where: str, experiments: set[str]) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    names = [raw] if isinstance(raw, str) else raw
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise SpecError(f"{where}: measure must be an experiment name or a list of them")
+    unknown = [n for n in names if n not in experiments]
+    if unknown:
+        raise SpecError(
+            f"{where}: measures {', '.join(map(repr, unknown))}, which the lab does not reproduce"
+        )
+    return tuple(names)
+
+
 def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phase]:
-    phases = []
+    phases: list[Phase] = []
     for p in _req(raw, "phases", where):
         pw = f"{where}: phase {p.get('name', '?') if isinstance(p, dict) else p}"
         phase = Phase(
-            str(_req(p, "name", pw)), str(_req(p, "tool", pw)), str(_req(p, "args", pw)), p.get("measure")
+            str(_req(p, "name", pw)),
+            str(_req(p, "tool", pw)),
+            str(_req(p, "args", pw)),
+            _measure(p.get("measure"), pw, experiments),
+            p.get("baseline"),
         )
         if phase.tool not in TOOLS:
             raise SpecError(f"{pw}: unknown tool {phase.tool!r}; valid: {', '.join(TOOLS)}")
-        if phase.measure is not None and phase.measure not in experiments:
-            raise SpecError(f"{pw}: measures {phase.measure!r}, which the lab does not reproduce")
+        if phase.measure and phase.tool == "admin" and not phase.is_metrics:
+            raise SpecError(f"{pw}: an admin phase can measure only as `admin {METRICS_COMMAND}`")
+        if phase.baseline is not None:
+            earlier = {q.name: q for q in phases}
+            if not phase.is_metrics:
+                raise SpecError(f"{pw}: only an `admin {METRICS_COMMAND}` phase can have a baseline")
+            if phase.baseline not in earlier or not earlier[phase.baseline].is_metrics:
+                valid = ", ".join(q.name for q in phases if q.is_metrics) or "(none)"
+                raise SpecError(
+                    f"{pw}: baseline {phase.baseline!r} is not an earlier `admin {METRICS_COMMAND}` phase; "
+                    f"valid: {valid}"
+                )
         phases.append(phase)
+    for exp in experiments:
+        for kind, pick in (("pe", lambda q: not q.is_metrics), ("admin metrics", lambda q: q.is_metrics)):
+            measuring = [q.name for q in phases if exp in q.measure and pick(q)]
+            if len(measuring) > 1:
+                raise SpecError(
+                    f"{where}: experiment {exp} is measured by several {kind} phases: {measuring}"
+                )
     return phases
 
 
@@ -216,19 +371,39 @@ def _claims(
             str(_req(c, "metric", cw)),
             str(_req(c, "expect", cw)),
             c.get("says"),
+            c.get("article_ratio"),
         )
         if claim.experiment not in experiments:
             raise SpecError(f"{cw}: experiment {claim.experiment!r} is not in 'reproduces'")
         if claim.metric not in METRICS:
             raise SpecError(f"{cw}: unknown metric {claim.metric!r}; valid: {', '.join(METRICS)}")
         try:
-            unknown = [v for v in parse_expectation(claim.expect).variants if v not in variants]
+            exp = parse_expectation(claim.expect)
         except ExpectationError as e:
             raise SpecError(f"{cw}: {e}") from e
+        unknown = [v for v in exp.variants if v not in variants]
         if unknown:
             raise SpecError(f"{cw}: unknown variant(s) {', '.join(unknown)} in {claim.expect!r}")
+        if claim.article_ratio is not None and exp.right is None:
+            raise SpecError(
+                f"{cw}: article_ratio needs an expectation between two variants, e.g. 'a >= 1.3 * b'"
+            )
         claims.append(claim)
     return claims
+
+
+def _reproduces(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    out = []
+    for r in _req(raw, "reproduces", where):
+        rw = f"{where}: reproduces {r.get('experiment', '?') if isinstance(r, dict) else r}"
+        entry: dict[str, Any] = {"doc": str(_req(r, "doc", rw)), "experiment": str(_req(r, "experiment", rw))}
+        if r.get("variants") is not None:
+            unknown = [v for v in r["variants"] if v not in (raw.get("variants") or {})]
+            if unknown:
+                raise SpecError(f"{rw}: unknown variant(s) {', '.join(map(str, unknown))}")
+            entry["variants"] = [str(v) for v in r["variants"]]
+        out.append(entry)
+    return out
 
 
 def parse_spec(raw: Any, path: Path | None = None) -> Spec:
@@ -236,11 +411,9 @@ def parse_spec(raw: Any, path: Path | None = None) -> Spec:
     where = str(path) if path else "experiment.yml"
     if not isinstance(raw, dict):
         raise SpecError(f"{where}: expected a mapping at the top level")
-    reproduces = [
-        {"doc": str(r["doc"]), "experiment": str(r["experiment"])} for r in _req(raw, "reproduces", where)
-    ]
+    reproduces = _reproduces(raw, where)
     experiments = {r["experiment"] for r in reproduces}
-    variants = _variants(raw, where)
+    variants = _variants(raw, where, experiments)
     scales = {str(k): dict(v) for k, v in _req(raw, "scales", where).items()}
     phases = _phases(raw, where, experiments)
     claims = _claims(raw, where, experiments, variants)
@@ -252,14 +425,14 @@ def parse_spec(raw: Any, path: Path | None = None) -> Spec:
         scales=scales,
         phases=phases,
         claims=claims,
-        site={str(k): str(v) for k, v in (raw.get("site") or {}).items()},
+        site=_site(raw.get("site"), f"{where}: site"),
         path=path,
     )
-    for scale in spec.scales:  # every placeholder must resolve at every scale
+    for scale in spec.scales:  # every placeholder must resolve at every scale, for every variant
         params = spec.params(scale)
-        spec.phases_for(params)
-        spec.site_for(params)
         for v in spec.variants.values():
+            spec.phases_for(params, v)
+            spec.site_for(params, v)
             spec.server_jvm_flags(v, params)
             spec.client_jvm_flags(v, params)
     if path is not None and path.parent.name != spec.lab:

@@ -100,10 +100,11 @@ class LabRoot:
     base_dir: Path  # the host's working directory (engine, configuration, data, logs)
     port: int  # a free TCP port for hbase.regionserver.port
     commit: str | None  # HEAD when the root was made a git repository
+    lab: str = "03-offheap-write"
 
     @property
     def spec(self) -> Path:
-        return self.root / "labs/03-offheap-write/experiment.yml"
+        return self.root / "labs" / self.lab / "experiment.yml"
 
     @property
     def runs_dir(self) -> Path:
@@ -156,16 +157,17 @@ def lab_root(
 ) -> Iterator[Callable[..., LabRoot]]:
     """A factory of LabRoots for real runs.
 
-    ``make(spec_text, git=False)`` builds <tmp>/repo with the real playbooks/ (symlink), the real engine
-    archive (symlink) under engine/dist/target/, a copy of results/published/ and pyproject.toml, and
-    ``spec_text`` as labs/03-offheap-write/experiment.yml, where ``{port}`` is replaced by a free TCP port.
+    ``make(spec_text, git=False, lab="03-offheap-write")`` builds <tmp>/repo with the real playbooks/
+    (symlink), the real engine archive (symlink) under engine/dist/target/, a copy of results/published/ and
+    pyproject.toml, and ``spec_text`` as labs/<lab>/experiment.yml, where ``{port}`` is replaced by a free
+    TCP port.
     ``git=True`` makes the root a git repository with one commit.  The inventory is a copy of the local one
     with heaplab_base_dir under the temporary directory, so no run touches ~/heaplab.  At the end every
     java process still running from a base dir is killed (the tests themselves check that none is left).
     """
     made: list[LabRoot] = []
 
-    def make(spec_text: str, *, git: bool = False) -> LabRoot:
+    def make(spec_text: str, *, git: bool = False, lab: str = "03-offheap-write") -> LabRoot:
         tmp = tmp_path_factory.mktemp("lab")
         root = tmp / "repo"
         (root / "engine/dist/target").mkdir(parents=True)
@@ -174,7 +176,7 @@ def lab_root(
         shutil.copytree(REPO / "results/published", root / "results/published")
         shutil.copyfile(REPO / "pyproject.toml", root / "pyproject.toml")
         port = _free_port()
-        spec = root / "labs/03-offheap-write/experiment.yml"
+        spec = root / "labs" / lab / "experiment.yml"
         spec.parent.mkdir(parents=True)
         spec.write_text(spec_text.replace("{port}", str(port)), encoding="utf-8")
         base_dir = tmp / "base"
@@ -195,9 +197,11 @@ def lab_root(
             run_git("add", "-A")
             run_git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fixture")
             commit = run_git("rev-parse", "HEAD").strip()
-        lab = LabRoot(root=root, inventory=inventory, base_dir=base_dir, port=port, commit=commit)
-        made.append(lab)
-        return lab
+        made_root = LabRoot(
+            root=root, inventory=inventory, base_dir=base_dir, port=port, commit=commit, lab=lab
+        )
+        made.append(made_root)
+        return made_root
 
     yield make
     for lab in made:

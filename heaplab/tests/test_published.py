@@ -2,15 +2,16 @@ from pathlib import Path
 
 import pytest
 
+from heaplab.memory import MEMORY_UNITS
 from heaplab.published import load_published
-from heaplab.spec import METRICS
+from heaplab.spec import CLIENT_METRICS
 from heaplab.tests.conftest import PUBLISHED
 
 
 def test_single_put_has_every_metric_for_both_article_variants() -> None:
     pub = load_published(PUBLISHED)
     for variant in ("onheap-1.x", "offheap-2.x"):
-        assert set(pub.metrics("000", "single_put", variant)) == set(METRICS)
+        assert set(pub.metrics("000", "single_put", variant)) == set(CLIENT_METRICS)
     p999 = pub.get("000", "single_put", "onheap-1.x", "latency_p999")
     assert p999 is not None and p999.unit == "ms"
 
@@ -20,3 +21,11 @@ def test_wrong_columns_are_rejected(tmp_path: Path) -> None:
     bad.write_text("doc,experiment,value\n000,x,1\n")
     with pytest.raises(ValueError, match="expected columns"):
         load_published(bad)
+
+
+def test_cell_cache_rows_use_the_memory_metric_name() -> None:
+    """Seed 004's rows are `resident_after_insert` in MB, the name heaplab's memory metrics give ours."""
+    pub = load_published(PUBLISHED)
+    for variant in ("new-delete", "tcmalloc", "pool-map-outside", "pool-map-inside"):
+        v = pub.get("004", "cell_cache_memory", variant, "resident_after_insert")
+        assert v is not None and v.unit == MEMORY_UNITS["resident_after_insert"] == "MB"

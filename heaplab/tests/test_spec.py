@@ -22,7 +22,7 @@ def test_params_and_phases_are_filled_per_scale() -> None:
         assert params["total_rows"] == raw["threads"] * raw["rows"]
         phases = spec.phases_for(params)
         measured = [p for p in phases if p["record"]]
-        assert [p["measure"] for p in measured] == [r["experiment"] for r in lab03_spec()["reproduces"]]
+        assert [p["measure"] for p in measured] == [[r["experiment"]] for r in lab03_spec()["reproduces"]]
         assert f"--rows={raw['rows']}" in measured[0]["args"]
         assert measured[0]["args"].endswith(f"randomWrite {raw['threads']}")
         assert all("{" not in p["args"] for p in phases)

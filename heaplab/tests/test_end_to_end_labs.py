@@ -1,0 +1,112 @@
+"""Labs 07 and 08 end to end at --scale ci: the real spec, CLI, ansible-playbook, playbooks and engine.
+
+As test_end_to_end.py does for lab 03: ``python -m heaplab run <lab> --scale ci --report`` at a throw-away
+root whose spec is the real one plus ``hbase.regionserver.port: "<free port>"`` under its ``site:``.  Only
+the variants the spec marks available run (the others wait for their engine feature and are recorded as
+unavailable); the tests judge whatever ran:
+- every available variant completed, and the engine-site.xml it started with carries its own overrides;
+- lab 07: the measured write phase wrote the ci rows into a table created with the variant's durability;
+- lab 08: both `admin metrics` reports were collected and parse, and the memstore holds the ci data set;
+- claims are judged exactly when all their variants ran.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from heaplab.memory import load_admin_metrics
+from heaplab.spec import load_spec
+from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.test_end_to_end import spec_with_port
+
+LABS = ("07-write-pipeline", "08-memstore-memory")
+
+
+@pytest.fixture(scope="module", params=LABS)
+def e2e(request, lab_root, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
+    lab_name = request.param
+    real = (REPO / "labs" / lab_name / "experiment.yml").read_text(encoding="utf-8")
+    lab = lab_root(spec_with_port(real), lab=lab_name)
+    runs = tmp_path_factory.mktemp("runs")
+    cmd = [sys.executable, "-m", "heaplab", "run", lab_name, "--scale", "ci", "--report"]
+    cmd += ["--runs-dir", str(runs), "--inventory", str(lab.inventory)]
+    proc = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
+        timeout=1200,
+        check=False,
+    )
+    (run,) = runs.iterdir()
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
+
+
+def _available(e2e: FinishedRun) -> list[str]:
+    return [name for name, v in e2e.spec.variants.items() if v.available]
+
+
+def test_run_completes(e2e: FinishedRun) -> None:
+    assert e2e.proc.returncode == 0, e2e.output()
+    assert "Traceback" not in e2e.proc.stderr
+    assert e2e.manifest["status"] == "complete"
+    for name, variant in e2e.spec.variants.items():
+        entry = e2e.manifest["variants"][name]
+        assert entry["status"] == ("complete" if variant.available else "unavailable"), name
+        assert entry["site"] == e2e.spec.variant_site(e2e.params, variant)
+    assert (e2e.run / "report.md").is_file()
+    assert e2e.lab.leftover_processes() == [], "a server outlived the run"
+
+
+def _site_xml(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def test_each_variant_started_with_its_own_overrides(e2e: FinishedRun) -> None:
+    for name in _available(e2e):
+        xml = _site_xml(e2e.run / name / "conf/engine-site.xml")
+        for key, value in e2e.spec.site_for(e2e.params, e2e.spec.variants[name]).items():
+            assert f"<name>{key}</name>" in xml and f"<value>{value}</value>" in xml, (name, key)
+
+
+def test_measured_phases_left_their_files(e2e: FinishedRun) -> None:
+    ci = e2e.params
+    for name in _available(e2e):
+        client = e2e.run / name / "client"
+        variant = e2e.spec.variants[name]
+        for exp in e2e.spec.experiments:
+            pe = e2e.spec.measured_phase(exp)
+            if pe is not None:
+                summary = json.loads((client / f"{pe.name}-localhost.json").read_text(encoding="utf-8"))
+                assert summary["rows"] == ci["threads"] * ci["rows"] and summary["throughput"] > 0
+            memory = e2e.spec.memory_phase(exp)
+            if memory is not None:
+                after = load_admin_metrics(client / f"{memory.name}-localhost.json")
+                before = load_admin_metrics(client / f"{memory.baseline}-localhost.json")
+                assert after.gc_requested and before.cells == 0
+                assert after.cells == ci["threads"] * ci["rows"], name
+        if "durability" in variant.vars:
+            created = (client / "create-localhost.out").read_text(encoding="utf-8")
+            assert variant.vars["durability"] in created or "created table" in created, created
+
+
+def test_claims_are_judged_exactly_when_their_variants_ran(e2e: FinishedRun) -> None:
+    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert set(claims) == {c.id for c in e2e.spec.claims}
+    available = set(_available(e2e))
+    for claim in e2e.spec.claims:
+        judged = claims[claim.id]
+        needed = set(judged["measured"])
+        if needed <= available:
+            assert judged["verdict"] in ("reproduced", "not reproduced"), (claim.id, judged["why"])
+            assert judged["ratio"] is not None or "*" not in claim.expect
+        else:
+            assert judged["verdict"] == "inconclusive", claim.id
+            assert "not yet available" in judged["why"]

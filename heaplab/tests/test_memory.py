@@ -1,0 +1,196 @@
+"""Memory metrics from `admin metrics` reports, the lab-08 claims on them (both verdicts), and report.md's
+memory table beside seed 004's rows."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from heaplab.analysis import analyse
+from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from heaplab.memory import MB, MetricsFileError, load_admin_metrics, memory_values
+from heaplab.report import write_report
+from heaplab.tests.conftest import PUBLISHED, REPO
+from heaplab.tests.fabricate import Shape, admin_metrics, fabricate_run
+
+LAB08 = REPO / "labs/08-memstore-memory/experiment.yml"
+BASE_HEAP = 40 * MB
+VALUE_BYTES = 152  # a PE cell with a 100-byte value, serialized
+
+
+def lab08_spec() -> dict[str, Any]:
+    raw = copy.deepcopy(yaml.safe_load(LAB08.read_text(encoding="utf-8")))
+    for v in raw["variants"].values():
+        v["available"] = True
+    return raw
+
+
+def _write(tmp_path: Path, report: dict[str, Any]) -> Path:
+    path = tmp_path / "after-localhost.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    return path
+
+
+def test_contract_report_is_read(tmp_path: Path) -> None:
+    """The contract's example object (every group present), as `admin metrics --report` writes it."""
+    report = admin_metrics(90 * MB, direct_used=3 * MB, data_bytes=15 * MB, cells=100_000, onheap_chunks=8)
+    m = load_admin_metrics(_write(tmp_path, report))
+    assert (m.heap_used, m.direct_used, m.memstore_data, m.cells) == (90 * MB, 3 * MB, 15 * MB, 100_000)
+    assert m.gc_requested and m.onheap_chunks == 8 and m.offheap_chunks == 0 and m.index == "CSLM"
+    assert m.onheap_data_share == 1.0
+
+
+def test_retained_and_per_cell_values(tmp_path: Path) -> None:
+    cells = 100_000
+    base = load_admin_metrics(_write(tmp_path, admin_metrics(BASE_HEAP, direct_used=MB)))
+    # plain cells: data on the heap plus 90 bytes of objects per cell
+    plain = admin_metrics(
+        BASE_HEAP + cells * (VALUE_BYTES + 90), direct_used=MB, data_bytes=cells * VALUE_BYTES, cells=cells
+    )
+    v = memory_values(load_admin_metrics(_write(tmp_path, plain)), base)
+    assert v["heap_retained"] == pytest.approx(cells * (VALUE_BYTES + 90) / MB)
+    assert v["direct_retained"] == 0
+    assert v["resident_after_insert"] == pytest.approx(v["heap_retained"])
+    assert v["heap_bytes_per_cell"] == pytest.approx(VALUE_BYTES + 90)
+    assert v["heap_overhead_per_cell"] == pytest.approx(90)
+    assert v["cells"] == cells
+    # off-heap chunks from a pool reserved at start-up: direct memory used does not grow, the chunks count
+    off = admin_metrics(
+        BASE_HEAP + cells * 70, direct_used=MB, data_bytes=cells * VALUE_BYTES, cells=cells, offheap_chunks=8
+    )
+    v = memory_values(load_admin_metrics(_write(tmp_path, off)), base)
+    assert v["heap_overhead_per_cell"] == pytest.approx(70)  # no cell data on the heap
+    assert v["direct_retained"] == pytest.approx(16)  # 8 chunks x 2 MB
+    assert v["resident_after_insert"] == pytest.approx(cells * 70 / MB + 16)
+
+
+@pytest.mark.parametrize(
+    ("report", "message"),
+    [
+        ({"format": 1, "command": "status"}, "not an `admin metrics` report"),
+        ({**admin_metrics(1), "heap": {}}, "missing heap.used_bytes"),
+        (
+            {**admin_metrics(1), "memstore": {"data_bytes": "x", "cells": 1}},
+            "memstore.data_bytes is not a number",
+        ),
+    ],
+)
+def test_bad_reports_name_the_problem(tmp_path: Path, report: dict[str, Any], message: str) -> None:
+    with pytest.raises(MetricsFileError, match=message):
+        load_admin_metrics(_write(tmp_path, report))
+
+
+def _variant_shape(cells: int, heap_per_cell: float, *, data_on_heap: bool, offheap_chunks: int = 0) -> Shape:
+    data = cells * VALUE_BYTES
+    heap = int(cells * heap_per_cell + (data if data_on_heap else 0))
+    chunks = {"onheap_chunks": (data // (2 * MB) + 1) if data_on_heap and heap_per_cell < 100 else 0}
+    return Shape(
+        metrics={
+            "before": admin_metrics(BASE_HEAP),
+            "after": admin_metrics(
+                BASE_HEAP + heap, data_bytes=data, cells=cells, offheap_chunks=offheap_chunks, **chunks
+            ),
+        }
+    )
+
+
+def _lab08_run(tmp_path: Path, per_cell: dict[str, float], name: str) -> Path:
+    cells = 20_000
+    shapes = {
+        "plain": _variant_shape(cells, per_cell["plain"], data_on_heap=True),
+        "mslab-skiplist": _variant_shape(cells, per_cell["mslab-skiplist"], data_on_heap=True),
+        "mslab-chunkmap": _variant_shape(cells, per_cell["mslab-chunkmap"], data_on_heap=True),
+        "offheap-skiplist": _variant_shape(
+            cells, per_cell["offheap-skiplist"], data_on_heap=False, offheap_chunks=2
+        ),
+        "offheap-chunkmap": _variant_shape(
+            cells, per_cell["offheap-chunkmap"], data_on_heap=False, offheap_chunks=3
+        ),
+    }
+    return fabricate_run(tmp_path / name, lab08_spec(), shapes)
+
+
+def test_lab08_claims_reproduced(tmp_path: Path) -> None:
+    run = _lab08_run(
+        tmp_path,
+        {
+            "plain": 90,
+            "mslab-skiplist": 40,
+            "mslab-chunkmap": 20,
+            "offheap-skiplist": 38,
+            "offheap-chunkmap": 4,
+        },
+        "shows",
+    )
+    verdicts = {r.claim.id: r.verdict for r in analyse(run, PUBLISHED).claims}
+    assert verdicts == dict.fromkeys(verdicts, REPRODUCED) and len(verdicts) == 4
+
+
+def test_lab08_claims_not_reproduced(tmp_path: Path) -> None:
+    """Java's objects per cell: MSLAB alone saves little; an off-heap skip list keeps less than 0.8x."""
+    run = _lab08_run(
+        tmp_path,
+        {
+            "plain": 90,
+            "mslab-skiplist": 80,
+            "mslab-chunkmap": 60,
+            "offheap-skiplist": 50,
+            "offheap-chunkmap": 45,
+        },
+        "flat",
+    )
+    results = {r.claim.id: r for r in analyse(run, PUBLISHED).claims}
+    assert {k: r.verdict for k, r in results.items()} == dict.fromkeys(results, NOT_REPRODUCED)
+    pool = results["pool-cells-and-map"]
+    assert pool.measured == {"mslab-chunkmap": pytest.approx(60), "plain": pytest.approx(90)}
+    assert pool.ratio == pytest.approx(60 / 90)
+    assert pool.article == {"mslab-chunkmap": None, "plain": None}  # the article has MB, not bytes per cell
+
+
+def test_missing_metrics_report_is_inconclusive(tmp_path: Path) -> None:
+    run = _lab08_run(
+        tmp_path,
+        {
+            "plain": 90,
+            "mslab-skiplist": 40,
+            "mslab-chunkmap": 20,
+            "offheap-skiplist": 38,
+            "offheap-chunkmap": 4,
+        },
+        "missing",
+    )
+    (run / "plain/client/after-localhost.json").unlink()
+    results = {r.claim.id: r for r in analyse(run, PUBLISHED).claims}
+    assert results["pool-cells-and-map"].verdict == INCONCLUSIVE
+    assert "no admin metrics report after-<host>.json" in results["pool-cells-and-map"].why
+    assert results["offheap-chunkmap-drops"].verdict == REPRODUCED
+
+
+def test_report_shows_memory_beside_the_article(tmp_path: Path) -> None:
+    run = _lab08_run(
+        tmp_path,
+        {
+            "plain": 90,
+            "mslab-skiplist": 40,
+            "mslab-chunkmap": 20,
+            "offheap-skiplist": 38,
+            "offheap-chunkmap": 4,
+        },
+        "report",
+    )
+    text = write_report(run, PUBLISHED).read_text(encoding="utf-8")
+    section = text.split("\n## cell_cache_memory ", 1)[1].split("\n## ", 1)[0]
+    assert "| retained after insert (MB) |" in section and "| heap overhead B/cell |" in section
+    assert "| 99.9% |" in section  # the insert phase's client metrics too
+    article = next(x for x in section.splitlines() if x.startswith("| plain | article (new-delete) |"))
+    assert "| 6400 |" in article
+    measured = next(x for x in section.splitlines() if x.startswith("| plain | this run (ci) |"))
+    assert f"| {20_000} |" in measured and "| 90 |" in measured  # cells, heap overhead per cell
+    assert "- article, tcmalloc (no variant here): resident_after_insert = 4400 MB" in section
+    claims = json.loads((run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert claims["pool-cells-and-map"]["ratio"] == pytest.approx(20 / 90)
