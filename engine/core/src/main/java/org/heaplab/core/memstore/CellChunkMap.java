@@ -10,31 +10,36 @@ import org.heaplab.core.cell.KeyValue;
 /**
  * An immutable flattened segment (HBase's CellChunkImmutableSegment with a CellChunkMap, HBASE-16421):
  * the cells stay where they are in the memstore's MSLAB chunks, and the index is a sorted array of
- * fixed-size entries written into index chunks taken from the same pool, so it is off heap exactly when
- * the data chunks are. No object per cell: a cell object is rebuilt from its entry when read.
+ * fixed-size entries written into the same chunks, so it is off heap exactly when the data is. No object per cell: a cell object is rebuilt from its entry when read.
  *
  * <pre>
  *   entry (12 bytes): int chunkId | int offset | int length      chunkId = position in the memstore's
- *   index chunk:      [entry 0][entry 1] ... [entry n-1][unused]  chunk directory at flattening time
+ *                                                                 chunk directory at flattening time
+ *   index piece (at most 64 KB, bump-allocated in a chunk like a cell): [entry i][entry i+1] ...
  * </pre>
  * HBase's entry also holds a long sequence id (20 bytes); this engine's memstore cells carry none.
  * Look-ups are binary searches over the entries; iteration walks them in order.
  *
- * <p>Ownership: the index chunks belong to the memstore's {@link MslabCellStorage} and go back to the
- * pool with its data chunks. Thread safety: immutable after {@link #flatten}; safe from any thread.
+ * <p>Ownership: the index pieces live in the memstore's {@link MslabCellStorage} chunks and go back to
+ * the pool with them. (HBase takes index chunks of their own, hbase.hregion.memstore.mslab.indexchunksize;
+ * pieces in the data chunks waste less when segments are small.) Thread safety: immutable after {@link #flatten}; safe from any thread.
  */
 final class CellChunkMap implements Segment {
     static final int ENTRY_BYTES = 12;
+    /** Largest index piece: 64 KB (5461 entries), or a chunk if chunks are smaller. */
+    static final int MAX_PIECE_BYTES = 64 * 1024;
 
     private final Chunk[] dataChunks;
-    private final Chunk[] indexChunks;
-    private final int entriesPerChunk;
+    private final Chunk[] pieceChunks;
+    private final int[] pieceOffsets;
+    private final int entriesPerPiece;
     private final int count;
 
-    private CellChunkMap(Chunk[] dataChunks, Chunk[] indexChunks, int entriesPerChunk, int count) {
+    private CellChunkMap(Chunk[] dataChunks, Chunk[] pieceChunks, int[] pieceOffsets, int entriesPerPiece, int count) {
         this.dataChunks = dataChunks;
-        this.indexChunks = indexChunks;
-        this.entriesPerChunk = entriesPerChunk;
+        this.pieceChunks = pieceChunks;
+        this.pieceOffsets = pieceOffsets;
+        this.entriesPerPiece = entriesPerPiece;
         this.count = count;
     }
 
@@ -43,18 +48,22 @@ final class CellChunkMap implements Segment {
      * chunks: one entry per cell, in order.
      */
     static CellChunkMap flatten(SkipListSegment frozen, MslabCellStorage storage) {
-        MslabCellStorage.ChunkDirectory dir = storage.directory();
-        int perChunk = storage.pool().chunkSize() / ENTRY_BYTES;
+        int perPiece = Math.min(MAX_PIECE_BYTES, storage.pool().chunkSize()) / ENTRY_BYTES;
         int count = frozen.cellCount();
-        Chunk[] index = new Chunk[(count + perChunk - 1) / perChunk];
-        for (int i = 0; i < index.length; i++) {
-            index[i] = storage.takeIndexChunk();
+        int pieces = (count + perPiece - 1) / perPiece;
+        Chunk[] pieceChunks = new Chunk[pieces];
+        int[] pieceOffsets = new int[pieces];
+        for (int i = 0; i < pieces; i++) {
+            MslabCellStorage.Allocation a = storage.allocateIndex(Math.min(perPiece, count - i * perPiece) * ENTRY_BYTES);
+            pieceChunks[i] = a.chunk();
+            pieceOffsets[i] = a.offset();
         }
+        MslabCellStorage.ChunkDirectory dir = storage.directory(); // after the pieces: they may have rolled a chunk
         int n = 0;
         for (Iterator<Cell> it = frozen.iterator(); it.hasNext(); n++) {
             Cell c = it.next();
-            ByteBuffer b = index[n / perChunk].buffer();
-            int at = (n % perChunk) * ENTRY_BYTES;
+            ByteBuffer b = pieceChunks[n / perPiece].buffer();
+            int at = pieceOffsets[n / perPiece] + (n % perPiece) * ENTRY_BYTES;
             b.putInt(at, dir.idOf(c));
             b.putInt(at + 4, c instanceof KeyValue kv ? kv.getOffset() : ((org.heaplab.core.cell.ByteBufferKeyValue) c).offset());
             b.putInt(at + 8, c.getSerializedLength());
@@ -62,13 +71,14 @@ final class CellChunkMap implements Segment {
         if (n != count) {
             throw new IllegalStateException("segment changed while being flattened: " + count + " cells, then " + n);
         }
-        return new CellChunkMap(dir.chunks(), index, perChunk, count);
+        return new CellChunkMap(dir.chunks(), pieceChunks, pieceOffsets, perPiece, count);
     }
 
     /** The cell of entry {@code i}, as a new view into its data chunk. */
     private Cell cell(int i) {
-        ByteBuffer b = indexChunks[i / entriesPerChunk].buffer();
-        int at = (i % entriesPerChunk) * ENTRY_BYTES;
+        int piece = i / entriesPerPiece;
+        ByteBuffer b = pieceChunks[piece].buffer();
+        int at = pieceOffsets[piece] + (i % entriesPerPiece) * ENTRY_BYTES;
         return dataChunks[b.getInt(at)].cellAt(b.getInt(at + 4), b.getInt(at + 8));
     }
 
@@ -121,8 +131,8 @@ final class CellChunkMap implements Segment {
         return count;
     }
 
-    /** Index chunks this map uses. */
-    int indexChunkCount() {
-        return indexChunks.length;
+    /** Index pieces this map uses. */
+    int indexPieces() {
+        return pieceChunks.length;
     }
 }

@@ -32,7 +32,7 @@ import org.heaplab.core.cell.KeyValue;
  * <p>Pitfalls: a cell that does not fit the current chunk's rest wastes that rest; replaced cells
  * (same key written twice) keep their chunk space until the flush.
  *
- * <p>Thread safety: {@link #copyIn} and {@link #takeIndexChunk} are lock-free and safe from many
+ * <p>Thread safety: {@link #copyIn} and {@link #allocateIndex} are lock-free and safe from many
  * writers; {@link #close} must not race with them (the memstore is a snapshot by then, no writer adds).
  */
 public final class MslabCellStorage implements CellStorage {
@@ -58,12 +58,22 @@ public final class MslabCellStorage implements CellStorage {
             chunks.add(jumbo);
             return jumbo.copyIn(cell, jumbo.allocate(len));
         }
+        Allocation a = allocate(len);
+        return a.chunk().copyIn(cell, a.offset());
+    }
+
+    /** Where {@link #allocate} reserved bytes. */
+    record Allocation(Chunk chunk, int offset) {
+    }
+
+    /** Reserves {@code len} (at most a chunk) bytes in the current chunk, rolling to a fresh one when it is full. */
+    private Allocation allocate(int len) {
         while (true) {
             Chunk c = current.get();
             if (c != null) {
                 int at = c.allocate(len);
                 if (at >= 0) {
-                    return c.copyIn(cell, at);
+                    return new Allocation(c, at);
                 }
             }
             Chunk fresh = pool.take();
@@ -75,11 +85,15 @@ public final class MslabCellStorage implements CellStorage {
         }
     }
 
-    /** A whole chunk for a flat index (not shared with cells); returned to the pool with the rest on close. */
-    Chunk takeIndexChunk() {
-        Chunk c = pool.take();
-        chunks.add(c);
-        return c;
+    /**
+     * Bytes for a piece of a flat index, bump-allocated in the same chunks as the cells (so a small
+     * index does not hold a whole chunk); returned to the pool with the chunks on close.
+     */
+    Allocation allocateIndex(int bytes) {
+        if (bytes > pool.chunkSize()) {
+            throw new IllegalArgumentException("index piece of " + bytes + " bytes exceeds the chunk size");
+        }
+        return allocate(bytes);
     }
 
     /**

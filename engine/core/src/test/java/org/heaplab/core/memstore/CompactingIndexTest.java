@@ -83,19 +83,20 @@ class CompactingIndexTest {
 
     @ParameterizedTest(name = "offheap={0}")
     @ValueSource(booleans = {false, true})
-    void theFlatIndexLivesInPoolChunksAndHoldsTwelveBytesPerCell(boolean offheap) {
-        ChunkPool pool = pool(offheap, 4096, 64);
+    void theFlatIndexLivesInTheMemstoresChunksAtTwelveBytesPerCell(boolean offheap) {
+        ChunkPool pool = pool(offheap, 65536, 64);
         Memstore m = Memstore.compacting(new MslabCellStorage(pool, 512), 100_000);
-        for (int i = 0; i < 500; i++) {
+        for (int i = 0; i < 800; i++) { // 800 x 31 bytes of cells: one chunk
             m.add(KeyValue.create(b(String.format("r%04d", i)), F, b("q"), 1, KeyValue.Type.PUT, b("value")));
         }
         assertEquals(0, m.flattenedSegments());
-        long dataChunks = pool.leaks().outstanding();
-        // 500 x (31 + 80) accounted bytes; one 60 KB cell passes the threshold. The index: 501 x 12 bytes = two chunks
-        m.add(KeyValue.create(b("r9999"), F, b("q"), 1, KeyValue.Type.PUT, b("x".repeat(60_000))));
+        assertEquals(1, pool.leaks().outstanding());
+        m.add(KeyValue.create(b("r9999"), F, b("q"), 1, KeyValue.Type.PUT, b("x".repeat(30_000)))); // passes the threshold
         assertEquals(1, m.flattenedSegments());
-        assertEquals(501, m.cellCount());
-        assertEquals(dataChunks + 1 + 2, pool.leaks().outstanding(), "one jumbo chunk and two index chunks");
+        assertEquals(801, m.cellCount());
+        // one jumbo chunk for the big cell; the index (801 x 12 = 9612 bytes) fits beside the cells: no new chunk
+        assertEquals(2, pool.leaks().outstanding());
+        assertEquals(offheap ? 1 : 0, pool.stats().offheapInUse());
         List<KeyValue> row = new ArrayList<>();
         m.getRow(b("r0250"), row);
         assertEquals(List.of(KeyValue.create(b("r0250"), F, b("q"), 1, KeyValue.Type.PUT, b("value"))), row);
