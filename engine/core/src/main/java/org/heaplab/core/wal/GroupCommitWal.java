@@ -60,6 +60,15 @@ public final class GroupCommitWal implements AutoCloseable {
     /** How long ASYNC_WAL appends may stay unsynced when nothing else syncs (HBase's key, ms). */
     public static final String ASYNC_FLUSH_INTERVAL = "hbase.regionserver.optionallogflushinterval";
     public static final long DEFAULT_ASYNC_FLUSH_INTERVAL = 1000;
+    /** Unflushed bytes at which the consumer asks a syncer to flush even with no sync waiting (HBase 2's key). */
+    public static final String BATCH_SIZE = "hbase.wal.batch.size";
+    public static final long DEFAULT_BATCH_SIZE = 64 * 1024;
+    /**
+     * Unflushed bytes at which the consumer flushes itself and so stops taking appends until the file
+     * caught up: the ring fills and handlers block (backpressure; HBase gets it from its output stream).
+     */
+    public static final String MAX_BUFFERED = "heaplab.regionserver.wal.max.buffered.bytes";
+    public static final long DEFAULT_MAX_BUFFERED = 32L * 1024 * 1024;
 
     private final String name;
     private final WalSink sink;
@@ -75,6 +84,12 @@ public final class GroupCommitWal implements AutoCloseable {
     private final AtomicLong syncCount = new AtomicLong();
     private final AtomicLong forceCount = new AtomicLong();
     private volatile long appendedTxid = -1;
+    /** Bytes of records appended to the sink (approximate; consumer writes, syncers read). */
+    private volatile long appendedBytes;
+    /** Bytes known to be written to the file (a lower bound). */
+    private volatile long flushedBytes;
+    private final long batchBytes;
+    private final long maxBufferedBytes;
     private volatile IOException failure;
     private volatile boolean closed;
     private volatile boolean stopping;
@@ -89,6 +104,23 @@ public final class GroupCommitWal implements AutoCloseable {
      * @param asyncFlushMs  longest time an ASYNC_WAL append waits for a sync when nothing else syncs
      */
     public GroupCommitWal(String name, WalSink sink, long firstSeqId, int syncerCount, int ringSize, long asyncFlushMs) {
+        this(name, sink, firstSeqId, syncerCount, ringSize, asyncFlushMs, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BUFFERED);
+    }
+
+    /**
+     * As above, with the buffering bounds.
+     *
+     * @param batchBytes       unflushed bytes that trigger a flush request (hbase.wal.batch.size)
+     * @param maxBufferedBytes unflushed bytes at which the consumer flushes itself (backpressure)
+     */
+    public GroupCommitWal(String name, WalSink sink, long firstSeqId, int syncerCount, int ringSize, long asyncFlushMs,
+                          long batchBytes, long maxBufferedBytes) {
+        if (batchBytes < 1 || maxBufferedBytes < batchBytes) {
+            throw new IllegalArgumentException(BATCH_SIZE + " must be >= 1 and " + MAX_BUFFERED + " >= it, got "
+                + batchBytes + " and " + maxBufferedBytes);
+        }
+        this.batchBytes = batchBytes;
+        this.maxBufferedBytes = maxBufferedBytes;
         if (syncerCount < 1) {
             throw new IllegalArgumentException(SYNCER_COUNT + " must be >= 1, got " + syncerCount);
         }
@@ -116,10 +148,12 @@ public final class GroupCommitWal implements AutoCloseable {
         int syncerCount = conf.getInt(SYNCER_COUNT, DEFAULT_SYNCER_COUNT);
         int ringSize = conf.getInt(RING_SIZE, DEFAULT_RING_SIZE);
         long asyncFlushMs = conf.getLong(ASYNC_FLUSH_INTERVAL, DEFAULT_ASYNC_FLUSH_INTERVAL);
+        long batch = conf.getLong(BATCH_SIZE, DEFAULT_BATCH_SIZE);
+        long maxBuffered = conf.getLong(MAX_BUFFERED, DEFAULT_MAX_BUFFERED);
         ChannelWalSink sink = ChannelWalSink.create(file);
         try {
             return new GroupCommitWal(file.getFileName().toString(), sink, firstSeqId, syncerCount, ringSize,
-                asyncFlushMs);
+                asyncFlushMs, batch, maxBuffered);
         } catch (RuntimeException e) {
             sink.close();
             throw e;
@@ -213,6 +247,12 @@ public final class GroupCommitWal implements AutoCloseable {
                 }
                 ring.release(high);
                 next = high + 1;
+                long unflushed = appendedBytes - flushedBytes;
+                if (unflushed >= maxBufferedBytes) {
+                    syncUpTo(appendedTxid, false); // the file fell behind: flush here, the ring fills meanwhile
+                } else if (!sync && unflushed >= batchBytes) {
+                    sync = true; // enough ASYNC bytes buffered: have them written now
+                }
                 if (sync) {
                     requestSync(high, force);
                     lastRequested = high;
@@ -258,6 +298,7 @@ public final class GroupCommitWal implements AutoCloseable {
             }
             if (a.hasRecord()) {
                 a.appendTo(sink); // the cells are encoded (copied) here, before the future can complete
+                appendedBytes += a.approximateBytes(); // only this thread writes it
             }
             pending.register(a);
             if (failure != null) { // a syncer failed meanwhile and drained pending before we registered
@@ -282,11 +323,15 @@ public final class GroupCommitWal implements AutoCloseable {
     void syncUpTo(long txid, boolean force) {
         try {
             synchronized (flushLock) {
+                long bytes = appendedBytes; // read before the txid: a lower bound of what covered holds
+                long covered = appendedTxid;
                 if (pending.flushedTxid() < txid && failure == null) {
-                    long covered = appendedTxid;
                     sink.flush();
                     syncCount.incrementAndGet();
                     pending.flushed(covered);
+                }
+                if (pending.flushedTxid() >= covered) {
+                    flushedBytes = Math.max(flushedBytes, bytes);
                 }
             }
             if (force) {

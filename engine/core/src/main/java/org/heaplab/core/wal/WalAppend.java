@@ -107,6 +107,15 @@ public final class WalAppend {
         return seqId;
     }
 
+    /** The record's size in the file, roughly (cells plus a fixed overhead): for the buffering bounds. */
+    long approximateBytes() {
+        long n = 64;
+        for (org.heaplab.core.cell.Cell c : cells) {
+            n += c.getSerializedLength();
+        }
+        return n;
+    }
+
     /** Encodes this append's record into {@code sink} (consumer thread): the cells are read here. */
     void appendTo(WalSink sink) throws IOException {
         sink.append(seqId, table, region, cells);

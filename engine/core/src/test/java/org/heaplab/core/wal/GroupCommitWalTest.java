@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.heaplab.core.TestKv;
 import org.heaplab.core.cell.KeyValue;
@@ -319,5 +320,63 @@ class GroupCommitWalTest {
             () -> wal.append("t", "r", cells("y"), Durability.SYNC_WAL));
         assertTrue(late.getMessage().contains("failed"), late.getMessage());
         assertThrows(IOException.class, wal::close);
+    }
+    private static List<KeyValue> bigCells(String row) {
+        return List.of(TestKv.put(row, "q", 1, "x".repeat(1000)));
+    }
+
+    @Test
+    void asyncAppendsAreFlushedOnceABatchOfBytesIsBuffered() throws Exception {
+        CountingSink sink = new CountingSink(dir.resolve("wal.1"));
+        // no periodic flush during the test; hbase.wal.batch.size 4 KB
+        GroupCommitWal wal = new GroupCommitWal("test", sink, 100, 2, 64, 600_000, 4096, 1 << 20);
+        try {
+            WalAppend first = wal.append("t", "r", bigCells("a0"), Durability.ASYNC_WAL);
+            for (int i = 1; i < 10; i++) {
+                wal.append("t", "r", bigCells("a" + i), Durability.ASYNC_WAL);
+            }
+            first.durable().get(10, TimeUnit.SECONDS); // ~10 KB buffered > 4 KB: written without any SYNC append
+            assertTrue(wal.syncCount() >= 1);
+        } finally {
+            wal.close();
+        }
+    }
+
+    /** A file that falls behind stops the consumer, so the ring fills and producers block (bounded memory). */
+    @Test
+    void producersBlockWhenTooManyBytesAreUnflushed() throws Exception {
+        CountingSink sink = new CountingSink(dir.resolve("wal.1"));
+        sink.gate = new CountDownLatch(1); // the first flush hangs until the gate opens
+        int ringSize = 8;
+        long maxBuffered = 8 * 1024;
+        GroupCommitWal wal = new GroupCommitWal("test", sink, 100, 1, ringSize, 600_000, 2048, maxBuffered);
+        AtomicInteger accepted = new AtomicInteger();
+        Thread producer = new Thread(() -> {
+            try {
+                for (int i = 0; i < 200; i++) {
+                    wal.append("t", "r", bigCells("p" + i), Durability.ASYNC_WAL);
+                    accepted.incrementAndGet();
+                }
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        try {
+            producer.start();
+            assertTrue(sink.firstFlushStarted.await(10, TimeUnit.SECONDS));
+            while (producer.isAlive() && producer.getState() != Thread.State.TIMED_WAITING
+                && producer.getState() != Thread.State.WAITING) {
+                Thread.sleep(1);
+            }
+            // without the bound the producer would have finished all 200 while the flush hangs
+            int bound = (int) (2 * maxBuffered / 1000) + ringSize + 2;
+            assertTrue(accepted.get() <= bound, "accepted " + accepted.get() + " appends (bound " + bound
+                + ") while the file could not be written");
+        } finally {
+            sink.gate.countDown();
+            producer.join(30_000);
+            wal.close();
+        }
+        assertEquals(200, accepted.get(), "all accepted once the file caught up");
     }
 }
