@@ -103,4 +103,68 @@ class CompactingIndexTest {
         m.release();
         pool.leaks().assertNoLeaks();
     }
+
+    @ParameterizedTest(name = "offheap={0}")
+    @ValueSource(booleans = {false, true})
+    void concurrentWritersAndReadersAcrossFlatteningsLoseNothing(boolean offheap) throws Exception {
+        ChunkPool pool = pool(offheap, 8192, 400);
+        Memstore m = Memstore.compacting(new MslabCellStorage(pool, 1024), 20_000);
+        int writers = 4;
+        int perWriter = 3000;
+        java.util.concurrent.atomic.AtomicInteger[] written = new java.util.concurrent.atomic.AtomicInteger[writers];
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int id = w;
+            written[w] = new java.util.concurrent.atomic.AtomicInteger();
+            threads.add(new Thread(() -> {
+                for (int i = 0; i < perWriter; i++) {
+                    m.add(KeyValue.create(b("w" + id + "-" + i), F, b("q"), 1, KeyValue.Type.PUT, b("value-" + id + "-" + i)));
+                    written[id].set(i + 1);
+                }
+            }));
+        }
+        for (int r = 0; r < 2; r++) {
+            Random rnd = new Random(r);
+            threads.add(new Thread(() -> {
+                try {
+                    while (!done.get()) { // every cell a writer finished adding is visible, whatever flattens meanwhile
+                        int w = rnd.nextInt(writers);
+                        int n = written[w].get();
+                        if (n == 0) {
+                            continue;
+                        }
+                        int i = rnd.nextInt(n);
+                        List<KeyValue> row = new ArrayList<>();
+                        m.getRow(b("w" + w + "-" + i), row);
+                        assertEquals(1, row.size(), "w" + w + "-" + i);
+                        assertEquals("value-" + w + "-" + i, new String(row.get(0).value(), StandardCharsets.US_ASCII));
+                    }
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (int t = 0; t < writers; t++) {
+            threads.get(t).join();
+        }
+        done.set(true);
+        for (Thread t : threads) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertTrue(m.flattenedSegments() > 10, "flattened " + m.flattenedSegments());
+        List<KeyValue> all = new ArrayList<>();
+        m.cells().forEach(kv -> all.add(kv.toOwnKeyValue()));
+        assertEquals(writers * perWriter, all.size());
+        for (int i = 1; i < all.size(); i++) {
+            assertTrue(CellComparator.INSTANCE.compare(all.get(i - 1), all.get(i)) < 0, "strictly ordered at " + i);
+        }
+        m.release();
+        pool.leaks().assertNoLeaks();
+    }
 }
