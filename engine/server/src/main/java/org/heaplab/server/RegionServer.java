@@ -50,6 +50,7 @@ public final class RegionServer {
      * @throws PortInUseException when the port is taken (nothing has been opened)
      */
     public static RegionServer start(Configuration conf) throws IOException {
+        WritePath.checkConf(conf); // a bad value fails before the port is bound or the WAL replayed
         String host = conf.get(HOSTNAME_KEY, "localhost");
         int port = conf.getInt(PORT_KEY, DEFAULT_PORT);
         RegionRpcService service = new RegionRpcService(host + ":" + port, "BlockingRpcServer",

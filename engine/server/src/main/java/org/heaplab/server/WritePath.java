@@ -34,12 +34,24 @@ public interface WritePath extends AutoCloseable {
     void close();
 
     /**
+     * The configured path's name; fails naming the key and the valid values for anything else (called
+     * before the server touches its data, so a typo fails start-up at once).
+     */
+    static String checkConf(Configuration conf) {
+        String v = conf.get(KEY, DEFAULT).trim();
+        if (!v.equals("legacy") && !v.equals("staged")) {
+            throw new ConfigurationException(KEY + " must be legacy or staged, got '" + v + "'");
+        }
+        return v;
+    }
+
+    /**
      * The path {@code conf} selects over {@code regions}.
      *
      * @throws ConfigurationException naming the key and the valid values for anything else
      */
     static WritePath fromConf(Configuration conf, OnlineRegions regions, int handlers) {
-        String v = conf.get(KEY, DEFAULT).trim();
+        String v = checkConf(conf);
         return switch (v) {
             case "legacy" -> new LegacyWritePath(regions);
             case "staged" -> StagedWritePath.fromConf(conf, regions, handlers);

@@ -111,6 +111,30 @@ class StagedWritePathTest {
         }
     }
 
+    /** Puts to one row, mixed durabilities, queued in order: the last one queued is the value that stays. */
+    @Test
+    void writesToOneRowKeepTheirArrivalOrder() throws Exception {
+        Configuration conf = new Configuration().set("hbase.rootdir", root.toString());
+        try (OnlineRegions regions = OnlineRegions.open(conf)) {
+            regions.createTable(new TableDescriptor("T", F, Compression.NONE), SPLITS);
+            StagedWritePath path = new StagedWritePath(regions, 2, 2, 2);
+            try {
+                List<RecordingCall> calls = new ArrayList<>();
+                for (int i = 0; i < 300; i++) {
+                    RecordingCall c = new RecordingCall();
+                    calls.add(c);
+                    path.put("T", List.of(kv("same", "v" + i)), Durability.values()[1 + i % 4], c);
+                }
+                for (RecordingCall c : calls) {
+                    assertEquals(null, c.answered.get(30, TimeUnit.SECONDS));
+                }
+                assertEquals("v299", new String(regions.get("T", b("same")).get(0).value(), StandardCharsets.US_ASCII));
+            } finally {
+                path.close();
+            }
+        }
+    }
+
     private static KeyValue kv(String row, String value) {
         return KeyValue.create(b(row), F, Q, KeyValue.LATEST_TIMESTAMP, KeyValue.Type.PUT, b(value));
     }
