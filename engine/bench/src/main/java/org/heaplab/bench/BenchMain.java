@@ -83,10 +83,10 @@ public final class BenchMain {
 
     /**
      * The default suite: every memstore variant; the WAL at SYNC_WAL and FSYNC_WAL with batches of 1
-     * and 100; ASYNC_WAL with batches of 1 only. ASYNC_WAL with 100-cell batches from 8 or 64 threads
-     * produces records faster than they are written, and GroupCommitWal buffers them without a bound
-     * until the periodic flush: the fork runs out of heap (engine/docs/benchmarks.md). Ask for it
-     * explicitly with {@code -p durability=ASYNC_WAL -p batch=100}.
+     * and 100; ASYNC_WAL with batches of 1 only. ASYNC_WAL with 100-cell batches from many threads
+     * produces records faster than the disk takes them: ops then stall for seconds behind the WAL's
+     * backpressure, JMH's throughput score stops meaning anything, and a trial takes half a minute
+     * (engine/docs/benchmarks.md, Pitfalls). Ask for it with {@code -p durability=ASYNC_WAL -p batch=100}.
      */
     private static final List<Pass> DEFAULT_SUITE = List.of(
         new Pass("jmh-memstore", List.of("MemstoreInsertBenchmark"), Map.of()),
