@@ -8,7 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +29,9 @@ import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.TableDescriptor;
 import org.heaplab.core.wal.Durability;
+import org.heaplab.core.wal.Wal;
+import org.heaplab.core.wal.WalReader;
+import org.heaplab.core.wal.WalRecord;
 import org.heaplab.rpc.RemoteException;
 import org.heaplab.rpc.RpcService;
 import org.heaplab.rpc.ServerCall;
@@ -53,14 +60,14 @@ class StagedWritePathTest {
     private static final class RecordingCall implements ServerCall {
         final CompletableFuture<Throwable> answered = new CompletableFuture<>();
         volatile String thread;
-        /** Whether every WAL future (the syncs) had completed when the answer was sent. */
-        volatile boolean syncedAtAnswer;
+        /** Run when the answer is sent, before it is recorded (a check of the WAL file at that moment). */
+        volatile Runnable atAnswer = () -> { };
         final List<CompletableFuture<?>> holds = new CopyOnWriteArrayList<>();
 
         @Override
         public void reply(RpcService.Reply reply) {
             thread = Thread.currentThread().getName();
-            syncedAtAnswer = holds.stream().allMatch(CompletableFuture::isDone);
+            atAnswer.run();
             answered.complete(null);
         }
 
@@ -84,11 +91,20 @@ class StagedWritePathTest {
             StagedWritePath path = new StagedWritePath(regions, 3, 2, 4);
             try {
                 List<RecordingCall> calls = new ArrayList<>();
+                List<String> unsynced = new CopyOnWriteArrayList<>();
                 for (int i = 0; i < 200; i++) {
                     Durability d = Durability.values()[1 + i % 4];
                     RecordingCall c = new RecordingCall();
                     calls.add(c);
-                    List<KeyValue> cells = List.of(kv("r" + (i % 8) + "-" + i, "v" + i), kv("r" + ((i + 3) % 8) + "-x" + i, "w" + i));
+                    String row = "r" + (i % 8) + "-" + i;
+                    if (d == Durability.SYNC_WAL || d == Durability.FSYNC_WAL) {
+                        c.atAnswer = () -> {
+                            if (!rowsInWal().contains(row)) {
+                                unsynced.add(d + " put " + row + " answered before its record was in the WAL file");
+                            }
+                        };
+                    }
+                    List<KeyValue> cells = List.of(kv(row, "v" + i), kv("r" + ((i + 3) % 8) + "-x" + i, "w" + i));
                     path.put("T", cells, d, c); // two regions per put
                 }
                 for (int i = 0; i < calls.size(); i++) {
@@ -96,12 +112,9 @@ class StagedWritePathTest {
                     assertEquals(null, c.answered.get(30, TimeUnit.SECONDS), "put " + i);
                     assertTrue(c.thread.startsWith("WritePath.postsync"), "answered from " + c.thread);
                     assertEquals(2, c.holds.size(), "one hold per region part");
-                    Durability d = Durability.values()[1 + i % 4];
-                    if (d == Durability.SYNC_WAL || d == Durability.FSYNC_WAL) {
-                        assertTrue(c.syncedAtAnswer, d + " put " + i + " answered before its sync");
-                    }
                     assertEquals(1, regions.get("T", b("r" + (i % 8) + "-" + i)).size(), "visible once answered: " + i);
                 }
+                assertEquals(List.of(), unsynced);
                 RecordingCall bad = new RecordingCall();
                 path.put("Nope", List.of(kv("r1", "v")), Durability.SYNC_WAL, bad);
                 assertNotNull(bad.answered.get(10, TimeUnit.SECONDS));
@@ -133,6 +146,28 @@ class StagedWritePathTest {
                 path.close();
             }
         }
+    }
+
+    /** Rows of the records in the WAL files now (read from copies: the live file is being appended to). */
+    private Set<String> rowsInWal() {
+        Set<String> rows = new HashSet<>();
+        try {
+            for (Path f : Wal.listFiles(root.resolve("WALs"))) {
+                Path copy = Files.createTempFile(root, "walcopy", ".tmp");
+                Files.copy(f, copy, StandardCopyOption.REPLACE_EXISTING);
+                try (WalReader r = WalReader.open(copy, true)) {
+                    WalRecord rec;
+                    while ((rec = r.next()) != null) {
+                        rec.cells().forEach(kv -> rows.add(new String(kv.row(), StandardCharsets.US_ASCII)));
+                    }
+                } finally {
+                    Files.deleteIfExists(copy);
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return rows;
     }
 
     private static KeyValue kv(String row, String value) {

@@ -213,7 +213,7 @@ public final class OnlineRegions implements Closeable {
         Durability d = durability != Durability.USE_DEFAULT ? durability : t.descriptor().durability();
         pressure.awaitBelowLimit();
         Map<Region, List<Cell>> byRegion = byRegion(t, ready);
-        List<CompletableFuture<Long>> walDone = new ArrayList<>(byRegion.size());
+        List<CompletableFuture<Void>> walDone = new ArrayList<>(byRegion.size());
         try {
             for (Map.Entry<Region, List<Cell>> e : byRegion.entrySet()) {
                 Region r = e.getKey();

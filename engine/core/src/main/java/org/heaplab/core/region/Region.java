@@ -117,12 +117,12 @@ final class Region {
      *
      * <p>The cells may be views over a request buffer. The WAL's consumer thread reads them after this
      * method may have returned (ASYNC_WAL, SKIP_WAL return before any sync): the returned future
-     * completes (normally or not) once the WAL is done with them; release their memory only then.
+     * completes once the WAL's consumer has encoded (copied) them; release their memory only then.
      *
      * @param durability resolved or USE_DEFAULT (the WAL resolves it)
-     * @return the WAL append's durability future (already complete for SYNC_WAL and FSYNC_WAL)
+     * @return the append's {@code cellsRead()} future (already complete for SYNC_WAL and FSYNC_WAL)
      */
-    CompletableFuture<Long> put(List<? extends Cell> cells, Durability durability) throws IOException {
+    CompletableFuture<Void> put(List<? extends Cell> cells, Durability durability) throws IOException {
         TreeMap<byte[], Boolean> rows = new TreeMap<>(Arrays::compareUnsigned);
         for (Cell kv : cells) {
             rows.put(kv.row(), Boolean.TRUE);
@@ -150,7 +150,7 @@ final class Region {
                     completeWrite(e); // always, or the read point stops for good
                 }
             }
-            return e.append().durable();
+            return e.append().cellsRead();
         } finally {
             updates.unlockRead(stamp);
         }

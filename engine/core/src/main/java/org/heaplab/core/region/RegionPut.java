@@ -42,9 +42,9 @@ public final class RegionPut {
         pending = region.preAppend(cells, durability);
     }
 
-    /** Completes (normally or not) once the WAL no longer reads the cells. After {@link #preAppend}. */
+    /** Completes once the WAL no longer reads the cells (its consumer encoded them). After {@link #preAppend}. */
     public CompletableFuture<?> walDone() {
-        return pending.entry.append().durable();
+        return pending.entry.append().cellsRead();
     }
 
     /**
@@ -53,7 +53,8 @@ public final class RegionPut {
      */
     public CompletableFuture<?> readyForPostSync() {
         Durability d = pending.entry.append().durability();
-        return d == Durability.SYNC_WAL || d == Durability.FSYNC_WAL ? walDone() : CompletableFuture.completedFuture(null);
+        return d == Durability.SYNC_WAL || d == Durability.FSYNC_WAL ? pending.entry.append().durable()
+            : CompletableFuture.completedFuture(null);
     }
 
     /**

@@ -46,9 +46,9 @@ import org.heaplab.core.conf.Configuration;
  * </ul>
  *
  * <p>Pitfalls: the cells of an append are retained (not copied) until the consumer thread encodes the
- * record, which happens before the append's {@link WalAppend#durable()} future completes. A caller whose
- * cells live in a pooled or reused buffer must not release it before that future completes (normally or
- * exceptionally), even for ASYNC_WAL, whose caller does not otherwise wait.
+ * record, which completes the append's {@link WalAppend#cellsRead()} future (before its
+ * {@link WalAppend#durable()} future). A caller whose cells live in a pooled or reused buffer must not
+ * release it before then, even for ASYNC_WAL, whose caller does not otherwise wait.
  */
 public final class GroupCommitWal implements AutoCloseable {
     /** Number of syncer threads (HBase's key). */
@@ -309,6 +309,8 @@ public final class GroupCommitWal implements AutoCloseable {
         } catch (Throwable e) { // even an Error: fail the futures rather than leave handlers waiting
             failAll(e);
             a.fail(new IOException("WAL " + name + " append of txid " + s + " failed: " + e, e));
+        } finally {
+            a.cellsDone(); // encoded, skipped or failed: the cells are not read again
         }
     }
 

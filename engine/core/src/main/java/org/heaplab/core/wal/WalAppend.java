@@ -32,6 +32,7 @@ public final class WalAppend {
     private final LongConsumer onAssigned;
     private final CountDownLatch assigned = new CountDownLatch(1);
     private final CompletableFuture<Long> durable = new CompletableFuture<>();
+    private final CompletableFuture<Void> cellsRead = new CompletableFuture<>();
     private volatile long seqId = -1;
     private long txid = -1;
 
@@ -139,11 +140,27 @@ public final class WalAppend {
         }
     }
 
+    /**
+     * Completes once the WAL will not read this append's cells again: the consumer thread encoded them
+     * (or skipped them: SKIP_WAL, a failed WAL). Never later than {@link #durable()}. A caller whose
+     * cells live in a reused buffer may release it from then on, even for ASYNC_WAL before any sync.
+     */
+    public CompletableFuture<Void> cellsRead() {
+        return cellsRead;
+    }
+
+    /** Consumer thread: done with the cells. */
+    void cellsDone() {
+        cellsRead.complete(null);
+    }
+
     void complete() {
+        cellsRead.complete(null);
         durable.complete(seqId);
     }
 
     void fail(IOException e) {
+        cellsRead.complete(null);
         durable.completeExceptionally(e);
     }
 }

@@ -379,4 +379,22 @@ class GroupCommitWalTest {
         }
         assertEquals(200, accepted.get(), "all accepted once the file caught up");
     }
+    /** cellsRead() (when a pooled request buffer may go back) waits for the consumer's encoding, not for a sync. */
+    @Test
+    void cellsReadCompletesWhenTheConsumerEncodedTheCells() throws Exception {
+        CountingSink sink = new CountingSink(dir.resolve("wal.1"));
+        sink.appendGate = new CountDownLatch(1); // the consumer's first append waits here
+        GroupCommitWal wal = open(sink, 600_000);
+        try {
+            WalAppend a = wal.append("t", "r", cells("held"), Durability.ASYNC_WAL);
+            assertTrue(sink.firstAppendStarted.await(10, TimeUnit.SECONDS));
+            assertFalse(a.cellsRead().isDone(), "the consumer has not encoded the cells yet");
+            sink.appendGate.countDown();
+            a.cellsRead().get(10, TimeUnit.SECONDS);
+            assertFalse(a.durable().isDone(), "encoded, not yet synced (ASYNC_WAL, no periodic flush)");
+        } finally {
+            sink.appendGate.countDown(); // also when an assertion failed, or close would wait for the gate
+            wal.close();
+        }
+    }
 }
