@@ -244,13 +244,15 @@ public final class GroupCommitWal implements AutoCloseable {
                     handle(a, s);
                     sync |= a.durability() == Durability.SYNC_WAL || a.durability() == Durability.FSYNC_WAL;
                     force |= a.durability() == Durability.FSYNC_WAL;
+                    if (appendedBytes - flushedBytes >= maxBufferedBytes) {
+                        // checked per append (a full ring of big records is far more than the bound):
+                        // the file fell behind, so flush here; producers wait on the ring meanwhile
+                        syncUpTo(appendedTxid, false);
+                    }
                 }
                 ring.release(high);
                 next = high + 1;
-                long unflushed = appendedBytes - flushedBytes;
-                if (unflushed >= maxBufferedBytes) {
-                    syncUpTo(appendedTxid, false); // the file fell behind: flush here, the ring fills meanwhile
-                } else if (!sync && unflushed >= batchBytes) {
+                if (!sync && appendedBytes - flushedBytes >= batchBytes) {
                     sync = true; // enough ASYNC bytes buffered: have them written now
                 }
                 if (sync) {

@@ -397,4 +397,29 @@ class GroupCommitWalTest {
             wal.close();
         }
     }
+    /** With a ring far bigger than the bound, the consumer still stops encoding once the bound is reached. */
+    @Test
+    void theSinkBufferStaysBoundedWhateverTheRingSize() throws Exception {
+        CountingSink sink = new CountingSink(dir.resolve("wal.1"));
+        sink.gate = new CountDownLatch(1);
+        long maxBuffered = 8 * 1024;
+        GroupCommitWal wal = new GroupCommitWal("bounded", sink, 100, 1, 1024, 600_000, 2048, maxBuffered);
+        try {
+            for (int i = 0; i < 200; i++) { // the ring takes them all; the consumer must not encode them all
+                wal.append("t", "r", bigCells("b" + i), Durability.ASYNC_WAL);
+            }
+            Thread consumer = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("bounded-consumer")).findFirst().orElseThrow();
+            while (consumer.getState() == Thread.State.RUNNABLE) {
+                Thread.sleep(1); // until it waits: for the gated flush (or, without the bound, idle after all 200)
+            }
+            int bound = (int) (maxBuffered / 1000) + 2;
+            assertTrue(sink.appends.get() <= bound, "encoded " + sink.appends.get() + " records (bound " + bound
+                + ") while the file could not be written");
+        } finally {
+            sink.gate.countDown();
+            wal.close();
+        }
+        assertEquals(200, CountingSink.replay(dir.resolve("wal.1")).size());
+    }
 }
