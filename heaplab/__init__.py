@@ -13,7 +13,7 @@ from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, ClaimResult
 from heaplab.client_summary import ClientSummary, load_client_summary, load_phase_summaries
 from heaplab.comparison import to_markdown
 from heaplab.expectation import Expectation, parse_expectation
-from heaplab.figures import latency_figure, save_png, to_png
+from heaplab.figures import latency_figure, memory_figure, save_png, to_png
 from heaplab.gc_events import GcEvent, YoungGcStats, load_gc_events, young_gc_stats
 from heaplab.hlog import Interval, read_intervals, read_total
 from heaplab.metrics import Measurement, measure, measure_all
@@ -52,6 +52,7 @@ __all__ = [
     "load_spec",
     "measure",
     "measure_all",
+    "memory_figure",
     "parse_expectation",
     "read_intervals",
     "read_total",

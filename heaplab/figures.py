@@ -78,3 +78,35 @@ def save_png(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(to_png(fig))
     return path
+
+
+def memory_figure(run: Run, experiment: str, measured: dict[str, Measurement]) -> Figure:
+    """Bytes per cell after the insert, one stacked bar per measured variant: the cell data kept on the heap,
+    the heap beyond it (objects, nodes, index, slack) and what the memstore holds off heap."""
+    shown = [m for m in measured.values() if not m.problem and "cells" in m.values and m.values["cells"] > 0]
+    fig = Figure(figsize=(10, 4), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    if not shown or not all("heap_bytes_per_cell" in m.values for m in shown):
+        ax.text(0.5, 0.5, f"no memory measurement for {experiment}", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    names = [m.variant for m in shown]
+    overhead = [m.values["heap_overhead_per_cell"] for m in shown]
+    heap_data = [m.values["heap_bytes_per_cell"] - o for m, o in zip(shown, overhead, strict=True)]
+    off_heap = [m.values["bytes_per_cell"] - m.values["heap_bytes_per_cell"] for m in shown]
+    ax.bar(names, heap_data, label="cell data on the heap", color="tab:blue")
+    ax.bar(
+        names,
+        overhead,
+        bottom=heap_data,
+        label="heap beyond the data (objects, nodes, index)",
+        color="tab:red",
+    )
+    tops = [d + o for d, o in zip(heap_data, overhead, strict=True)]
+    ax.bar(names, off_heap, bottom=tops, label="off heap (direct chunks)", color="tab:gray", alpha=0.6)
+    ax.set_ylabel("bytes per cell")
+    ax.set_title(f"{run.lab} {experiment}: memory per cell after the insert ({run.scale})")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(loc="upper right", fontsize="small")
+    return fig

@@ -7,10 +7,10 @@ server to collect garbage first, so ``heap.used_bytes`` is close to the live hea
   resident_after_insert  MB  heap retained + off-heap retained: what the inserted data costs the server (the
                              name of seed 004's metric, the range server's resident memory after the insert)
   heap_retained          MB  heap used after - heap used at the baseline
-  direct_retained        MB  off-heap retained: direct memory used after - at the baseline, or, when more,
-                             the off-heap memstore chunks taken since the baseline x the chunk size (the
-                             engine reserves its off-heap chunk pool at start-up, so direct memory used does
-                             not grow as the pool's chunks fill)
+  direct_retained        MB  off-heap retained: direct memory used after - at the baseline (e.g. the JDK's
+                             per-thread buffers for socket reads), plus the off-heap memstore chunks taken
+                             since the baseline x the chunk size (the engine reserves its off-heap chunk
+                             pool at start-up, so direct memory used does not grow as those chunks fill)
   heap_used, direct_used MB  after the insert
   memstore_data          MB  the memstore's cell data (keys and values as serialized)
   cells                      cells in the memstores
@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 MB = 1024 * 1024
-DEFAULT_CHUNK_BYTES = 2 * MB  # hbase.hregion.memstore.mslab.chunksize's default
+CHUNK_SIZE_KEY = "hbase.hregion.memstore.mslab.chunksize"
+DEFAULT_CHUNK_BYTES = 2 * MB  # its default
 MEMORY_UNITS = {
     "resident_after_insert": "MB",
     "heap_retained": "MB",
@@ -63,7 +64,7 @@ class AdminMetrics:
     cells: int
     onheap_chunks: int
     offheap_chunks: int
-    chunk_bytes: int  # memstore.chunks.chunk_size_bytes when reported, else HBase's default 2 MB
+    chunk_bytes: int | None  # memstore.chunks.chunk_size_bytes when the engine reports it
     index: str
     raw: dict[str, Any]
 
@@ -103,14 +104,20 @@ def load_admin_metrics(path: Path) -> AdminMetrics:
         cells=_int(raw, "memstore.cells", path),
         onheap_chunks=int(chunks.get("onheap_in_use", 0)),
         offheap_chunks=int(chunks.get("offheap_in_use", 0)),
-        chunk_bytes=int(chunks.get("chunk_size_bytes", DEFAULT_CHUNK_BYTES)),
+        chunk_bytes=int(chunks["chunk_size_bytes"]) if "chunk_size_bytes" in chunks else None,
         index=str((raw.get("memstore") or {}).get("index", "")),
         raw=raw,
     )
 
 
-def memory_values(after: AdminMetrics, baseline: AdminMetrics | None) -> dict[str, float]:
-    """The memory metrics of the module docstring; the retained ones need a baseline."""
+def memory_values(
+    after: AdminMetrics, baseline: AdminMetrics | None, chunk_bytes: int = DEFAULT_CHUNK_BYTES
+) -> dict[str, float]:
+    """The memory metrics of the module docstring; the retained ones need a baseline.
+
+    ``chunk_bytes``: the memstore's chunk size (hbase.hregion.memstore.mslab.chunksize), used when the
+    report does not carry it.
+    """
     values: dict[str, float] = {
         "heap_used": after.heap_used / MB,
         "direct_used": after.direct_used / MB,
@@ -120,8 +127,8 @@ def memory_values(after: AdminMetrics, baseline: AdminMetrics | None) -> dict[st
     if baseline is None:
         return values
     heap = after.heap_used - baseline.heap_used
-    chunks_taken = (after.offheap_chunks - baseline.offheap_chunks) * after.chunk_bytes
-    direct = max(after.direct_used - baseline.direct_used, chunks_taken)
+    chunks_taken = (after.offheap_chunks - baseline.offheap_chunks) * (after.chunk_bytes or chunk_bytes)
+    direct = after.direct_used - baseline.direct_used + chunks_taken
     values.update(
         heap_retained=heap / MB,
         direct_retained=direct / MB,

@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from heaplab.client_summary import ClientSummary, load_phase_summaries
 from heaplab.gc_events import YoungGcStats, young_gc_stats
 from heaplab.hlog import US_PER_MS, read_total
-from heaplab.memory import MEMORY_UNITS, AdminMetrics, MetricsFileError, load_admin_metrics, memory_values
+from heaplab.memory import (
+    CHUNK_SIZE_KEY,
+    DEFAULT_CHUNK_BYTES,
+    MEMORY_UNITS,
+    AdminMetrics,
+    MetricsFileError,
+    load_admin_metrics,
+    memory_values,
+)
 from heaplab.memory import metrics_path as _metrics_path
 from heaplab.rundir import Run
 
@@ -122,12 +130,24 @@ def _measure_memory(run: Run, m: Measurement, phase: str, baseline: str | None) 
         m.memory_baseline = load_admin_metrics(paths[baseline]) if baseline else None  # type: ignore[arg-type]
     except MetricsFileError as e:
         return str(e)
-    m.values.update(memory_values(m.memory, m.memory_baseline))
+    m.values.update(memory_values(m.memory, m.memory_baseline, _chunk_bytes(run, m.variant)))
     return None
 
 
+def _chunk_bytes(run: Run, variant: str) -> int:
+    """The variant's memstore chunk size as its spec set it (the profiles leave HBase's default)."""
+    spec_variant = run.spec.variants.get(variant)
+    params = run.manifest.get("scale_params") or {}
+    try:
+        value = run.spec.site_for(params, spec_variant).get(CHUNK_SIZE_KEY) if spec_variant else None
+        return int(value) if value else DEFAULT_CHUNK_BYTES
+    except (ValueError, KeyError):
+        return DEFAULT_CHUNK_BYTES
+
+
 def measure_all(run: Run) -> dict[str, dict[str, Measurement]]:
-    """{experiment: {variant: Measurement}} for every reproduced experiment and every variant of the spec."""
+    """{experiment: {variant: Measurement}} for every reproduced experiment and the variants it compares."""
     return {
-        exp: {name: measure(run, name, exp) for name in run.spec.variants} for exp in run.spec.experiments
+        exp: {name: measure(run, name, exp) for name in run.spec.variants_of(exp)}
+        for exp in run.spec.experiments
     }

@@ -10,7 +10,7 @@ from typing import Any
 
 from heaplab.analysis import Analysis, analyse
 from heaplab.claims import write_claims_json
-from heaplab.figures import latency_figure, save_png
+from heaplab.figures import latency_figure, memory_figure, save_png
 
 REPORT = "report.md"
 CLAIMS = "claims.json"
@@ -24,6 +24,10 @@ SCALE_NOTE = (
 
 def figure_name(experiment: str) -> str:
     return f"{FIGURES}/{experiment}-latency.png"
+
+
+def memory_figure_name(experiment: str) -> str:
+    return f"{FIGURES}/{experiment}-memory.png"
 
 
 def _disk(disk: dict) -> str:
@@ -104,6 +108,8 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
             lines.append(f"- article, {article_name}: {note}")
     for article_name, text in a.unmapped_article_rows(experiment):
         lines.append(f"- article, {article_name} (no variant here): {text}")
+    if a.run.spec.memory_phase(experiment) is not None:
+        lines += ["", f"![memory per cell, {experiment}]({memory_figure_name(experiment)})"]
     if a.run.spec.measured_phase(experiment) is not None:
         lines += ["", f"![latency over time, {experiment}]({figure_name(experiment)})"]
     lines.append("")
@@ -137,10 +143,11 @@ def render(a: Analysis) -> str:
 def write_report(run_dir: str | Path, published_csv: Path | None = None) -> Path:
     a = analyse(run_dir, published_csv)
     for experiment in a.run.spec.experiments:
-        if a.run.spec.measured_phase(experiment) is None:
-            continue  # memory-only experiment: its table is the result
-        fig = latency_figure(a.run, experiment, a.measurements[experiment])
-        save_png(fig, a.run.path / figure_name(experiment))
+        measured = a.measurements[experiment]
+        if a.run.spec.memory_phase(experiment) is not None:
+            save_png(memory_figure(a.run, experiment, measured), a.run.path / memory_figure_name(experiment))
+        if a.run.spec.measured_phase(experiment) is not None:
+            save_png(latency_figure(a.run, experiment, measured), a.run.path / figure_name(experiment))
     write_claims_json(a.run, a.claims, a.run.path / CLAIMS)
     path = a.run.path / REPORT
     path.write_text(render(a), encoding="utf-8")

@@ -360,8 +360,9 @@ def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phas
 
 
 def _claims(
-    raw: dict[str, Any], where: str, experiments: set[str], variants: dict[str, Variant]
+    raw: dict[str, Any], where: str, reproduces: list[dict[str, Any]], variants: dict[str, Variant]
 ) -> list[Claim]:
+    experiments = {r["experiment"] for r in reproduces}
     claims = []
     for c in raw.get("claims", []) or []:
         cw = f"{where}: claim {c.get('id', '?')}"
@@ -384,6 +385,12 @@ def _claims(
         unknown = [v for v in exp.variants if v not in variants]
         if unknown:
             raise SpecError(f"{cw}: unknown variant(s) {', '.join(unknown)} in {claim.expect!r}")
+        compared = next((r.get("variants") for r in reproduces if r["experiment"] == claim.experiment), None)
+        outside = [v for v in exp.variants if compared and v not in compared]
+        if outside:
+            raise SpecError(
+                f"{cw}: variant(s) {', '.join(outside)} not compared in {claim.experiment}'s 'variants'"
+            )
         if claim.article_ratio is not None and exp.right is None:
             raise SpecError(
                 f"{cw}: article_ratio needs an expectation between two variants, e.g. 'a >= 1.3 * b'"
@@ -416,7 +423,7 @@ def parse_spec(raw: Any, path: Path | None = None) -> Spec:
     variants = _variants(raw, where, experiments)
     scales = {str(k): dict(v) for k, v in _req(raw, "scales", where).items()}
     phases = _phases(raw, where, experiments)
-    claims = _claims(raw, where, experiments, variants)
+    claims = _claims(raw, where, reproduces, variants)
     spec = Spec(
         lab=str(_req(raw, "lab", where)),
         title=str(raw.get("title", "")),

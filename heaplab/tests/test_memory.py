@@ -194,3 +194,5 @@ def test_report_shows_memory_beside_the_article(tmp_path: Path) -> None:
     assert "- article, tcmalloc (no variant here): resident_after_insert = 4400 MB" in section
     claims = json.loads((run / "claims.json").read_text(encoding="utf-8"))["claims"]
     assert claims["pool-cells-and-map"]["ratio"] == pytest.approx(20 / 90)
+    assert "](figures/cell_cache_memory-memory.png)" in section
+    assert (run / "figures/cell_cache_memory-memory.png").read_bytes()[:4] == b"\x89PNG"

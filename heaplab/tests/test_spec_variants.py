@@ -189,6 +189,10 @@ _DELETE = object()
             _set("reproduces/1/variants", ["ghost"]),
             r"reproduces cell_cache_memory: unknown variant\(s\) ghost",
         ),
+        (
+            _set("reproduces/0/variants", ["legacy"]),
+            r"claim r: variant\(s\) preassign not compared in mvcc_preassign",
+        ),
     ],
 )
 def test_bad_variant_overrides_are_one_line_errors(mutate, message: str) -> None:
