@@ -196,3 +196,32 @@ def test_report_shows_memory_beside_the_article(tmp_path: Path) -> None:
     assert claims["pool-cells-and-map"]["ratio"] == pytest.approx(20 / 90)
     assert "](figures/cell_cache_memory-memory.png)" in section
     assert (run / "figures/cell_cache_memory-memory.png").read_bytes()[:4] == b"\x89PNG"
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_real_engine_reports() -> None:
+    """Reports the engine wrote in a ci run of lab 08 (heaplab/tests/data, copied from the run's client/):
+    plain cells keep everything on the heap; offheap-chunkmap keeps almost nothing there and its data in
+    64 KB direct chunks from the pool it reserved at start-up."""
+    plain = memory_values(
+        load_admin_metrics(DATA / "admin-metrics-plain-after.json"),
+        load_admin_metrics(DATA / "admin-metrics-plain-before.json"),
+    )
+    before = load_admin_metrics(DATA / "admin-metrics-offheap-chunkmap-before.json")
+    after = load_admin_metrics(DATA / "admin-metrics-offheap-chunkmap-after.json")
+    assert before.cells == 0 and after.cells == 40_000 and after.index == "CHUNK_MAP"
+    assert after.gc_requested and after.offheap_chunks == 100 and after.onheap_chunks == 0
+    assert after.chunk_bytes is None  # not reported yet: the spec's chunk size is used
+    off = memory_values(after, before, chunk_bytes=65536)
+    assert plain["cells"] == off["cells"] == 40_000
+    assert plain["memstore_data"] == pytest.approx(off["memstore_data"]) == pytest.approx(6_080_000 / MB)
+    # plain: the data and its objects on the heap, a little over the engine's 80-byte estimate per cell
+    assert 60 < plain["heap_overhead_per_cell"] < 120
+    assert plain["heap_bytes_per_cell"] == pytest.approx(plain["heap_overhead_per_cell"] + 152)
+    # offheap-chunkmap: direct = growth of direct memory + 100 chunks of 64 KB
+    growth = (after.direct_used - before.direct_used) / MB
+    assert off["direct_retained"] == pytest.approx(growth + 100 * 65536 / MB)
+    assert off["heap_bytes_per_cell"] < 0.5 * plain["heap_bytes_per_cell"]
+    assert off["heap_overhead_per_cell"] == pytest.approx(off["heap_bytes_per_cell"])  # no data on the heap
