@@ -72,8 +72,8 @@ def _metadata(a: Analysis) -> list[str]:
         "",
         "## Variants",
         "",
-        "| variant | profile | status | server JVM flags | client JVM flags |",
-        "|---|---|---|---|---|",
+        "| variant | profile | engine-site overrides | status | server JVM flags | client JVM flags |",
+        "|---|---|---|---|---|---|",
     ]
     for name in a.run.spec.variants:
         v = a.run.variant_info(name)
@@ -83,9 +83,9 @@ def _metadata(a: Analysis) -> list[str]:
         elif v.get("error"):
             status = f"{status}: {v.get('error')}"
         flags = [" ".join(v.get(k) or []) for k in ("server_jvm_flags", "client_jvm_flags")]
-        lines.append(
-            f"| {name} | {_cell(v.get('profile'))} | {_cell(status)} | `{flags[0]}` | `{flags[1]}` |"
-        )
+        site = ", ".join(f"{k}={x}" for k, x in (v.get("site") or {}).items())
+        cells = [name, _cell(v.get("profile")), _cell(site), _cell(status), f"`{flags[0]}`", f"`{flags[1]}`"]
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 

@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 
+from heaplab.report import write_report
 from heaplab.runner import _variant_entry, ansible_vars
 from heaplab.spec import SpecError, parse_spec
+from heaplab.tests.conftest import PUBLISHED
+from heaplab.tests.fabricate import Shape, fabricate_run
 
 ARCHIVE = Path("/tmp/heaplab-engine-0.1.0-bin.tar.gz")
 
@@ -201,3 +204,11 @@ def test_bad_variant_overrides_are_one_line_errors(mutate, message: str) -> None
     with pytest.raises(SpecError, match=message) as err:
         parse_spec(raw)
     assert "\n" not in str(err.value)
+
+
+def test_report_lists_each_variants_overrides(tmp_path: Path) -> None:
+    raw = two_variant_spec()
+    run = fabricate_run(tmp_path / "r", raw, {"legacy": Shape(), "preassign": Shape()})
+    text = write_report(run, PUBLISHED).read_text(encoding="utf-8")
+    row = next(x for x in text.splitlines() if x.startswith("| legacy | hbase1-onheap |"))
+    assert "hbase.hregion.mvcc.preassign=false, hbase.regionserver.handler.count=10" in row
