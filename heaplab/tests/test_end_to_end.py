@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
 from heaplab.comparison import fmt
 from heaplab.hlog import read_intervals, read_total
-from heaplab.spec import load_spec
 from heaplab.tests.conftest import PUBLISHED, REPO, FinishedRun
+from heaplab.tests.shared_runs import run_lab_at_ci
 
 LAB = "03-offheap-write"
 REAL_SPEC = REPO / "labs" / LAB / "experiment.yml"
@@ -57,20 +54,7 @@ def e2e(lab_root, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     copy = lab.spec.read_text(encoding="utf-8").splitlines()
     assert [x for x in copy if x not in real.splitlines()] == [f'  hbase.regionserver.port: "{lab.port}"']
     assert len(copy) == len(real.splitlines()) + 1
-    runs = tmp_path_factory.mktemp("runs")
-    cmd = [sys.executable, "-m", "heaplab", "run", LAB, "--scale", "ci", "--report"]
-    cmd += ["--runs-dir", str(runs), "--inventory", str(lab.inventory)]
-    proc = subprocess.run(
-        cmd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
-        timeout=600,
-        check=False,
-    )
-    (run,) = runs.iterdir()
-    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
+    return run_lab_at_ci(lab, LAB, tmp_path_factory.mktemp("runs"), timeout=600)
 
 
 def test_run_completes(e2e: FinishedRun) -> None:

@@ -13,16 +13,13 @@ unavailable); the tests judge whatever ran:
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from heaplab.memory import load_admin_metrics
-from heaplab.spec import load_spec
 from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.shared_runs import run_lab_at_ci
 from heaplab.tests.test_end_to_end import spec_with_port
 
 LABS = ("07-write-pipeline", "08-memstore-memory")
@@ -33,20 +30,7 @@ def e2e(request, lab_root, tmp_path_factory: pytest.TempPathFactory) -> Finished
     lab_name = request.param
     real = (REPO / "labs" / lab_name / "experiment.yml").read_text(encoding="utf-8")
     lab = lab_root(spec_with_port(real), lab=lab_name)
-    runs = tmp_path_factory.mktemp("runs")
-    cmd = [sys.executable, "-m", "heaplab", "run", lab_name, "--scale", "ci", "--report"]
-    cmd += ["--runs-dir", str(runs), "--inventory", str(lab.inventory)]
-    proc = subprocess.run(
-        cmd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
-        timeout=1200,
-        check=False,
-    )
-    (run,) = runs.iterdir()
-    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
+    return run_lab_at_ci(lab, lab_name, tmp_path_factory.mktemp("runs"), timeout=1200)
 
 
 def _available(e2e: FinishedRun) -> list[str]:

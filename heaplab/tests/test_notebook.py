@@ -3,29 +3,12 @@
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import Shape
+from heaplab.tests.shared_runs import execute_notebook
 
 NOTEBOOK = REPO / "notebooks/03-offheap-write.ipynb"
-
-
-def execute(run_dir: Path) -> tuple[nbformat.NotebookNode, str]:
-    """Run the notebook with ``run_dir`` injected after the parameters cell (papermill's convention)."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    (index,) = [i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])]
-    nb.cells.insert(index + 1, nbformat.v4.new_code_cell(f"run_dir = {str(run_dir)!r}"))
-    NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK.parent)}}
-    ).execute()
-    text = []
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            assert out.get("output_type") != "error", out
-            data = out.get("data", {})
-            text.append(data.get("text/markdown", "") + data.get("text/plain", "") + out.get("text", ""))
-    return nb, "\n".join(text)
 
 
 def _has_png(nb: nbformat.NotebookNode) -> bool:
@@ -33,7 +16,7 @@ def _has_png(nb: nbformat.NotebookNode) -> bool:
 
 
 def test_notebook_on_the_fixture(fixture_run: Path) -> None:
-    nb, text = execute(fixture_run)
+    nb, text = execute_notebook(NOTEBOOK, fixture_run)
     assert "| 99.9% |" in text and "this run (ci)" in text
     assert "not yet available" in text
     assert "**inconclusive**" in text
@@ -49,6 +32,6 @@ def test_notebook_defaults_to_the_committed_fixture() -> None:
 
 def test_notebook_shows_a_reproduced_claim(make_pair) -> None:
     run = make_pair(Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=2, gc_pause_ms=2))
-    _, text = execute(run)
+    _, text = execute_notebook(NOTEBOOK, run)
     assert "**reproduced**" in text
     assert "not yet available" not in text

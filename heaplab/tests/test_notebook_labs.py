@@ -6,29 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import Shape, fabricate_run
+from heaplab.tests.shared_runs import execute_notebook
 from heaplab.tests.test_memory import _lab08_run
 from heaplab.tests.test_ratio_claims import FAST, lab07_spec
-
-
-def execute(notebook: Path, run_dir: Path) -> tuple[nbformat.NotebookNode, str]:
-    """Run ``notebook`` with ``run_dir`` injected after the parameters cell (papermill's convention)."""
-    nb = nbformat.read(notebook, as_version=4)
-    (index,) = [i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])]
-    nb.cells.insert(index + 1, nbformat.v4.new_code_cell(f"run_dir = {str(run_dir)!r}"))
-    NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
-    ).execute()
-    text = []
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            assert out.get("output_type") != "error", out
-            data = out.get("data", {})
-            text.append(data.get("text/markdown", "") + data.get("text/plain", "") + out.get("text", ""))
-    return nb, "\n".join(text)
 
 
 def _pngs(nb: nbformat.NotebookNode) -> int:
@@ -41,7 +24,7 @@ NB08 = REPO / "notebooks/08-memstore-memory.ipynb"
 
 def test_lab07_notebook_shows_ratios_and_verdicts(tmp_path: Path) -> None:
     run = fabricate_run(tmp_path / "fast", lab07_spec(), {v: Shape(duration_s=s) for v, s in FAST.items()})
-    nb, text = execute(NB07, run)
+    nb, text = execute_notebook(NB07, run)
     assert "### mvcc_preassign" in text and "### staged_write_path" in text
     assert "article, sync-wal (no variant here): throughput_ratio = 1.3 x" in text
     assert "| MVCC pre-assign, SYNC_WAL (article 1.30x) | 1.40x |" in text  # 14 s vs 10 s for the same rows
@@ -54,7 +37,7 @@ def test_lab07_notebook_with_an_unavailable_variant(tmp_path: Path) -> None:
     shapes = {v: Shape(duration_s=8) for v in FAST if v != "sync-staged"}
     spec = lab07_spec()
     spec["variants"]["sync-staged"].update(available=False, why="needs the staged write path")
-    _, text = execute(NB07, fabricate_run(tmp_path / "flat", spec, shapes))
+    _, text = execute_notebook(NB07, fabricate_run(tmp_path / "flat", spec, shapes))
     assert "not yet available: needs the staged write path" in text
     assert "**inconclusive**" in text and "**not reproduced**" in text
 
@@ -67,7 +50,7 @@ def test_lab08_notebook_shows_memory_per_cell(tmp_path: Path) -> None:
         "offheap-skiplist": 38,
         "offheap-chunkmap": 4,
     }
-    nb, text = execute(NB08, _lab08_run(tmp_path, per_cell, "shows"))
+    nb, text = execute_notebook(NB08, _lab08_run(tmp_path, per_cell, "shows"))
     assert "| heap overhead B/cell |" in text and "article, tcmalloc (no variant here)" in text
     assert "| plain | article (new-delete) |" in text
     assert "**reproduced**" in text and "**not reproduced**" not in text
@@ -82,5 +65,5 @@ def test_lab08_notebook_when_pooling_saves_little(tmp_path: Path) -> None:
         "offheap-skiplist": 50,
         "offheap-chunkmap": 45,
     }
-    _, text = execute(NB08, _lab08_run(tmp_path, per_cell, "flat"))
+    _, text = execute_notebook(NB08, _lab08_run(tmp_path, per_cell, "flat"))
     assert "**not reproduced**" in text and "**reproduced**" not in text

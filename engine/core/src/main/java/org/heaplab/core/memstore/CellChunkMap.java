@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import org.heaplab.core.cell.Cell;
+import org.heaplab.core.cell.CellComparator;
 import org.heaplab.core.cell.KeyValue;
 
 /**
@@ -87,7 +88,7 @@ final class CellChunkMap implements Segment {
         int hi = count;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (MemstoreComparator.INSTANCE.compare(cell(mid), key) < 0) {
+            if (CellComparator.INSTANCE.compare(cell(mid), key) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
 import org.heaplab.core.cell.Cell;
+import org.heaplab.core.cell.CellComparator;
 
 /**
  * Merges sorted segment iterators into one sorted iterator; of cells with the same key the one from
@@ -16,7 +17,7 @@ final class SegmentMerger implements Iterator<Cell> {
     }
 
     private final PriorityQueue<Head> heads = new PriorityQueue<>((a, b) -> {
-        int c = MemstoreComparator.INSTANCE.compare(a.cell, b.cell);
+        int c = CellComparator.INSTANCE.compare(a.cell, b.cell);
         return c != 0 ? c : Integer.compare(a.rank, b.rank);
     });
 
@@ -49,7 +50,7 @@ final class SegmentMerger implements Iterator<Cell> {
             throw new NoSuchElementException();
         }
         advance(h.rest, h.rank);
-        while (!heads.isEmpty() && MemstoreComparator.INSTANCE.compare(heads.peek().cell, h.cell) == 0) {
+        while (!heads.isEmpty() && CellComparator.INSTANCE.compare(heads.peek().cell, h.cell) == 0) {
             Head older = heads.poll(); // same key in an older segment: replaced
             advance(older.rest, older.rank);
         }

@@ -10,12 +10,12 @@ import org.heaplab.core.cell.CellComparator;
  * The mutable segment: a {@link ConcurrentSkipListMap} of cells in {@link CellComparator} order (both
  * HBase versions' default memstore index). Per cell it keeps a skip-list node, sometimes index nodes,
  * and the cell object itself on the heap, all long-lived until the flush. Compared by
- * {@link MemstoreComparator} (the same order without garbage for off-heap cells).
+ * {@link CellComparator} (garbage-free for off-heap cells too).
  *
  * <p>Thread safety: {@link #put} and the readers may run concurrently (weakly consistent iteration).
  */
 final class SkipListSegment implements Segment {
-    private final ConcurrentSkipListMap<Cell, Cell> cells = new ConcurrentSkipListMap<>(MemstoreComparator.INSTANCE);
+    private final ConcurrentSkipListMap<Cell, Cell> cells = new ConcurrentSkipListMap<>(CellComparator.INSTANCE);
     private final AtomicLong heapSize = new AtomicLong();
 
     /** Indexes {@code kv} (a cell the memstore's storage owns); returns the cell it replaced, or null. */

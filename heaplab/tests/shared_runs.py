@@ -1,0 +1,52 @@
+"""Helpers shared by the tests that run real labs and real notebooks (not fixtures: plain functions)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from heaplab.spec import load_spec
+from heaplab.tests.conftest import FinishedRun, LabRoot
+
+
+def run_lab_at_ci(lab: LabRoot, lab_name: str, runs: Path, timeout: int) -> FinishedRun:
+    """`heaplab run <lab_name> --scale ci --report` on ``lab``'s copy of the repository, into ``runs``."""
+    cmd = [sys.executable, "-m", "heaplab", "run", lab_name, "--scale", "ci", "--report"]
+    cmd += ["--runs-dir", str(runs), "--inventory", str(lab.inventory)]
+    proc = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
+        timeout=timeout,
+        check=False,
+    )
+    (run,) = runs.iterdir()
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
+
+
+def execute_notebook(notebook: Path, run_dir: Path) -> tuple[nbformat.NotebookNode, str]:
+    """Run ``notebook`` with ``run_dir`` injected after the parameters cell (papermill's convention).
+
+    Fails on any cell error; returns the executed notebook and the text of all its outputs.
+    """
+    nb = nbformat.read(notebook, as_version=4)
+    (index,) = [i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])]
+    nb.cells.insert(index + 1, nbformat.v4.new_code_cell(f"run_dir = {str(run_dir)!r}"))
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
+    ).execute()
+    text = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            assert out.get("output_type") != "error", out
+            data = out.get("data", {})
+            text.append(data.get("text/markdown", "") + data.get("text/plain", "") + out.get("text", ""))
+    return nb, "\n".join(text)
