@@ -3,9 +3,7 @@ package org.heaplab.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,46 +33,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(150)
 class CrashRecoveryTest {
+    /** The child server's JVM: small heap, serial GC, quick start. */
+    private static final String[] SERVER_JVM = {"-Xmx256m", "-XX:MaxDirectMemorySize=64m", "-XX:+UseSerialGC"};
     private static final byte[] F = "info0".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] Q = "0".getBytes(StandardCharsets.US_ASCII);
     private static final String HOST = InetAddress.getLoopbackAddress().getHostAddress();
     private static final int WRITERS = 4;
-
-    /** A region server in its own JVM, with its stdout drained; ready() waits for its "serving" line. */
-    private static final class ServerProcess {
-        final Process process;
-        final CountDownLatch serving = new CountDownLatch(1);
-        final List<String> output = new CopyOnWriteArrayList<>();
-        final Thread drain;
-
-        ServerProcess(Path home) throws IOException {
-            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:MaxDirectMemorySize=64m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                "-Dengine.home=" + home, "-Dengine.conf.dir=" + home.resolve("conf"), "-Dengine.log.dir=" + home.resolve("logs"),
-                RegionServer.class.getName());
-            pb.redirectErrorStream(true);
-            process = pb.start();
-            drain = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        output.add(line);
-                        if (line.contains("region server serving on")) {
-                            serving.countDown();
-                        }
-                    }
-                } catch (IOException ignored) {
-                    // process gone
-                }
-            });
-            drain.setDaemon(true);
-            drain.start();
-        }
-
-        void awaitServing() throws InterruptedException {
-            assertTrue(serving.await(60, TimeUnit.SECONDS), () -> "server did not start: " + output);
-        }
-    }
 
     @Test
     void everyAcknowledgedWriteSurvivesSigkill(@TempDir Path home) throws Exception {
@@ -107,8 +70,8 @@ class CrashRecoveryTest {
         Random random = new Random();
         AtomicInteger generation = new AtomicInteger();
 
-        ServerProcess server = new ServerProcess(home);
-        server.awaitServing();
+        ChildRegionServer server = new ChildRegionServer(home, SERVER_JVM);
+        server.awaitServing("crash test");
         try (Connection c = Connection.open(HOST, port)) {
             c.getAdmin().createTable(new TableDescriptor("Crash", F, Compression.NONE),
                 new byte[][] {"w1".getBytes(StandardCharsets.US_ASCII), "w3".getBytes(StandardCharsets.US_ASCII)});
@@ -134,8 +97,8 @@ class CrashRecoveryTest {
                     th.join(30_000);
                 }
             }
-            server = new ServerProcess(home);
-            server.awaitServing();
+            server = new ChildRegionServer(home, SERVER_JVM);
+            server.awaitServing("crash test");
             try (Connection c = Connection.open(HOST, port)) {
                 Table t = c.getTable("Crash");
                 int missing = 0;

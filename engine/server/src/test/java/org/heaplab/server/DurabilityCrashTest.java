@@ -3,9 +3,7 @@ package org.heaplab.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -56,6 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class DurabilityCrashTest {
+    /** The child server's JVM: small heap, serial GC, quick start. */
+    private static final String[] SERVER_JVM = {"-Xmx256m", "-XX:MaxDirectMemorySize=256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"};
     private static final byte[] F = "info0".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] Q = "0".getBytes(StandardCharsets.US_ASCII);
     private static final String HOST = InetAddress.getLoopbackAddress().getHostAddress();
@@ -82,7 +82,7 @@ class DurabilityCrashTest {
             port = s.getLocalPort();
         }
         writeConf(home, port, 0);
-        ServerProcess server = new ServerProcess(home);
+        ChildRegionServer server = new ChildRegionServer(home, SERVER_JVM);
         server.awaitServing(where);
         try (Connection c = Connection.open(HOST, port)) {
             c.getAdmin().createTable(new TableDescriptor("Crash", F, Compression.NONE),
@@ -119,7 +119,7 @@ class DurabilityCrashTest {
             assertTrue(ackCount.get() > 0, "no write was acknowledged before the kill: " + point);
 
             writeConf(home, port, crash + 1);
-            server = new ServerProcess(home);
+            server = new ChildRegionServer(home, SERVER_JVM);
             server.awaitServing(point);
             try (Connection c = Connection.open(HOST, port)) {
                 Table t = c.getTable("Crash");
@@ -244,39 +244,4 @@ class DurabilityCrashTest {
         }
     }
 
-    /** A region server in its own JVM with its output drained; awaitServing waits for its "serving" line. */
-    private static final class ServerProcess {
-        final Process process;
-        final CountDownLatch serving = new CountDownLatch(1);
-        final List<String> output = new CopyOnWriteArrayList<>();
-
-        ServerProcess(Path home) throws IOException {
-            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:MaxDirectMemorySize=256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"),
-                "-Dengine.home=" + home, "-Dengine.conf.dir=" + home.resolve("conf"), "-Dengine.log.dir=" + home.resolve("logs"),
-                RegionServer.class.getName());
-            pb.redirectErrorStream(true);
-            process = pb.start();
-            Thread drain = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        output.add(line);
-                        if (line.contains("region server serving on")) {
-                            serving.countDown();
-                        }
-                    }
-                } catch (IOException ignored) {
-                    // process gone
-                }
-            });
-            drain.setDaemon(true);
-            drain.start();
-        }
-
-        void awaitServing(String where) throws InterruptedException {
-            assertTrue(serving.await(60, TimeUnit.SECONDS), () -> "server did not start (" + where + "): " + output);
-        }
-    }
 }
