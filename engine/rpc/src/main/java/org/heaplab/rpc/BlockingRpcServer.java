@@ -13,10 +13,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.util.Futures;
 
 /**
  * The HBase 1.x-style blocking RPC server: one acceptor thread, one reader thread per connection,
@@ -346,7 +349,7 @@ public final class BlockingRpcServer implements RpcServer {
         final Request request;
         final RequestBuffer buffer;
         private final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
-        private final List<java.util.concurrent.CompletableFuture<?>> holds = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final List<CompletableFuture<?>> holds = new CopyOnWriteArrayList<>();
 
         Call(ServerConnection connection, Request request, RequestBuffer buffer) {
             this.connection = connection;
@@ -355,7 +358,7 @@ public final class BlockingRpcServer implements RpcServer {
         }
 
         @Override
-        public void holdRequestUntil(java.util.concurrent.CompletableFuture<?> f) {
+        public void holdRequestUntil(CompletableFuture<?> f) {
             holds.add(f);
         }
 
@@ -385,7 +388,7 @@ public final class BlockingRpcServer implements RpcServer {
             }
             // the frame is a copy: the buffer may go back before it is sent, so that a client's next
             // request (sent once it has this answer) can reuse it
-            if (holds.stream().allMatch(java.util.concurrent.CompletableFuture::isDone)) {
+            if (holds.stream().allMatch(CompletableFuture::isDone)) {
                 buffer.release();
                 connection.send(frame);
                 inFlight.decrementAndGet(); // after the send: stop() waits for it before closing connections
@@ -394,8 +397,7 @@ public final class BlockingRpcServer implements RpcServer {
             try {
                 connection.send(frame);
             } finally {
-                java.util.concurrent.CompletableFuture.allOf(holds.stream().map(h -> h.handle((v, e) -> null))
-                    .toArray(java.util.concurrent.CompletableFuture[]::new)).whenComplete((v, e) -> release());
+                Futures.allSettled(holds).whenComplete((v, e) -> release());
             }
         }
 

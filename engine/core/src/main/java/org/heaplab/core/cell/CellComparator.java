@@ -43,7 +43,12 @@ public final class CellComparator implements Comparator<Cell> {
         if (c != 0) {
             return c;
         }
-        c = Long.compare(b.timestamp(), a.timestamp());
+        return compareTimestampAndType(a, b);
+    }
+
+    /** Newer timestamps first; at equal timestamps the higher type code (deletes before puts). */
+    private static int compareTimestampAndType(Cell a, Cell b) {
+        int c = Long.compare(b.timestamp(), a.timestamp());
         if (c != 0) {
             return c;
         }
@@ -95,11 +100,7 @@ public final class CellComparator implements Comparator<Cell> {
         if (c != 0) {
             return c;
         }
-        c = Long.compare(b.timestamp(), a.timestamp());
-        if (c != 0) {
-            return c;
-        }
-        return Integer.compare(b.typeByte() & 0xff, a.typeByte() & 0xff);
+        return compareTimestampAndType(a, b);
     }
 
     public static int compareRows(KeyValue a, KeyValue b) {

@@ -26,6 +26,7 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.util.Futures;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.core.wal.LegacyMvcc;
 import org.heaplab.core.wal.Mvcc;
@@ -227,7 +228,7 @@ public final class OnlineRegions implements Closeable {
             walDone.forEach(f -> e.addSuppressed(new CellsStillInUse(f)));
             throw e;
         }
-        return allSettled(walDone);
+        return Futures.allSettled(walDone);
     }
 
     /**
@@ -283,13 +284,6 @@ public final class OnlineRegions implements Closeable {
         return byRegion;
     }
 
-    /** Completes normally when every future completed, normally or not. */
-    static CompletableFuture<Void> allSettled(List<? extends CompletableFuture<?>> futures) {
-        CompletableFuture<?>[] settled = futures.stream().map(f -> f.handle((v, t) -> null))
-            .toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(settled);
-    }
-
     /**
      * Attached (suppressed) to a put's exception when some regions' appends were accepted before the
      * failure: the caller must wait for {@link #future} before releasing the cells' memory.
@@ -314,7 +308,7 @@ public final class OnlineRegions implements Closeable {
                     fs.add(c.future);
                 }
             }
-            return allSettled(fs);
+            return Futures.allSettled(fs);
         }
     }
 
