@@ -1,6 +1,9 @@
 package org.heaplab.core.cache;
 
+import java.nio.ByteBuffer;
+import java.util.EnumMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.heaplab.core.conf.Configuration;
@@ -27,7 +30,7 @@ public final class LruBlockCache implements BlockCache {
     private final long capacity;
     private final long acceptableSize;
     private final long minSize;
-    private final LinkedHashMap<BlockCacheKey, byte[]> blocks = new LinkedHashMap<>(1024, 0.75f, true);
+    private final LinkedHashMap<BlockCacheKey, Block> blocks = new LinkedHashMap<>(1024, 0.75f, true);
     private long heapSize;
     private long hits;
     private long misses;
@@ -60,28 +63,36 @@ public final class LruBlockCache implements BlockCache {
         return bytes == 0 ? BlockCache.NONE : new LruBlockCache(bytes);
     }
 
-    static long heapSize(byte[] block) {
-        return block.length + BLOCK_OVERHEAD;
+    static long heapSize(Block block) {
+        return block.size() + BLOCK_OVERHEAD;
     }
 
     @Override
-    public synchronized byte[] getBlock(BlockCacheKey key) {
-        byte[] b = blocks.get(key);
-        if (b == null) {
-            misses++;
-        } else {
-            hits++;
+    public synchronized Block getBlock(BlockCacheKey key, BlockType type, boolean updateStats) {
+        Block b = blocks.get(key);
+        if (updateStats) {
+            if (b == null) {
+                misses++;
+            } else {
+                hits++;
+            }
         }
         return b;
     }
 
     @Override
-    public synchronized void cacheBlock(BlockCacheKey key, byte[] block) {
+    public synchronized void cacheBlock(BlockCacheKey key, Block offered, boolean inMemory) {
+        Block block = offered;
+        if (offered.isOffHeap()) { // keep heap memory only
+            byte[] copy = new byte[offered.size()];
+            offered.data().duplicate().get(copy);
+            block = Block.onHeap(offered.type(), copy);
+        }
         long size = heapSize(block);
         if (size > acceptableSize) {
             return;
         }
-        byte[] old = blocks.put(key, block);
+        Block old = blocks.put(key, block);
         heapSize += size - (old == null ? 0 : heapSize(old));
         if (heapSize > acceptableSize) {
             evict();
@@ -90,9 +101,9 @@ public final class LruBlockCache implements BlockCache {
 
     private void evict() {
         evictions++;
-        Iterator<Map.Entry<BlockCacheKey, byte[]>> it = blocks.entrySet().iterator();
+        Iterator<Map.Entry<BlockCacheKey, Block>> it = blocks.entrySet().iterator();
         while (heapSize > minSize && it.hasNext()) {
-            byte[] b = it.next().getValue();
+            Block b = it.next().getValue();
             it.remove();
             heapSize -= heapSize(b);
             evictedBlocks++;
@@ -102,9 +113,9 @@ public final class LruBlockCache implements BlockCache {
     @Override
     public synchronized int evictBlocksByFile(long fileId) {
         int n = 0;
-        Iterator<Map.Entry<BlockCacheKey, byte[]>> it = blocks.entrySet().iterator();
+        Iterator<Map.Entry<BlockCacheKey, Block>> it = blocks.entrySet().iterator();
         while (it.hasNext()) {
-            Map.Entry<BlockCacheKey, byte[]> e = it.next();
+            Map.Entry<BlockCacheKey, Block> e = it.next();
             if (e.getKey().fileId() == fileId) {
                 heapSize -= heapSize(e.getValue());
                 it.remove();
@@ -115,7 +126,16 @@ public final class LruBlockCache implements BlockCache {
     }
 
     @Override
-    public synchronized CacheStats stats() {
-        return new CacheStats(hits, misses, evictions, evictedBlocks, blocks.size(), heapSize, capacity);
+    public synchronized List<CacheMetrics> metrics() {
+        // TODO(issue 4, cache helper): counts per block type; all counted as DATA for now
+        Map<BlockType, CacheMetrics.Counts> byType = new EnumMap<>(BlockType.class);
+        for (BlockType t : BlockType.values()) {
+            byType.put(t, new CacheMetrics.Counts(t == BlockType.DATA ? hits : 0, t == BlockType.DATA ? misses : 0));
+        }
+        return List.of(new CacheMetrics("lru", capacity, heapSize, blocks.size(), byType, evictions, evictedBlocks, 0, 0));
+    }
+
+    @Override
+    public void close() {
     }
 }

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.heaplab.core.cache.BlockCache;
-import org.heaplab.core.cache.CacheStats;
+import org.heaplab.core.cache.CacheMetrics;
 import org.heaplab.core.cache.LruBlockCache;
 import org.heaplab.core.cell.Cells;
 import org.heaplab.core.cell.Cell;
@@ -363,9 +363,9 @@ public final class OnlineRegions implements Closeable {
         return (int) allRegions().count();
     }
 
-    /** Block cache counters (hits, misses, evictions, size): for the server's metrics. */
-    public CacheStats blockCacheStats() {
-        return cache.stats();
+    /** Block cache counters, one entry per cache: for the server's metrics. */
+    public java.util.List<CacheMetrics> blockCacheMetrics() {
+        return cache.metrics();
     }
 
     /** Bytes in all memstores together, and the global limit writers block at: for the server's metrics. */

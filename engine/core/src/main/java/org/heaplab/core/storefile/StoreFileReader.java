@@ -92,6 +92,64 @@ public final class StoreFileReader implements Closeable {
     }
 
     /**
+     * Opens a store file whose cached blocks are served through {@code readPath}; {@code inMemory}: the
+     * family is IN_MEMORY (blocks cached with the in-memory priority).
+     * TODO(issue 4, store-file helper): readPath and inMemory are not used yet.
+     */
+    public static StoreFileReader open(Path path, BlockCache cache, org.heaplab.core.cache.ReadPath readPath,
+                                       boolean inMemory) throws IOException {
+        return open(path, cache);
+    }
+
+    /** False only when the row is certainly not in this file (bloom filter); true without a bloom. */
+    public boolean mightContainRow(byte[] row) throws IOException {
+        return true; // TODO(issue 4, store-file helper)
+    }
+
+    /**
+     * Appends every cell of {@code row} to {@code out}, in cell order. Cells may point into cached
+     * blocks whose references {@code scope} holds: valid until the scope is closed.
+     */
+    public void getRow(byte[] row, org.heaplab.core.cache.ReadScope scope, List<org.heaplab.core.cell.Cell> out)
+        throws IOException {
+        List<KeyValue> kvs = new ArrayList<>();
+        getRow(row, kvs);
+        out.addAll(kvs);
+    }
+
+    /**
+     * A cursor over the file's cells from the first cell whose row is >= {@code startRow} (empty: the
+     * first cell), reading blocks through the cache; cells valid until {@code scope} is closed.
+     * TODO(issue 4, store-file helper): seek through the index instead of scanning from the start.
+     */
+    public org.heaplab.core.cell.CellCursor cursor(byte[] startRow, org.heaplab.core.cache.ReadScope scope) {
+        Iterator<KeyValue> it = scanner();
+        return new org.heaplab.core.cell.CellCursor() {
+            private KeyValue current = advanceFrom();
+
+            private KeyValue advanceFrom() {
+                while (it.hasNext()) {
+                    KeyValue kv = it.next();
+                    if (CellComparator.compareRow(kv, startRow) >= 0) {
+                        return kv;
+                    }
+                }
+                return null;
+            }
+
+            @Override
+            public org.heaplab.core.cell.Cell peek() {
+                return current;
+            }
+
+            @Override
+            public void advance() {
+                current = it.hasNext() ? it.next() : null;
+            }
+        };
+    }
+
+    /**
      * Appends every cell of {@code row} to {@code out}, in cell order. Each returned cell is a fresh copy
      * on the heap (cached blocks are shared and never handed out).
      */
@@ -119,12 +177,20 @@ public final class StoreFileReader implements Closeable {
     }
 
     private byte[] cachedBlock(int b) throws IOException {
+        // TODO(issue 4, store-file helper): serve cells from the Block through a ReadPath and ReadScope
         BlockCacheKey key = new BlockCacheKey(id, index.offset(b));
-        byte[] block = cache.getBlock(key);
-        if (block == null) {
-            block = readBlock(b);
-            cache.cacheBlock(key, block);
+        org.heaplab.core.cache.Block cached = cache.getBlock(key, org.heaplab.core.cache.BlockType.DATA, true);
+        if (cached != null) {
+            try {
+                byte[] copy = new byte[cached.size()];
+                cached.data().duplicate().get(copy);
+                return copy;
+            } finally {
+                cached.release();
+            }
         }
+        byte[] block = readBlock(b);
+        cache.cacheBlock(key, org.heaplab.core.cache.Block.onHeap(org.heaplab.core.cache.BlockType.DATA, block), false);
         return block;
     }
 

@@ -60,6 +60,21 @@ public final class StoreFileWriter implements Closeable {
     private long cellCount;
     private boolean finished;
 
+    /**
+     * What a family asks of its store files.
+     * TODO(issue 4, store-file helper): encoding and bloom are not written yet.
+     */
+    public record Options(Compression compression, org.heaplab.core.io.DataBlockEncoding encoding,
+                          org.heaplab.core.io.BloomType bloom) {
+        public static Options of(Compression compression) {
+            return new Options(compression, org.heaplab.core.io.DataBlockEncoding.NONE, org.heaplab.core.io.BloomType.ROW);
+        }
+    }
+
+    public StoreFileWriter(Path path, Options options) throws IOException {
+        this(path, options.compression());
+    }
+
     public StoreFileWriter(Path path, Compression compression) throws IOException {
         this.path = path;
         this.compression = compression;

@@ -124,7 +124,7 @@ class OnlineRegionsTest {
             o.put("T", List.of(delete(row(7), "b", 2, KeyValue.Type.DELETE_COLUMN)));
             assertEquals(List.of(put(row(7), "a", 2, "v2-7-a")), o.get("T", b(row(7))));
             assertEquals(List.of(put(row(8), "a", 2, "v2-8-a"), put(row(8), "b", 2, "v2-8-b")), o.get("T", b(row(8))));
-            assertTrue(o.blockCacheStats().hits() + o.blockCacheStats().misses() > 0);
+            assertTrue(o.blockCacheMetrics().get(0).hits() + o.blockCacheMetrics().get(0).misses() > 0);
         }
     }
 

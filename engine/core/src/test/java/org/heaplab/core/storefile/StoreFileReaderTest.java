@@ -55,8 +55,8 @@ class StoreFileReaderTest {
             List<KeyValue> good = new ArrayList<>();
             r.getRow(row3, good);
             assertEquals(6, good.size(), "rows in good blocks still read");
-            assertTrue(cache.stats().blockCount() > 0);
-            assertNull(cache.getBlock(new BlockCacheKey(r.id(), offset)), "the bad block is never cached");
+            assertTrue(cache.metrics().get(0).blockCount() > 0);
+            assertNull(cache.getBlock(new BlockCacheKey(r.id(), offset), org.heaplab.core.cache.BlockType.DATA, false), "the bad block is never cached");
         }
     }
 
@@ -75,11 +75,11 @@ class StoreFileReaderTest {
         try (StoreFileReader r = StoreFileReader.open(file, cache)) {
             List<KeyValue> first = new ArrayList<>();
             r.getRow(b("row000100"), first);
-            assertEquals(0, cache.stats().hits());
-            assertEquals(1, cache.stats().misses());
+            assertEquals(0, cache.metrics().get(0).hits());
+            assertEquals(1, cache.metrics().get(0).misses());
             List<KeyValue> second = new ArrayList<>();
             r.getRow(b("row000100"), second);
-            assertEquals(1, cache.stats().hits());
+            assertEquals(1, cache.metrics().get(0).hits());
             assertEquals(first, second);
             assertEquals(6, second.size());
             for (int i = 0; i < second.size(); i++) {
@@ -87,6 +87,6 @@ class StoreFileReaderTest {
                 assertEquals(second.get(i).getLength(), second.get(i).getBuffer().length);
             }
         }
-        assertEquals(0, cache.stats().blockCount(), "closing the reader evicts its blocks");
+        assertEquals(0, cache.metrics().get(0).blockCount(), "closing the reader evicts its blocks");
     }
 }
