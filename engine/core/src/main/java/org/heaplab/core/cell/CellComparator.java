@@ -114,6 +114,55 @@ public final class CellComparator implements Comparator<Cell> {
             row, 0, row.length);
     }
 
+    /** Row order of any two cells (unsigned bytes), garbage-free whatever memory they live in. */
+    public static int compareRows(Cell a, Cell b) {
+        if (a instanceof KeyValue ka && b instanceof KeyValue kb) {
+            return compareRows(ka, kb);
+        }
+        return compareBytes(a, ROW, a.rowLength(), b, ROW, b.rowLength());
+    }
+
+    /** Compares any cell's row with {@code row} (unsigned bytes). */
+    public static int compareRow(Cell cell, byte[] row) {
+        if (cell instanceof KeyValue kv) {
+            return compareRow(kv, row);
+        }
+        return compareWithArray(cell, ROW, cell.rowLength(), row);
+    }
+
+    /** True when both cells have the same family. */
+    public static boolean sameFamily(Cell a, Cell b) {
+        return compareBytes(a, ROW + a.rowLength() + 1, a.familyLength(), b, ROW + b.rowLength() + 1,
+            b.familyLength()) == 0;
+    }
+
+    /** True when both cells have the same family and qualifier (rows are not compared). */
+    public static boolean sameColumn(Cell a, Cell b) {
+        if (!sameFamily(a, b)) {
+            return false;
+        }
+        return compareBytes(a, ROW + a.rowLength() + 1 + a.familyLength(), a.qualifierLength(),
+            b, ROW + b.rowLength() + 1 + b.familyLength(), b.qualifierLength()) == 0;
+    }
+
+    /** True when {@code cell}'s qualifier equals {@code qualifier}. */
+    public static boolean qualifierEquals(Cell cell, byte[] qualifier) {
+        return cell.qualifierLength() == qualifier.length
+            && compareWithArray(cell, ROW + cell.rowLength() + 1 + cell.familyLength(), qualifier.length, qualifier) == 0;
+    }
+
+    private static int compareWithArray(Cell c, int off, int len, byte[] b) {
+        int n = Math.min(len, b.length);
+        for (int i = 0; i < n; i++) {
+            int x = byteAt(c, off + i) & 0xff;
+            int y = b[i] & 0xff;
+            if (x != y) {
+                return x - y;
+            }
+        }
+        return Integer.compare(len, b.length);
+    }
+
     /** True when {@code cell}'s family equals {@code family}. */
     public static boolean familyEquals(Cell cell, byte[] family) {
         if (cell instanceof KeyValue kv) {

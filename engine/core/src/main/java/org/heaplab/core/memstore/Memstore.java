@@ -109,6 +109,16 @@ public final class Memstore {
         }
     }
 
+    /**
+     * The first row at or after {@code row} that has a cell here (a copy), or null when none has: with
+     * {@link #getRow} a scan walks the memstore a row at a time (the region reads each row under its row
+     * lock, so a scan sees all or none of a put's cells of that row).
+     */
+    public byte[] firstRowAtOrAfter(byte[] row) {
+        Iterator<Cell> it = merged(Cells.firstOnRow(row));
+        return it.hasNext() ? it.next().row() : null;
+    }
+
     /** True when {@code c}'s row is {@code row}; no copy, whichever memory the cell is in. */
     static boolean hasRow(Cell c, byte[] row) {
         if (c instanceof KeyValue kv) {

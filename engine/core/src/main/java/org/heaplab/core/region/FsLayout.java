@@ -11,7 +11,9 @@ import java.util.Properties;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.io.AtomicFiles;
+import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
+import org.heaplab.core.io.DataBlockEncoding;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.core.io.StorageConstants;
 
@@ -30,8 +32,9 @@ import org.heaplab.core.io.StorageConstants;
  * </pre>
  *
  * Metadata files are java.util.Properties text, written crash-safe (temp name, fsync, rename):
- * {@code .tabledesc}: format=1, name, family (hex), compression, durability (optional, USE_DEFAULT when
- * absent); {@code .regioninfo}: format=1, table,
+ * {@code .tabledesc}: format=1, name, family (hex), compression, then optional keys that older tables lack
+ * and that load with defaults when absent: durability (USE_DEFAULT), encoding (NONE), bloom (ROW),
+ * inMemory (false); {@code .regioninfo}: format=1, table,
  * encodedName, startKey (hex), endKey (hex). A family directory is the family name when it is
  * filename-safe, else '%' + hex.
  */
@@ -86,6 +89,9 @@ final class FsLayout {
         p.setProperty("family", HEX.formatHex(desc.family()));
         p.setProperty("compression", desc.compression().name());
         p.setProperty("durability", desc.durability().name());
+        p.setProperty("encoding", desc.encoding().name());
+        p.setProperty("bloom", desc.bloom().name());
+        p.setProperty("inMemory", String.valueOf(desc.inMemory()));
         AtomicFiles.write(tableDir.resolve(StorageConstants.TABLE_DESCRIPTOR_FILE), store(p));
     }
 
@@ -93,13 +99,24 @@ final class FsLayout {
         Path f = tableDir.resolve(StorageConstants.TABLE_DESCRIPTOR_FILE);
         Properties p = load(f);
         try {
-            // durability: absent in tables created before it existed (= USE_DEFAULT)
+            // durability, encoding, bloom, inMemory: absent in tables created before they existed
+            // (= USE_DEFAULT, NONE, ROW, false)
             return new TableDescriptor(required(p, "name", f), HEX.parseHex(required(p, "family", f)),
                 Compression.parse(required(p, "compression", f)),
-                Durability.parse(p.getProperty("durability", Durability.USE_DEFAULT.name())));
+                Durability.parse(p.getProperty("durability", Durability.USE_DEFAULT.name())),
+                DataBlockEncoding.parse(p.getProperty("encoding", DataBlockEncoding.NONE.name())),
+                BloomType.parse(p.getProperty("bloom", BloomType.ROW.name())),
+                parseBoolean(p.getProperty("inMemory", "false")));
         } catch (IllegalArgumentException e) {
             throw new IOException(f + " is invalid: " + e.getMessage(), e);
         }
+    }
+
+    private static boolean parseBoolean(String v) {
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new IllegalArgumentException("inMemory must be true or false, got '" + v + "'");
+        }
+        return Boolean.parseBoolean(v);
     }
 
     /** What .regioninfo holds. */

@@ -15,7 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.heaplab.core.cache.BlockCache;
 import org.heaplab.core.cache.CacheMetrics;
-import org.heaplab.core.cache.LruBlockCache;
+import org.heaplab.core.cache.BlockCaches;
+import org.heaplab.core.cache.ReadPath;
+import org.heaplab.core.cache.ReadPaths;
+import org.heaplab.core.cache.ReadScope;
 import org.heaplab.core.cell.Cells;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.CellComparator;
@@ -43,12 +46,24 @@ import org.heaplab.core.wal.Wal;
  * apply it to the memstore under row locks (see {@link Region#put}); queue a
  * flush for any region over hbase.hregion.memstore.flush.size.
  *
+ * <p>Read path: {@link #get}, {@link #multiGet} and {@link #scan} merge each region's memstores and
+ * store files (see {@link Region#get}, {@link Region#scan}); cells served from store files may point into
+ * cache blocks that the caller's {@link ReadScope} holds (zero-copy read path): use them only until
+ * the scope is closed, after the response is written. {@link #incrementLock} makes a read-modify-write
+ * atomic against other increments. The row query cache (heaplab.regionserver.query.cache.size) answers
+ * repeated gets; the block cache (BlockCaches.fromConf) and the read path
+ * (heaplab.regionserver.read.path) are chosen once here.
+ *
  * <p>Thread safety: every method may be called by many handler threads at once. Table creation and
  * removal are serialized among themselves; the table map is a ConcurrentHashMap of immutable tables.
  */
 public final class OnlineRegions implements Closeable {
     private final FsLayout layout;
     private final BlockCache cache;
+    private final ReadPath readPath;
+    private final RowQueryCache queryCache;
+    private final ReadCounters.Live readCounters = new ReadCounters.Live();
+    private final RegionServices services;
     private final MemstorePressure pressure;
     private final long flushSize;
     private final ConcurrentHashMap<String, OnlineTable> tables = new ConcurrentHashMap<>();
@@ -60,18 +75,41 @@ public final class OnlineRegions implements Closeable {
     private final boolean preassignMvcc;
     private volatile boolean closed;
 
-    private OnlineRegions(FsLayout layout, BlockCache cache, long globalLimit, long flushSize, Memstore.Factory memstores,
-                          boolean preassignMvcc) {
+    private OnlineRegions(FsLayout layout, BlockCache cache, ReadPath readPath, RowQueryCache queryCache, long globalLimit,
+                          long flushSize, Memstore.Factory memstores, boolean preassignMvcc) {
         this.preassignMvcc = preassignMvcc;
         this.memstores = memstores;
         this.layout = layout;
         this.cache = cache;
+        this.readPath = readPath;
+        this.queryCache = queryCache;
         this.flushSize = flushSize;
         this.pressure = new MemstorePressure(globalLimit, () -> flusher.requestGlobalFlush());
+        this.services = new RegionServices(cache, readPath, pressure, memstores, readCounters, queryCache);
     }
 
-    /** Opens (or creates) the data under hbase.rootdir and replays the WAL. */
+    /**
+     * Opens (or creates) the data under hbase.rootdir and replays the WAL, with the block cache
+     * {@link BlockCaches#fromConf} builds. A bad configuration value throws ConfigurationException (one
+     * line naming the key).
+     */
     public static OnlineRegions open(Configuration conf) throws IOException {
+        ReadPaths.fromConf(conf); // validate the cheap switches before allocating cache memory
+        RowQueryCache.fromConf(conf);
+        return open(conf, BlockCaches.fromConf(conf));
+    }
+
+    /** {@link #open(Configuration)} with a given block cache (tests wrap one to count its references); closes it. */
+    static OnlineRegions open(Configuration conf, BlockCache cache) throws IOException {
+        try {
+            return openWith(conf, cache);
+        } catch (IOException | RuntimeException e) {
+            cache.close();
+            throw e;
+        }
+    }
+
+    private static OnlineRegions openWith(Configuration conf, BlockCache cache) throws IOException {
         FsLayout layout = new FsLayout(FsLayout.rootDir(conf));
         Files.createDirectories(layout.walDir);
         Files.createDirectories(layout.dataDir);
@@ -87,8 +125,9 @@ public final class OnlineRegions implements Closeable {
             globalLimit = (long) (f * (double) Runtime.getRuntime().maxMemory());
         }
         long flushSize = conf.getLong(StorageKeys.MEMSTORE_FLUSH_SIZE, StorageKeys.DEFAULT_MEMSTORE_FLUSH_SIZE);
-        OnlineRegions o = new OnlineRegions(layout, LruBlockCache.fromConf(conf), globalLimit, flushSize,
-            Memstores.fromConf(conf, globalLimit), conf.getBoolean(Mvcc.PREASSIGN, Mvcc.DEFAULT_PREASSIGN));
+        OnlineRegions o = new OnlineRegions(layout, cache, ReadPaths.fromConf(conf), RowQueryCache.fromConf(conf),
+            globalLimit, flushSize, Memstores.fromConf(conf, globalLimit),
+            conf.getBoolean(Mvcc.PREASSIGN, Mvcc.DEFAULT_PREASSIGN));
         try {
             o.loadTables();
             Map<String, Region> byName = new HashMap<>();
@@ -130,7 +169,7 @@ public final class OnlineRegions implements Closeable {
         List<Region> regions = new ArrayList<>();
         try (Stream<Path> s = Files.list(tableDir)) {
             for (Path dir : s.filter(p -> Files.isRegularFile(p.resolve(StorageConstants.REGION_INFO_FILE))).toList()) {
-                Region r = Region.open(dir, desc, cache, pressure, memstores);
+                Region r = Region.open(dir, desc, services);
                 r.attachWal(wal, newMvcc());
                 regions.add(r);
             }
@@ -168,6 +207,7 @@ public final class OnlineRegions implements Closeable {
             for (Region r : t.regions()) {
                 r.drop();
             }
+            queryCache.invalidateTable(table);
             TableFiles.delete(layout, table);
         }
     }
@@ -330,9 +370,108 @@ public final class OnlineRegions implements Closeable {
         return memstores.describe();
     }
 
+    /**
+     * Every live column of {@code row} as heap KeyValues the caller may keep (copies where needed).
+     * Older callers' form of {@link #get(String, byte[], List, ReadScope)}.
+     */
     public List<KeyValue> get(String table, byte[] row) throws IOException {
+        try (ReadScope scope = new ReadScope()) {
+            List<Cell> cells = get(table, row, List.of(), scope);
+            List<KeyValue> out = new ArrayList<>(cells.size());
+            for (Cell c : cells) {
+                out.add(c.toOwnKeyValue());
+            }
+            return out;
+        }
+    }
+
+    /**
+     * The newest live version of the columns {@code qualifiers} of {@code row} (empty: every column),
+     * deletes applied, in cell order (families keep one version). Cells are valid until {@code scope}
+     * is closed; the list may be unmodifiable.
+     */
+    public List<Cell> get(String table, byte[] row, List<byte[]> qualifiers, ReadScope scope) throws IOException {
         checkOpen();
-        return table(table).regionFor(row).get(row);
+        return table(table).regionFor(row).get(row, qualifiers, scope);
+    }
+
+    /** {@link #get} of every column of each row, rows in any regions; one result per row, in order (empty: no live cells). */
+    public List<List<Cell>> multiGet(String table, List<byte[]> rows, ReadScope scope) throws IOException {
+        checkOpen();
+        OnlineTable t = table(table);
+        List<List<Cell>> out = new ArrayList<>(rows.size());
+        for (byte[] row : rows) {
+            out.add(t.regionFor(row).get(row, List.of(), scope));
+        }
+        return out;
+    }
+
+    /**
+     * One batch of a scan: up to {@code maxRows} rows with live cells in [{@code startRow}, {@code stopRow})
+     * in row order, crossing region boundaries. Stateless: call again with the batch's
+     * {@link ScanBatch#nextStartRow()} until it is null. Rows written meanwhile may or may not be seen;
+     * each row is seen all or nothing per put.
+     *
+     * @param startRow inclusive; empty: the table's first row
+     * @param stopRow  exclusive; empty: to the table's end
+     * @throws IllegalArgumentException when maxRows is not positive
+     */
+    public ScanBatch scan(String table, byte[] startRow, byte[] stopRow, int maxRows, ReadScope scope)
+        throws IOException {
+        checkOpen();
+        if (maxRows <= 0) {
+            throw new IllegalArgumentException("scan caching (rows per batch) must be > 0, got " + maxRows);
+        }
+        OnlineTable t = table(table);
+        byte[] start = startRow == null ? new byte[0] : startRow;
+        byte[] stop = stopRow == null ? new byte[0] : stopRow;
+        List<List<Cell>> rows = new ArrayList<>();
+        if (stop.length > 0 && Arrays.compareUnsigned(start, stop) >= 0) {
+            return new ScanBatch(rows, null);
+        }
+        while (true) {
+            Region r = t.regionFor(start);
+            byte[] end = r.endKey();
+            boolean lastRegion = end.length == 0 || (stop.length > 0 && Arrays.compareUnsigned(stop, end) <= 0);
+            boolean exhausted = r.scan(start, lastRegion ? stop : end, maxRows - rows.size(), scope, rows);
+            if (rows.size() >= maxRows) {
+                if (exhausted && lastRegion) {
+                    return new ScanBatch(rows, null);
+                }
+                byte[] next = exhausted ? end : MemstoreCursor.successor(rows.get(rows.size() - 1).get(0).row());
+                return new ScanBatch(rows, next);
+            }
+            if (lastRegion) {
+                return new ScanBatch(rows, null);
+            }
+            start = end;
+        }
+    }
+
+    /**
+     * The lock an increment holds while it reads {@code row}, computes and puts the new value through
+     * the normal write path: increments of one row are atomic against each other. Striped per region
+     * (rows may share a stripe); no owner thread, not reentrant (take one at a time). Plain puts do not
+     * take it: a put to the same column is not blocked and may be overwritten or win.
+     */
+    public java.util.concurrent.locks.Lock incrementLock(String table, byte[] row) throws IOException {
+        checkOpen();
+        return table(table).regionFor(row).incrementLock(row);
+    }
+
+    /** Gets (rows asked), scanned rows, store files read and skipped by bloom since open. */
+    public ReadCounters readCounters() {
+        return readCounters.snapshot();
+    }
+
+    /** The row query cache's counters (all zero when heaplab.regionserver.query.cache.size is 0). */
+    public RowQueryCache.Metrics queryCacheMetrics() {
+        return queryCache.metrics();
+    }
+
+    /** The read path every store file serves cached blocks through, for the start-up log. */
+    public String readPathDescription() {
+        return readPath.getClass().getSimpleName() + " (" + ReadPaths.KEY + "=" + readPath.name() + ")";
     }
 
     public void flush(String table) throws IOException {
@@ -402,8 +541,12 @@ public final class OnlineRegions implements Closeable {
                 }
             }
         }
-        if (wal != null) {
-            wal.close(failure == null && !wal.hasUnflushedEdits());
+        try {
+            if (wal != null) {
+                wal.close(failure == null && !wal.hasUnflushedEdits());
+            }
+        } finally {
+            cache.close(); // store files are closed: no block is in use any more
         }
         if (failure != null) {
             throw failure;
@@ -424,6 +567,7 @@ public final class OnlineRegions implements Closeable {
         } catch (IOException ignored) {
             // the open already failed; its exception is the one to report
         }
+        // the cache is closed by open(conf, cache)
     }
 
     private OnlineTable table(String name) throws TableNotFoundException {

@@ -13,8 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.StampedLock;
-import org.heaplab.core.cache.BlockCache;
+import org.heaplab.core.cache.ReadScope;
 import org.heaplab.core.cell.Cell;
+import org.heaplab.core.cell.CellComparator;
+import org.heaplab.core.cell.CellCursor;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.io.StorageConstants;
@@ -34,8 +36,14 @@ import org.heaplab.core.wal.WalRecord;
  * under the updates write lock (no write in flight) the memstore becomes the snapshot and the WAL is
  * told; the snapshot is written to a store file outside the lock; the WAL may then drop old files.
  *
- * <p>Thread safety: puts, gets, flushes and compactions may run concurrently from any threads. Lock
- * order: flushLock, then updates, then row locks. {@code maxSeqApplied} only grows; every edit with a
+ * <p>Read path ({@link #get}, {@link #scan}): the active memstore, the snapshot and every store file,
+ * newest first, merged by {@link RowMerger} (newest live version per column, deletes applied).
+ * Memstore cells are read under the row's read lock and copied onto the heap (MSLAB chunks may return
+ * to the pool when a flush completes); store-file cells are what the reader serves: heap copies on the
+ * heap-copy path, views into cached blocks held by the {@link ReadScope} on the zero-copy path.
+ *
+ * <p>Thread safety: puts, gets, scans, flushes and compactions may run concurrently from any threads. Lock
+ * order: incrementLock, then flushLock, then updates, then row locks. {@code maxSeqApplied} only grows; every edit with a
  * sequence id up to it is in the memstore or a store file once the updates write lock is held.
  */
 final class Region {
@@ -47,6 +55,10 @@ final class Region {
     private final Store store;
     private final MemstorePressure pressure;
     private final RowLocks rowLocks = new RowLocks();
+    /** Held by an increment across its get and put; separate stripes, as puts take rowLocks themselves. */
+    private final RowLocks incrementLocks = new RowLocks();
+    private final ReadCounters.Live readCounters;
+    private final RowQueryCache queryCache;
     /** Read-held by every write in flight, write-held by a flush taking its snapshot; no owner thread. */
     private final StampedLock updates = new StampedLock();
     private final ReentrantLock flushLock = new ReentrantLock();
@@ -56,24 +68,26 @@ final class Region {
     private volatile Mvcc mvcc;
     private volatile boolean closed;
 
-    private Region(FsLayout.RegionMeta meta, Path regionDir, Store store, MemstorePressure pressure) {
+    private Region(FsLayout.RegionMeta meta, Path regionDir, Store store, RegionServices services) {
         this.table = meta.table();
         this.encodedName = meta.encodedName();
         this.startKey = meta.startKey();
         this.endKey = meta.endKey();
         this.regionDir = regionDir;
         this.store = store;
-        this.pressure = pressure;
+        this.pressure = services.pressure();
+        this.readCounters = services.readCounters();
+        this.queryCache = services.queryCache();
         this.maxSeqApplied = new AtomicLong(store.flushedSequenceId());
     }
 
     /** Opens the region stored in {@code regionDir}. The WAL is attached later ({@link #attachWal}). */
-    static Region open(Path regionDir, TableDescriptor desc, BlockCache cache, MemstorePressure pressure,
-                       Memstore.Factory memstores) throws IOException {
+    static Region open(Path regionDir, TableDescriptor desc, RegionServices services) throws IOException {
         FsLayout.RegionMeta meta = FsLayout.readRegionInfo(regionDir);
         Store store = Store.open(regionDir.resolve(FsLayout.familyDirName(desc.family())),
-            regionDir.resolve(StorageConstants.TMP_DIR), desc.compression(), cache, memstores);
-        return new Region(meta, regionDir, store, pressure);
+            regionDir.resolve(StorageConstants.TMP_DIR), desc, services.cache(), services.readPath(),
+            services.memstores());
+        return new Region(meta, regionDir, store, services);
     }
 
     /** Attaches the server's WAL and this region's MVCC (one per region, its class chosen at start-up). */
@@ -92,6 +106,11 @@ final class Region {
 
     byte[] startKey() {
         return startKey;
+    }
+
+    /** Exclusive; empty for the last region. */
+    byte[] endKey() {
+        return endKey;
     }
 
     /** Highest sequence id already in store files: WAL edits up to it need no replay. */
@@ -240,18 +259,40 @@ final class Region {
 
     private void apply(List<? extends Cell> cells, long seqId) {
         long delta = 0;
+        Cell previous = null;
         for (Cell kv : cells) {
+            if (previous == null || CellComparator.compareRows(previous, kv) != 0) {
+                queryCache.invalidate(table, kv.row()); // under the row's write lock, before it is visible
+            }
+            previous = kv;
             delta += store.add(kv);
         }
         pressure.add(delta);
         maxSeqApplied.accumulateAndGet(seqId, Math::max);
     }
 
-    /** The newest version of every column of {@code row}, deletes applied. */
-    List<KeyValue> get(byte[] row) throws IOException {
+    /**
+     * The newest live version of the columns of {@code row} (all columns when {@code qualifiers} is empty),
+     * deletes applied, in cell order. Answered from the row query cache when it holds the result.
+     * Store files whose row bloom filter rules the row out are skipped. Cells are valid until
+     * {@code scope} is closed; the list may be unmodifiable.
+     */
+    List<Cell> get(byte[] row, List<byte[]> qualifiers, ReadScope scope) throws IOException {
+        readCounters.gets.increment();
+        long stamp = queryCache.stamp(table, row);
+        List<Cell> cached = queryCache.get(table, row, qualifiers);
+        if (cached != null) {
+            return cached;
+        }
+        List<Cell> result = read(row, qualifiers, scope);
+        queryCache.put(table, row, qualifiers, result, stamp);
+        return result;
+    }
+
+    private List<Cell> read(byte[] row, List<byte[]> qualifiers, ReadScope scope) throws IOException {
         while (true) {
             Store.View v;
-            List<List<KeyValue>> sources = new ArrayList<>();
+            List<List<Cell>> sources = new ArrayList<>();
             Lock lock = rowLocks.readLock(row);
             lock.lock();
             try {
@@ -264,11 +305,11 @@ final class Region {
                 try {
                     List<KeyValue> active = new ArrayList<>();
                     v.active().getRow(row, active);
-                    sources.add(active);
+                    sources.add(List.copyOf(active));
                     if (v.snapshot() != null) {
                         List<KeyValue> snap = new ArrayList<>();
                         v.snapshot().getRow(row, snap);
-                        sources.add(snap);
+                        sources.add(List.copyOf(snap));
                     }
                 } finally {
                     v.active().release();
@@ -279,31 +320,138 @@ final class Region {
             } finally {
                 lock.unlock();
             }
-            List<StoreFileReader> retained = new ArrayList<>();
+            List<StoreFileReader> retained = retainFiles(v);
+            if (retained == null) {
+                continue; // a compaction retired a file: take the newer view
+            }
             try {
-                boolean all = true;
-                for (StoreFileReader r : v.files()) {
-                    if (!r.tryRetain()) {
-                        all = false;
-                        break;
-                    }
-                    retained.add(r);
-                }
-                if (!all) {
-                    continue; // a compaction retired a file: take the newer view
-                }
                 for (StoreFileReader r : retained) {
-                    List<KeyValue> cells = new ArrayList<>();
-                    r.getRow(row, cells);
+                    if (!r.mightContainRow(row)) {
+                        readCounters.storeFilesSkippedByBloom.increment();
+                        continue;
+                    }
+                    readCounters.storeFilesRead.increment();
+                    List<Cell> cells = new ArrayList<>();
+                    r.getRow(row, scope, cells);
                     sources.add(cells);
                 }
             } finally {
-                for (StoreFileReader r : retained) {
-                    r.release();
+                releaseAll(retained);
+            }
+            return RowMerger.merge(sources, qualifiers);
+        }
+    }
+
+    /** Retains every file of the view (newest first), or none and null when one was retired meanwhile. */
+    private static List<StoreFileReader> retainFiles(Store.View v) throws IOException {
+        List<StoreFileReader> retained = new ArrayList<>(v.files().size());
+        for (StoreFileReader r : v.files()) {
+            if (!r.tryRetain()) {
+                releaseAll(retained);
+                return null;
+            }
+            retained.add(r);
+        }
+        return retained;
+    }
+
+    private static void releaseAll(List<StoreFileReader> files) throws IOException {
+        IOException failure = null;
+        for (StoreFileReader r : files) {
+            try {
+                r.release();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /**
+     * One scan batch in this region: appends to {@code out} up to {@code maxRows} rows with live cells in
+     * [{@code startRow}, {@code stopRow}) (stopRow empty: to the region's end; the caller clips it to
+     * the region), each the row's cells as {@link #get} returns them. Rows whose cells are all deleted
+     * are skipped and not counted.
+     *
+     * <p>Merges a cursor per source (active memstore, snapshot, each store file from startRow on, newest
+     * first) with a {@link CursorMerger} and resolves each row with a {@link RowMerger.Resolver}. The
+     * memstores and files are held only for this call: a scan keeps nothing between batches.
+     *
+     * @return true when the region has no cells left before stopRow (the caller moves to the next region)
+     */
+    boolean scan(byte[] startRow, byte[] stopRow, int maxRows, ReadScope scope, List<List<Cell>> out)
+        throws IOException {
+        while (true) {
+            Store.View v = store.view();
+            if (!retain(v.active(), v.snapshot())) {
+                continue;
+            }
+            try {
+                List<StoreFileReader> files = retainFiles(v);
+                if (files == null) {
+                    continue;
+                }
+                try {
+                    List<CellCursor> cursors = new ArrayList<>(files.size() + 2);
+                    cursors.add(new MemstoreCursor(v.active(), startRow, stopRow, rowLocks::readLock));
+                    if (v.snapshot() != null) {
+                        cursors.add(new MemstoreCursor(v.snapshot(), startRow, stopRow, null));
+                    }
+                    for (StoreFileReader r : files) {
+                        cursors.add(r.cursor(startRow, scope));
+                    }
+                    return scanRows(new CursorMerger(cursors), stopRow, maxRows, out);
+                } finally {
+                    releaseAll(files);
+                }
+            } finally {
+                v.active().release();
+                if (v.snapshot() != null) {
+                    v.snapshot().release();
                 }
             }
-            return RowMerger.merge(sources);
         }
+    }
+
+    private boolean scanRows(CursorMerger cells, byte[] stopRow, int maxRows, List<List<Cell>> out) throws IOException {
+        RowMerger.Resolver resolver = new RowMerger.Resolver(List.of());
+        int rows = 0;
+        while (rows < maxRows) {
+            Cell first = cells.peek();
+            if (first == null || beyond(first, stopRow)) {
+                return true;
+            }
+            resolver.reset();
+            List<Cell> row = new ArrayList<>();
+            for (Cell c = first; c != null && CellComparator.compareRows(c, first) == 0; c = cells.peek()) {
+                if (resolver.keep(c)) {
+                    row.add(c);
+                }
+                cells.advance();
+            }
+            if (!row.isEmpty()) {
+                out.add(row);
+                rows++;
+                readCounters.scannedRows.increment();
+            }
+        }
+        Cell next = cells.peek();
+        return next == null || beyond(next, stopRow);
+    }
+
+    private static boolean beyond(Cell c, byte[] stopRow) {
+        return stopRow.length > 0 && CellComparator.compareRow(c, stopRow) >= 0;
+    }
+
+    /**
+     * The lock an increment holds across its read and its write of {@code row} (striped: rows may share
+     * one). It has no owner thread and is not reentrant. Plain puts do not take it: they are not
+     * blocked by increments, and a put to the same column may interleave with an increment.
+     */
+    Lock incrementLock(byte[] row) {
+        return incrementLocks.writeLock(row);
     }
 
     private static boolean retain(Memstore active, Memstore snapshot) {

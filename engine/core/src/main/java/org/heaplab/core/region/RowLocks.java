@@ -59,6 +59,11 @@ final class RowLocks {
         }
     }
 
+    /** The write lock of {@code row}'s stripe as a {@link Lock} with no owner thread (not reentrant). */
+    Lock writeLock(byte[] row) {
+        return stripes[stripe(row)].asWriteLock();
+    }
+
     Lock readLock(byte[] row) {
         return stripes[stripe(row)].asReadLock();
     }

@@ -1,19 +1,17 @@
 package org.heaplab.core.region;
 
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.CellComparator;
-import org.heaplab.core.cell.Cells;
 import org.heaplab.core.cell.KeyValue;
 
 /**
  * Resolves the cells of one row gathered from several sources (memstore, snapshot, store files) into
- * what a get returns and what a major compaction keeps: the newest live Put of every column, in cell order.
+ * what a get or a scan returns and what a major compaction keeps: the newest live Put of every column,
+ * in cell order (families keep one version, HBase's VERSIONS=1).
  *
  * <p>Rules (HBase's): the newest version is the highest timestamp; between equal keys the newer source
  * wins. A Delete masks the Put of exactly its timestamp; DeleteColumn every version of its column up to
@@ -21,83 +19,129 @@ import org.heaplab.core.cell.KeyValue;
  * column of its family at exactly its timestamp. A delete masks a Put of the same timestamp. Delete
  * markers themselves are never returned (and a major compaction drops them).
  *
- * <p>Stateless; safe from any thread.
+ * <p>One pass is enough: family markers have an empty qualifier, so in cell order they come before every
+ * Put they can mask (before all other columns of the family, and within the empty-qualifier column
+ * before the Puts of the same or an older timestamp, since deletes sort before puts). {@link Resolver}
+ * is that pass, cell by cell, for the scan's merging cursors; {@link #merge} sorts lists and runs it.
+ *
+ * <p>Works on any {@link Cell} (heap KeyValues, off-heap views): it never copies a cell.
+ * Stateless; safe from any thread (a Resolver belongs to one read).
  */
 public final class RowMerger {
     private RowMerger() {
     }
 
-    private record Ranked(KeyValue kv, int rank) {
+    private record Ranked<C extends Cell>(C cell, int rank) {
     }
-
-    private static final Comparator<Ranked> ORDER = (a, b) -> {
-        int c = CellComparator.INSTANCE.compare(a.kv, b.kv);
-        return c != 0 ? c : Integer.compare(a.rank, b.rank);
-    };
 
     /**
      * @param sourcesNewestFirst the row's cells per source, newest source first; each list in cell order
      */
-    public static List<KeyValue> merge(List<List<KeyValue>> sourcesNewestFirst) {
-        List<Ranked> all = new ArrayList<>();
+    public static <C extends Cell> List<C> merge(List<? extends List<? extends C>> sourcesNewestFirst) {
+        return merge(sourcesNewestFirst, List.of());
+    }
+
+    /**
+     * Like {@link #merge(List)}, keeping only the columns whose qualifier is in {@code qualifiers}
+     * (empty: every column). Deletes apply whatever the filter.
+     */
+    public static <C extends Cell> List<C> merge(List<? extends List<? extends C>> sourcesNewestFirst,
+                                                 List<byte[]> qualifiers) {
+        List<Ranked<C>> all = new ArrayList<>();
         for (int s = 0; s < sourcesNewestFirst.size(); s++) {
-            for (KeyValue kv : sourcesNewestFirst.get(s)) {
-                all.add(new Ranked(kv, s));
+            for (C c : sourcesNewestFirst.get(s)) {
+                all.add(new Ranked<>(c, s));
             }
         }
-        all.sort(ORDER);
-        // pass 1: family-level deletes
-        Map<String, Long> familyDeleteTs = new HashMap<>();
-        Map<String, Set<Long>> familyVersionDeletes = new HashMap<>();
-        for (Ranked r : all) {
-            KeyValue.Type t = r.kv.type();
-            if (t == KeyValue.Type.DELETE_FAMILY) {
-                familyDeleteTs.merge(familyKey(r.kv), r.kv.timestamp(), Math::max);
-            } else if (t == KeyValue.Type.DELETE_FAMILY_VERSION) {
-                familyVersionDeletes.computeIfAbsent(familyKey(r.kv), k -> new HashSet<>()).add(r.kv.timestamp());
-            }
-        }
-        // pass 2: per column, timestamps descending, deletes before puts of the same timestamp
-        List<KeyValue> out = new ArrayList<>();
-        KeyValue column = null;
-        boolean columnDone = false;
-        long columnDeleteTs = Long.MIN_VALUE;
-        Set<Long> versionDeletes = new HashSet<>();
-        for (Ranked r : all) {
-            KeyValue kv = r.kv;
-            if (column == null || !Cells.sameColumn(column, kv)) {
-                column = kv;
-                columnDone = false;
-                columnDeleteTs = Long.MIN_VALUE;
-                versionDeletes.clear();
-            }
-            if (columnDone) {
-                continue;
-            }
-            long ts = kv.timestamp();
-            switch (kv.type()) {
-                case DELETE -> versionDeletes.add(ts);
-                case DELETE_COLUMN -> columnDeleteTs = Math.max(columnDeleteTs, ts);
-                case PUT -> {
-                    String fam = familyKey(kv);
-                    boolean masked = ts <= familyDeleteTs.getOrDefault(fam, Long.MIN_VALUE)
-                        || familyVersionDeletes.getOrDefault(fam, Set.of()).contains(ts)
-                        || ts <= columnDeleteTs
-                        || versionDeletes.contains(ts);
-                    if (!masked) {
-                        out.add(kv);
-                        columnDone = true;
-                    }
-                }
-                default -> {
-                    // family-level markers were handled in pass 1; MINIMUM/MAXIMUM never get stored
-                }
+        all.sort((a, b) -> {
+            int c = CellComparator.INSTANCE.compare(a.cell, b.cell);
+            return c != 0 ? c : Integer.compare(a.rank, b.rank);
+        });
+        Resolver r = new Resolver(qualifiers);
+        List<C> out = new ArrayList<>();
+        for (Ranked<C> rc : all) {
+            if (r.keep(rc.cell)) {
+                out.add(rc.cell);
             }
         }
         return out;
     }
 
-    private static String familyKey(KeyValue kv) {
-        return new String(kv.getBuffer(), kv.familyOffset(), kv.familyLength(), java.nio.charset.StandardCharsets.ISO_8859_1);
+    /**
+     * The merge as one pass over the cells of one row, fed in cell order with, among equal keys, the
+     * newest source's cell first. {@link #keep} says whether a cell is part of the result.
+     * Call {@link #reset} before each new row.
+     */
+    static final class Resolver {
+        private final List<byte[]> qualifiers;
+        private Cell family;
+        private long familyDeleteTs;
+        private final Set<Long> familyVersionDeletes = new HashSet<>();
+        private Cell column;
+        private boolean columnDone;
+        private long columnDeleteTs;
+        private final Set<Long> versionDeletes = new HashSet<>();
+
+        /** @param qualifiers the columns to keep (empty: all) */
+        Resolver(List<byte[]> qualifiers) {
+            this.qualifiers = qualifiers;
+            reset();
+        }
+
+        void reset() {
+            family = null;
+            column = null;
+        }
+
+        /** True when {@code c} is the newest live Put of its column (and a wanted column). */
+        boolean keep(Cell c) {
+            if (family == null || !CellComparator.sameFamily(family, c)) {
+                family = c;
+                familyDeleteTs = Long.MIN_VALUE;
+                familyVersionDeletes.clear();
+                column = null;
+            }
+            if (column == null || !CellComparator.sameColumn(column, c)) {
+                column = c;
+                columnDone = false;
+                columnDeleteTs = Long.MIN_VALUE;
+                versionDeletes.clear();
+            }
+            long ts = c.timestamp();
+            KeyValue.Type type = c.type();
+            switch (type) {
+                case DELETE_FAMILY -> familyDeleteTs = Math.max(familyDeleteTs, ts); // even in a done column
+                case DELETE_FAMILY_VERSION -> familyVersionDeletes.add(ts);
+                case DELETE -> versionDeletes.add(ts);
+                case DELETE_COLUMN -> columnDeleteTs = Math.max(columnDeleteTs, ts);
+                case PUT -> {
+                    if (columnDone) {
+                        return false; // an older version (VERSIONS=1)
+                    }
+                    boolean masked = ts <= familyDeleteTs || familyVersionDeletes.contains(ts)
+                        || ts <= columnDeleteTs || versionDeletes.contains(ts);
+                    if (!masked) {
+                        columnDone = true;
+                        return wanted(c);
+                    }
+                }
+                default -> {
+                    // MINIMUM/MAXIMUM are never stored
+                }
+            }
+            return false;
+        }
+
+        private boolean wanted(Cell c) {
+            if (qualifiers.isEmpty()) {
+                return true;
+            }
+            for (byte[] q : qualifiers) {
+                if (CellComparator.qualifierEquals(c, q)) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 }

@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.heaplab.core.cache.BlockCache;
+import org.heaplab.core.cache.ReadPath;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.io.AtomicFiles;
-import org.heaplab.core.io.Compression;
 import org.heaplab.core.io.StorageConstants;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.storefile.StoreFileReader;
@@ -22,6 +22,10 @@ import org.heaplab.core.storefile.Trailer;
 /**
  * One column family of one region: the active memstore, at most one snapshot being flushed, and the
  * store files, newest first (by max sequence id, then file number).
+ *
+ * <p>Family options: flushes and compactions write with the family's compression, data block encoding
+ * and bloom type ({@link StoreFileWriter.Options}); readers are opened with the server's block cache and
+ * {@link ReadPath} and the family's IN_MEMORY flag (the cache's in-memory priority).
  *
  * <p>Thread safety and invariants: the three parts are published together as one immutable
  * {@link View} in a volatile field, so a reader always sees a consistent set (a flushed snapshot leaves
@@ -43,27 +47,31 @@ final class Store {
 
     private final Path familyDir;
     private final Path tmpDir;
-    private final Compression compression;
+    private final StoreFileWriter.Options writeOptions;
+    private final boolean inMemory;
     private final BlockCache cache;
+    private final ReadPath readPath;
     private final AtomicLong nextFileNumber;
     private final Memstore.Factory memstores;
     private final Object compactionLock = new Object();
     private volatile View view;
 
-    private Store(Path familyDir, Path tmpDir, Compression compression, BlockCache cache, List<StoreFileReader> files,
-                  long nextFileNumber, Memstore.Factory memstores) {
+    private Store(Path familyDir, Path tmpDir, TableDescriptor desc, BlockCache cache, ReadPath readPath,
+                  List<StoreFileReader> files, long nextFileNumber, Memstore.Factory memstores) {
         this.memstores = memstores;
         this.familyDir = familyDir;
         this.tmpDir = tmpDir;
-        this.compression = compression;
+        this.writeOptions = new StoreFileWriter.Options(desc.compression(), desc.encoding(), desc.bloom());
+        this.inMemory = desc.inMemory();
         this.cache = cache;
+        this.readPath = readPath;
         this.nextFileNumber = new AtomicLong(nextFileNumber);
         this.view = new View(memstores.create(), null, -1, sorted(files));
     }
 
     /** Opens the store files in {@code familyDir} (creating it) and clears {@code tmpDir}. */
-    static Store open(Path familyDir, Path tmpDir, Compression compression, BlockCache cache, Memstore.Factory memstores)
-        throws IOException {
+    static Store open(Path familyDir, Path tmpDir, TableDescriptor desc, BlockCache cache, ReadPath readPath,
+                      Memstore.Factory memstores) throws IOException {
         Files.createDirectories(familyDir);
         AtomicFiles.deleteRecursively(tmpDir);
         Files.createDirectories(tmpDir);
@@ -72,7 +80,7 @@ final class Store {
         try (Stream<Path> s = Files.list(familyDir)) {
             for (Path p : s.filter(p -> p.getFileName().toString().endsWith(StorageConstants.STORE_FILE_SUFFIX))
                 .sorted().toList()) {
-                files.add(StoreFileReader.open(p, cache));
+                files.add(StoreFileReader.open(p, cache, readPath, desc.inMemory()));
                 maxNumber = Math.max(maxNumber, fileNumber(p));
             }
         } catch (IOException e) {
@@ -81,7 +89,7 @@ final class Store {
             }
             throw e;
         }
-        return new Store(familyDir, tmpDir, compression, cache, files, maxNumber + 1, memstores);
+        return new Store(familyDir, tmpDir, desc, cache, readPath, files, maxNumber + 1, memstores);
     }
 
     private static long fileNumber(Path p) {
@@ -159,7 +167,7 @@ final class Store {
         String name = String.format("%020d", nextFileNumber.getAndIncrement()) + StorageConstants.STORE_FILE_SUFFIX;
         Path tmp = tmpDir.resolve(name);
         Trailer t;
-        try (StoreFileWriter w = new StoreFileWriter(tmp, compression)) {
+        try (StoreFileWriter w = new StoreFileWriter(tmp, writeOptions)) {
             for (KeyValue kv : cells) {
                 w.append(kv);
             }
@@ -171,7 +179,7 @@ final class Store {
         Path target = familyDir.resolve(name);
         AtomicFiles.publish(tmp, target);
         LOG.fine(() -> "wrote " + target + " with " + t.cellCount() + " cells");
-        return StoreFileReader.open(target, cache);
+        return StoreFileReader.open(target, cache, readPath, inMemory);
     }
 
     /** Major compaction: merges every current store file into one (newest version per column, no deletes). */
