@@ -1,7 +1,6 @@
 package org.heaplab.core.cache;
 
 import java.nio.ByteBuffer;
-import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.LinkedHashMap;
@@ -32,8 +31,7 @@ public final class LruBlockCache implements BlockCache {
     private final long minSize;
     private final LinkedHashMap<BlockCacheKey, Block> blocks = new LinkedHashMap<>(1024, 0.75f, true);
     private long heapSize;
-    private long hits;
-    private long misses;
+    private final TypeCounters counters = new TypeCounters();
     private long evictions;
     private long evictedBlocks;
 
@@ -72,9 +70,9 @@ public final class LruBlockCache implements BlockCache {
         Block b = blocks.get(key);
         if (updateStats) {
             if (b == null) {
-                misses++;
+                counters.miss(type);
             } else {
-                hits++;
+                counters.hit(type);
             }
         }
         return b;
@@ -127,12 +125,8 @@ public final class LruBlockCache implements BlockCache {
 
     @Override
     public synchronized List<CacheMetrics> metrics() {
-        // TODO(issue 4, cache helper): counts per block type; all counted as DATA for now
-        Map<BlockType, CacheMetrics.Counts> byType = new EnumMap<>(BlockType.class);
-        for (BlockType t : BlockType.values()) {
-            byType.put(t, new CacheMetrics.Counts(t == BlockType.DATA ? hits : 0, t == BlockType.DATA ? misses : 0));
-        }
-        return List.of(new CacheMetrics("lru", capacity, heapSize, blocks.size(), byType, evictions, evictedBlocks, 0, 0));
+        return List.of(new CacheMetrics("lru", capacity, heapSize, blocks.size(), counters.snapshot(), evictions,
+            evictedBlocks, 0, 0));
     }
 
     @Override
