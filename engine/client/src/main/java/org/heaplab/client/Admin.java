@@ -22,7 +22,8 @@ public final class Admin {
 
     /**
      * Creates {@code desc}'s table split at {@code splitKeys} (sorted, distinct; empty for one region),
-     * with its default durability (stored with the table).
+     * with its default durability and its family's encoding, bloom filter and in-memory flag (stored
+     * with the table).
      */
     public void createTable(TableDescriptor desc, byte[][] splitKeys) throws IOException {
         ParamWriter w = new ParamWriter().writeString(desc.name()).writeBytes(desc.family())
@@ -31,6 +32,8 @@ public final class Admin {
             w.writeBytes(k);
         }
         w.writeString(desc.durability().name());
+        // the family's store-file options (issue 4)
+        w.writeString(desc.encoding().name()).writeString(desc.bloom().name()).writeBoolean(desc.inMemory());
         connection.call(Method.CREATE_TABLE, w.toByteArray(), List.of());
     }
 

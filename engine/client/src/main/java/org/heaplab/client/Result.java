@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.heaplab.core.cell.KeyValue;
 
-/** The cells a get returned for one row (newest version per column, in cell order). */
+/** The cells a get or a scan returned for one row (newest version per column, in cell order). */
 public final class Result {
     private final List<KeyValue> cells;
 
@@ -18,6 +18,11 @@ public final class Result {
 
     public boolean isEmpty() {
         return cells.isEmpty();
+    }
+
+    /** The row of the cells, or null for an empty result. */
+    public byte[] getRow() {
+        return cells.isEmpty() ? null : cells.get(0).row();
     }
 
     /** The value of family:qualifier, or null when the row has no such column. */

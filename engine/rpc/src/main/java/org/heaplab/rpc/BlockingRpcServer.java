@@ -4,10 +4,11 @@ import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -53,6 +54,10 @@ import org.heaplab.core.util.Futures;
  * <p>Responses: a handler runs the service with the call as a {@link ServerCall}; the service answers
  * at once (the usual case) or later from another thread (a completion callback: the staged write
  * path), and may hold the request buffer past its response ({@link ServerCall#holdRequestUntil}).
+ * The third switch, the {@link ResponseEncoder} (1.x {@link HeapResponseEncoder}: a heap byte[] per
+ * response; 2.x {@link PooledDirectResponseEncoder}: pooled direct buffers), encodes the OK frame; the
+ * connection writes it with one gathering channel write, gives pooled buffers back, and only then closes
+ * what the call registered with {@link ServerCall#closeAfterResponse} (a read's cache block references).
  *
  * <p>Thread safety: start and stop may be called from any thread; responses for one connection are
  * written by many threads, serialised by the connection's output lock, each frame in one write.
@@ -68,12 +73,13 @@ public final class BlockingRpcServer implements RpcServer {
     private final Consumer<String> log;
     private final RequestBufferAllocator allocator;
     private final CellDecoder decoder;
+    private final ResponseEncoder encoder;
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
     private final List<Thread> handlers = new ArrayList<>();
     /** Calls queued and not yet finished (answered and their buffer released). */
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean stopping;
-    private ServerSocket serverSocket;
+    private ServerSocketChannel serverSocket;
     private Thread acceptor;
 
     /**
@@ -85,16 +91,24 @@ public final class BlockingRpcServer implements RpcServer {
     public BlockingRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log) {
         this(bindAddress, service, conf, log,
             RequestBufferAllocators.fromConf(conf, conf.getInt(RpcConstants.HANDLER_COUNT_KEY, RpcConstants.DEFAULT_HANDLER_COUNT), log),
-            RequestBufferAllocators.cellDecoder(conf));
+            RequestBufferAllocators.cellDecoder(conf), null);
+    }
+
+    /** As below with heap responses (1.x), whatever the request buffers. */
+    public BlockingRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log,
+                             RequestBufferAllocator allocator, CellDecoder decoder) {
+        this(bindAddress, service, conf, log, allocator, decoder, HeapResponseEncoder.INSTANCE);
     }
 
     /**
-     * As above with the request-buffer and cell-decoding paths given (tests); the configured ones are
-     * chosen by {@link RequestBufferAllocators} once, here, never per call.
+     * As above with the request-buffer, cell-decoding and response paths given (tests; a null encoder is
+     * chosen from the configuration); the configured ones are chosen by {@link RequestBufferAllocators}
+     * and {@link ResponseEncoders} once, here, never per call.
      */
     public BlockingRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log,
-                             RequestBufferAllocator allocator, CellDecoder decoder) {
+                             RequestBufferAllocator allocator, CellDecoder decoder, ResponseEncoder encoder) {
         this.allocator = allocator;
+        this.encoder = encoder != null ? encoder : ResponseEncoders.fromConf(conf, allocator);
         this.decoder = decoder;
         this.bindAddress = bindAddress;
         this.service = service;
@@ -116,8 +130,9 @@ public final class BlockingRpcServer implements RpcServer {
         if (serverSocket != null) {
             throw new IllegalStateException("already started");
         }
-        ServerSocket ss = new ServerSocket();
-        ss.setReuseAddress(true);
+        // a channel (in blocking mode) so that responses can be written with one gathering write
+        ServerSocketChannel ss = ServerSocketChannel.open();
+        ss.socket().setReuseAddress(true);
         try {
             ss.bind(bindAddress, 128);
         } catch (IOException e) {
@@ -138,7 +153,7 @@ public final class BlockingRpcServer implements RpcServer {
 
     @Override
     public int port() {
-        return serverSocket.getLocalPort();
+        return serverSocket.socket().getLocalPort();
     }
 
     public int handlerCount() {
@@ -154,11 +169,17 @@ public final class BlockingRpcServer implements RpcServer {
         return decoder;
     }
 
+    public ResponseEncoder responseEncoder() {
+        return encoder;
+    }
+
     private void accept() {
         while (!stopping) {
             Socket s;
+            SocketChannel ch;
             try {
-                s = serverSocket.accept();
+                ch = serverSocket.accept();
+                s = ch.socket();
             } catch (IOException e) {
                 if (!stopping) {
                     log.accept("accept failed: " + e.getMessage());
@@ -167,7 +188,7 @@ public final class BlockingRpcServer implements RpcServer {
             }
             try {
                 s.setTcpNoDelay(true);
-                ServerConnection c = new ServerConnection(s);
+                ServerConnection c = new ServerConnection(ch);
                 connections.add(c);
                 if (stopping) {
                     c.close();
@@ -350,6 +371,7 @@ public final class BlockingRpcServer implements RpcServer {
         final RequestBuffer buffer;
         private final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
         private final List<CompletableFuture<?>> holds = new CopyOnWriteArrayList<>();
+        private final List<AutoCloseable> afterResponse = new CopyOnWriteArrayList<>();
 
         Call(ServerConnection connection, Request request, RequestBuffer buffer) {
             this.connection = connection;
@@ -363,10 +385,22 @@ public final class BlockingRpcServer implements RpcServer {
         }
 
         @Override
+        public void closeAfterResponse(AutoCloseable resource) {
+            afterResponse.add(resource);
+            if (answered.get() && afterResponse.remove(resource)) {
+                closeQuietly(resource); // registered too late: the response is gone already
+            }
+        }
+
+        @Override
         public void reply(RpcService.Reply reply) {
-            byte[] frame;
+            if (answered.get()) {
+                return;
+            }
+            ResponseFrame frame;
             try {
-                frame = FrameWriter.ok(request.callId(), reply.params(), reply.cells());
+                // 1.x: a heap byte[]; 2.x: pooled direct buffers (cells copied from where they live)
+                frame = encoder.encode(request.callId(), reply.params(), reply.cells());
             } catch (Throwable t) {
                 fail(t);
                 return;
@@ -379,25 +413,37 @@ public final class BlockingRpcServer implements RpcServer {
             if (!(t instanceof IOException) && !(t instanceof IllegalArgumentException)) {
                 log.accept("call " + request.method() + " failed: " + t);
             }
-            answer(FrameWriter.response(ErrorMapping.toResponse(request.callId(), t)));
+            answer(ResponseFrame.onHeap(FrameWriter.response(ErrorMapping.toResponse(request.callId(), t))));
         }
 
-        private void answer(byte[] frame) {
+        private void answer(ResponseFrame frame) {
             if (!answered.compareAndSet(false, true)) {
+                frame.release();
                 return; // answered already: the contract allows one answer
             }
-            // the frame is a copy: the buffer may go back before it is sent, so that a client's next
-            // request (sent once it has this answer) can reuse it
-            if (holds.stream().allMatch(CompletableFuture::isDone)) {
+            // the frame is a copy: the request buffer may go back before it is sent, so that a client's
+            // next request (sent once it has this answer) can reuse it
+            boolean held = !holds.stream().allMatch(CompletableFuture::isDone);
+            if (!held) {
                 buffer.release();
-                connection.send(frame);
-                inFlight.decrementAndGet(); // after the send: stop() waits for it before closing connections
-                return;
             }
             try {
                 connection.send(frame);
             } finally {
-                Futures.allSettled(holds).whenComplete((v, e) -> release());
+                closeAfterResponse(); // after the write: the frame no longer reads the cells' memory
+                if (held) {
+                    Futures.allSettled(holds).whenComplete((v, e) -> release());
+                } else {
+                    inFlight.decrementAndGet(); // last: stop() waits for it before closing connections
+                }
+            }
+        }
+
+        private void closeAfterResponse() {
+            for (AutoCloseable r : afterResponse) {
+                if (afterResponse.remove(r)) {
+                    closeQuietly(r);
+                }
             }
         }
 
@@ -407,29 +453,48 @@ public final class BlockingRpcServer implements RpcServer {
         }
     }
 
-    /** One accepted socket. send() is called by many handlers; the lock keeps frames whole. */
+    /**
+     * One accepted socket (a blocking channel: the reader reads through its stream, handlers write
+     * through the channel). send() is called by many handlers; the lock keeps frames whole.
+     */
     private final class ServerConnection {
+        final SocketChannel channel;
         final Socket socket;
-        final OutputStream out;
+        private final Object writeLock = new Object();
         volatile boolean closed;
         volatile Thread reader;
 
-        ServerConnection(Socket socket) throws IOException {
-            this.socket = socket;
-            this.out = socket.getOutputStream();
+        ServerConnection(SocketChannel channel) {
+            this.channel = channel;
+            this.socket = channel.socket();
         }
 
         void send(byte[] frame) {
-            synchronized (out) {
-                if (closed) {
-                    return;
+            send(ResponseFrame.onHeap(frame));
+        }
+
+        /**
+         * Writes the frame with gathering writes (all of its buffers in one call while the socket takes
+         * them), then releases it (pooled buffers back to the pool), written or not.
+         */
+        void send(ResponseFrame frame) {
+            try {
+                synchronized (writeLock) {
+                    if (closed) {
+                        return;
+                    }
+                    try {
+                        ByteBuffer[] buffers = frame.buffers();
+                        long left = frame.remaining();
+                        while (left > 0) {
+                            left -= channel.write(buffers);
+                        }
+                    } catch (IOException e) {
+                        close();
+                    }
                 }
-                try {
-                    out.write(frame);
-                    out.flush();
-                } catch (IOException e) {
-                    close();
-                }
+            } finally {
+                frame.release();
             }
         }
 

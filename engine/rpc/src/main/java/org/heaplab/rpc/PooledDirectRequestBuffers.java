@@ -53,6 +53,9 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
     private final AtomicInteger outstanding = new AtomicInteger();
     private final LongAdder allocations = new LongAdder();
     private final LongAdder heapFallbacks = new LongAdder();
+    private final LongAdder responseAllocations = new LongAdder();
+    private final LongAdder responsePoolBytes = new LongAdder();
+    private final LongAdder responseHeapBytes = new LongAdder();
     private final AtomicBoolean directFailureLogged = new AtomicBoolean();
     private final Map<RequestBuffer, Throwable> allocationSites = new ConcurrentHashMap<>();
     private final Consumer<String> log;
@@ -123,6 +126,49 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
             heapBytes.add(remaining);
         }
         return track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
+    }
+
+    /**
+     * Buffers for a response of {@code length} bytes (2.x {@link PooledDirectResponseEncoder}): whole
+     * pooled buffers whatever the size, as HBase's ByteBuffAllocator.allocateOneBuffer, so a small get's
+     * answer is direct too; only what the exhausted pool cannot give comes from the heap. Counted apart
+     * from requests ({@link #responsePoolBytes}, {@link #responseHeapBytes}); released like a request.
+     */
+    public RequestBuffer allocateWhole(int length) {
+        responseAllocations.increment();
+        List<ByteBuffer> segments = new ArrayList<>(length / bufferSize + 2);
+        int remaining = length;
+        while (remaining > 0) {
+            ByteBuffer b = take();
+            if (b == null) {
+                break;
+            }
+            int n = Math.min(remaining, bufferSize);
+            b.clear().limit(n);
+            segments.add(b);
+            responsePoolBytes.add(n);
+            remaining -= n;
+        }
+        if (remaining > 0) {
+            segments.add(ByteBuffer.allocate(remaining));
+            responseHeapBytes.add(remaining);
+        }
+        return track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
+    }
+
+    /** Response bytes written into pooled buffers so far. */
+    public long responsePoolBytes() {
+        return responsePoolBytes.sum();
+    }
+
+    /** Response bytes that fell back to the heap (pool exhausted) so far. */
+    public long responseHeapBytes() {
+        return responseHeapBytes.sum();
+    }
+
+    /** Responses encoded into this pool so far. */
+    public long responseAllocations() {
+        return responseAllocations.sum();
     }
 
     private RequestBuffer track(RequestBuffer b) {

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>Contract: exactly one of {@link #reply} or {@link #fail}, once; later calls are ignored. The
  * request's buffer (and so every cell decoded over it) stays valid until the response is written and
  * every future given to {@link #holdRequestUntil} completed (normally or not), whichever is last.
+ * Resources given to {@link #closeAfterResponse} are closed right after the response is written.
  *
  * <p>Thread safety: every method may be called from any thread.
  */
@@ -24,4 +25,12 @@ public interface ServerCall {
      * the WAL's consumer thread still reads the cells of an ASYNC_WAL put). Call before responding.
      */
     void holdRequestUntil(CompletableFuture<?> f);
+
+    /**
+     * Closes {@code resource} once this call's response (OK or error) has been written, or could not
+     * be written because the connection is gone: exactly once, on every path. A read RPC registers its
+     * ReadScope here before reading, so the cache blocks its cells point into are released only after
+     * the bytes left (2.x zero copy). Registered after the answer, it is closed at once.
+     */
+    void closeAfterResponse(AutoCloseable resource);
 }

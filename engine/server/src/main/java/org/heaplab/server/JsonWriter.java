@@ -52,6 +52,17 @@ public final class JsonWriter {
         return this;
     }
 
+    /** Adds an array of objects. */
+    public JsonWriter put(String key, java.util.List<JsonWriter> objects) {
+        key(key);
+        sb.append('[');
+        for (int i = 0; i < objects.size(); i++) {
+            sb.append(i == 0 ? "" : ", ").append(objects.get(i).toString());
+        }
+        sb.append(']');
+        return this;
+    }
+
     private void key(String key) {
         if (!first) {
             sb.append(", ");

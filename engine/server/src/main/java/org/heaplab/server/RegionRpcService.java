@@ -5,8 +5,12 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
 import java.util.List;
+import org.heaplab.core.cache.ReadScope;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
+import org.heaplab.core.io.DataBlockEncoding;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.TableDescriptor;
@@ -38,6 +42,8 @@ public final class RegionRpcService implements RpcService {
     private volatile OnlineRegions regions;
     private volatile WritePath writePath;
     private volatile ServerMetrics metrics;
+    private final ReadCalls reads = new ReadCalls();
+    private final IncrementCall increments = new IncrementCall();
 
     public RegionRpcService(String serverName, String rpcServerName, int handlers) {
         this.serverName = serverName;
@@ -52,7 +58,7 @@ public final class RegionRpcService implements RpcService {
 
     /** As above, with the RPC server's request buffers for the METRICS call's request_buffers group. */
     public void online(OnlineRegions regions, WritePath writePath, org.heaplab.rpc.RequestBufferAllocator buffers) {
-        this.metrics = new ServerMetrics(regions, buffers);
+        this.metrics = new ServerMetrics(regions, buffers, reads, increments);
         this.writePath = writePath;
         this.regions = regions;
     }
@@ -62,29 +68,48 @@ public final class RegionRpcService implements RpcService {
         online(regions, new LegacyWritePath(regions));
     }
 
-    /** PUT goes through the write path, which may answer later from another thread; the rest as before. */
+    /**
+     * PUT and DELETE go through the write path, which may answer later from another thread; GET,
+     * MULTI_GET and SCAN through {@link ReadCalls} (a read scope closed after the response is written);
+     * the rest as before.
+     */
     @Override
     public void call(Request request, ServerCall call) {
         OnlineRegions r = regions;
-        if (request.method() != Method.PUT || r == null) {
+        if (r == null) {
             RpcService.super.call(request, call);
             return;
         }
+        switch (request.method()) {
+            case GET, MULTI_GET, SCAN -> reads.call(r, request, call);
+            case PUT, DELETE -> mutate(r, request, call);
+            default -> RpcService.super.call(request, call);
+        }
+    }
+
+    /** PUT and DELETE: string table, int durability (optional); the cells (delete markers for DELETE). */
+    private void mutate(OnlineRegions r, Request request, ServerCall call) {
         String table;
         Durability durability;
+        List<? extends Cell> cells;
         try {
             ParamReader in = request.paramReader();
             table = in.readString();
             // int durability (wire-protocol.md); absent from older clients: USE_DEFAULT
             durability = in.hasRemaining() ? Durability.fromCode(in.readInt()) : Durability.USE_DEFAULT;
             if (request.cells().isEmpty()) {
-                throw new IllegalArgumentException("put without cells");
+                throw new IllegalArgumentException(request.method().name().toLowerCase(java.util.Locale.ROOT) + " without cells");
             }
+            cells = request.method() == Method.DELETE ? Deletes.prepare(r, table, request.cells()) : request.cells();
         } catch (Throwable t) {
             call.fail(t);
             return;
         }
-        writePath.put(table, request.cells(), durability, call);
+        if (cells.isEmpty()) { // deletes of versions that do not exist
+            call.reply(Reply.EMPTY);
+            return;
+        }
+        writePath.put(table, cells, durability, call);
     }
 
     @Override
@@ -108,12 +133,9 @@ public final class RegionRpcService implements RpcService {
                 tables.forEach(w::writeString);
                 yield Reply.of(w);
             }
-            case PUT -> throw new IllegalStateException("PUT is answered by call(Request, ServerCall)");
-            case GET -> {
-                String table = in.readString();
-                List<KeyValue> cells = r.get(table, in.readBytes());
-                yield new Reply(new byte[0], cells);
-            }
+            case PUT, DELETE, GET, MULTI_GET, SCAN -> throw new IllegalStateException(request.method()
+                + " is answered by call(Request, ServerCall)");
+            case INCREMENT -> increments.call(r, writePath, request);
             case FLUSH -> {
                 r.flush(in.readString());
                 yield Reply.EMPTY;
@@ -142,7 +164,11 @@ public final class RegionRpcService implements RpcService {
         }
         // string durability after the split keys; absent from older clients: USE_DEFAULT
         Durability durability = in.hasRemaining() ? Durability.parse(in.readString()) : Durability.USE_DEFAULT;
-        r.createTable(new TableDescriptor(name, family, compression, durability), splits);
+        // issue 4: string encoding, string bloom, boolean inMemory; absent: NONE, ROW, false (HBase's defaults)
+        DataBlockEncoding encoding = in.hasRemaining() ? DataBlockEncoding.parse(in.readString()) : DataBlockEncoding.NONE;
+        BloomType bloom = in.hasRemaining() ? BloomType.parse(in.readString()) : BloomType.ROW;
+        boolean inMemory = in.hasRemaining() && in.readBoolean();
+        r.createTable(new TableDescriptor(name, family, compression, durability, encoding, bloom, inMemory), splits);
         return Reply.EMPTY;
     }
 

@@ -51,6 +51,7 @@ public final class RegionServer {
      */
     public static RegionServer start(Configuration conf) throws IOException {
         WritePath.checkConf(conf); // a bad value fails before the port is bound or the WAL replayed
+        org.heaplab.core.cache.ReadPath readPath = org.heaplab.core.cache.ReadPaths.fromConf(conf); // likewise
         String host = conf.get(HOSTNAME_KEY, "localhost");
         int port = conf.getInt(PORT_KEY, DEFAULT_PORT);
         RegionRpcService service = new RegionRpcService(host + ":" + port, "BlockingRpcServer",
@@ -58,6 +59,8 @@ public final class RegionServer {
         BlockingRpcServer rpc = new BlockingRpcServer(new InetSocketAddress(host, port), service, conf, ServerLog::warn);
         ServerLog.info("request buffers: " + rpc.allocator().describe());
         ServerLog.info("cell decoding: " + rpc.cellDecoder().describe());
+        ServerLog.info("responses: " + rpc.responseEncoder().describe());
+        ServerLog.info("read path: " + readPath.name() + " (" + org.heaplab.core.cache.ReadPaths.KEY + ")");
         try {
             rpc.start();
         } catch (BindException e) {
@@ -157,6 +160,11 @@ public final class RegionServer {
             server = start(conf);
         } catch (PortInUseException | ConfigurationException e) {
             System.err.println("ERROR: " + e.getMessage());
+            System.exit(1);
+            return;
+        } catch (OutOfMemoryError e) { // memory asked at start-up (caches) that the JVM does not have
+            System.err.println("ERROR: cannot start the region server: out of memory (" + e.getMessage() + "); lower "
+                + "hbase.bucketcache.size or hfile.block.cache.size, or raise -Xmx / -XX:MaxDirectMemorySize in jvm.options");
             System.exit(1);
             return;
         } catch (IOException | RuntimeException e) {

@@ -3,16 +3,25 @@ package org.heaplab.server;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.heaplab.core.cache.BlockType;
+import org.heaplab.core.cache.CacheMetrics;
 import org.heaplab.core.memstore.ChunkPool;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.region.RegionInfo;
 import org.heaplab.rpc.RequestBufferAllocator;
 
 /**
  * The region server's memory and write-path counters as one JSON object: what {@code bin/engine admin
  * metrics} prints (the METRICS call). Groups, each present with zeros when its mechanism is off:
  * {@code heap}, {@code direct} (the JVM's direct buffer pool), {@code memstore} (cells, bytes, MSLAB
- * chunk counters, index kind), {@code request_buffers}, {@code wal}. Field names are a contract
+ * chunk counters, index kind), {@code request_buffers}, {@code wal}; issue 4: {@code block_cache}
+ * (one entry per cache, counters per block type), {@code store_files} (disk reads, bloom checks, file
+ * count), {@code reads} (rows asked by gets, rows scanned), {@code query_cache}, {@code process}
+ * (cpu_ms: process CPU time, for CPU per get). Field names are a contract
  * (docs/contracts.md): more may be added, none removed.
  *
  * <p>Thread safety: stateless apart from what it reads; safe from any thread.
@@ -23,10 +32,18 @@ public final class ServerMetrics {
 
     private final OnlineRegions regions;
     private final RequestBufferAllocator buffers;
+    private final ReadCalls reads;
+    private final IncrementCall increments;
 
     public ServerMetrics(OnlineRegions regions, RequestBufferAllocator buffers) {
+        this(regions, buffers, new ReadCalls(), new IncrementCall());
+    }
+
+    ServerMetrics(OnlineRegions regions, RequestBufferAllocator buffers, ReadCalls reads, IncrementCall increments) {
         this.regions = regions;
         this.buffers = buffers;
+        this.reads = reads;
+        this.increments = increments;
     }
 
     /** The metrics object; with {@code gc}, after collecting garbage until heap used stops falling. */
@@ -54,7 +71,69 @@ public final class ServerMetrics {
             .put("heap_bytes", buffers.heapAllocationBytes()).put("pool_bytes", buffers.poolAllocationBytes()));
         w.put("wal", new JsonWriter().put("appends", regions.walAppendCount()).put("syncs", regions.walSyncCount())
             .put("forces", regions.walForceCount()));
+        w.put("block_cache", blockCache(regions.blockCacheMetrics()));
+        w.put("store_files", storeFiles());
+        w.put("reads", new JsonWriter().put("gets", reads.gets()).put("scanned_rows", reads.scannedRows())
+            .put("scan_batches", reads.scanBatches()).put("increments", increments.increments()));
+        w.put("query_cache", queryCache());
+        w.put("process", new JsonWriter().put("cpu_ms", processCpuMillis()));
         return w.toString();
+    }
+
+    /** {"caches": [{name, capacity_bytes, ..., by_type: {data: {hits, misses, hit_ratio}, ...}}]}. */
+    static JsonWriter blockCache(List<CacheMetrics> caches) {
+        List<JsonWriter> list = new ArrayList<>();
+        for (CacheMetrics m : caches) {
+            JsonWriter byType = new JsonWriter();
+            for (BlockType t : BlockType.values()) {
+                CacheMetrics.Counts c = m.byType().getOrDefault(t, new CacheMetrics.Counts(0, 0));
+                byType.put(t.metricName(), new JsonWriter().put("hits", c.hits()).put("misses", c.misses())
+                    .put("hit_ratio", c.hitRatio()));
+            }
+            list.add(new JsonWriter().put("name", m.name()).put("capacity_bytes", m.capacityBytes())
+                .put("used_bytes", m.usedBytes()).put("block_count", m.blockCount()).put("evictions", m.evictions())
+                .put("evicted_blocks", m.evictedBlocks()).put("failed_inserts", m.failedInserts())
+                .put("wasted_bytes", m.wastedBytes()).put("hits", m.hits()).put("misses", m.misses())
+                .put("hit_ratio", m.hitRatio()).put("by_type", byType));
+        }
+        return new JsonWriter().put("caches", list);
+    }
+
+    /** Store-file reads since start-up and the number of store files online now. */
+    private JsonWriter storeFiles() {
+        StoreFileCounters c = StoreFileCounters.snapshot();
+        return new JsonWriter().put("data_blocks_read", c.dataBlocksRead()).put("bytes_read", c.bytesRead())
+            .put("bloom_checks", c.bloomChecks()).put("bloom_negatives", c.bloomNegatives()).put("count", storeFileCount());
+    }
+
+    private long storeFileCount() {
+        long n = 0;
+        for (String t : regions.tables()) {
+            try {
+                for (RegionInfo r : regions.regions(t)) {
+                    n += r.storeFiles().size();
+                }
+            } catch (IOException e) {
+                // dropped meanwhile
+            }
+        }
+        return n;
+    }
+
+    private JsonWriter queryCache() {
+        QueryCacheCounters q = QueryCacheCounters.of(regions);
+        return new JsonWriter().put("hits", q.hits()).put("misses", q.misses()).put("invalidations", q.invalidations())
+            .put("entries", q.entries()).put("bytes", q.bytes());
+    }
+
+    /** Process CPU time in milliseconds (all threads, user + system), 0 when the JVM cannot tell. */
+    static long processCpuMillis() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+            long ns = sun.getProcessCpuTime();
+            return ns < 0 ? 0 : ns / 1_000_000;
+        }
+        return 0;
     }
 
     /** System.gc() until heap used stops falling (at most {@link #MAX_GC_ROUNDS} rounds). */

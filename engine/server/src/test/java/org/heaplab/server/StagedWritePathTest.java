@@ -81,6 +81,17 @@ class StagedWritePathTest {
         public void holdRequestUntil(CompletableFuture<?> f) {
             holds.add(f);
         }
+
+        @Override
+        public void closeAfterResponse(AutoCloseable resource) {
+            answered.whenComplete((v, e) -> {
+                try {
+                    resource.close();
+                } catch (Exception ignored) {
+                    // test helper
+                }
+            });
+        }
     }
 
     @Test

@@ -11,7 +11,9 @@ import org.heaplab.client.Admin;
 import org.heaplab.client.Connection;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
+import org.heaplab.core.io.DataBlockEncoding;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.StoreFileInfo;
 import org.heaplab.core.region.TableDescriptor;
@@ -25,6 +27,7 @@ import org.heaplab.server.EngineEnv;
  * <pre>
  * admin create &lt;table&gt; [--family=info0] [--presplit=N --rows=TOTAL] [--compress=NONE|SNAPPY]
  *              [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL]
+ *              [--blockEncoding=NONE|DIFF|ROW_INDEX_V1] [--bloom=NONE|ROW] [--inMemory=true|false]
  * admin drop &lt;table&gt; | flush &lt;table&gt; | compact &lt;table&gt; | regions &lt;table&gt; | list | status
  * admin [--report=PREFIX] metrics [--gc] [--report=PREFIX]
  * </pre>
@@ -37,14 +40,17 @@ import org.heaplab.server.EngineEnv;
  */
 public final class AdminCli {
     public static final String USAGE = "Usage: bin/engine admin create <table> [--family=info0] [--presplit=N --rows=TOTAL]"
-        + " [--compress=NONE|SNAPPY] [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL] | drop <table> | flush <table> | compact <table> | regions <table> | list | status"
+        + " [--compress=NONE|SNAPPY] [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL]"
+        + " [--blockEncoding=NONE|DIFF|ROW_INDEX_V1] [--bloom=NONE|ROW] [--inMemory=true|false] | drop <table> | flush <table> | compact <table> | regions <table> | list | status"
         + " | metrics [--gc] [--report=PREFIX]";
 
     /** A parsed admin command line. */
     record Command(String verb, String table, String family, int presplit, int rows, Compression compress,
-                   Durability durability, boolean gc, String report) {
+                   Durability durability, boolean gc, String report, DataBlockEncoding encoding, BloomType bloom,
+                   boolean inMemory) {
         Command(String verb, String table, String family, int presplit, int rows, Compression compress, Durability durability) {
-            this(verb, table, family, presplit, rows, compress, durability, false, null);
+            this(verb, table, family, presplit, rows, compress, durability, false, null, DataBlockEncoding.NONE,
+                BloomType.ROW, false);
         }
     }
 
@@ -107,6 +113,9 @@ public final class AdminCli {
         int rows = 0;
         Compression compress = Compression.NONE;
         Durability durability = Durability.USE_DEFAULT;
+        DataBlockEncoding encoding = DataBlockEncoding.NONE;
+        BloomType bloom = BloomType.ROW;
+        boolean inMemory = false;
         boolean gc = false;
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
@@ -140,6 +149,27 @@ public final class AdminCli {
                             throw new UsageException("--durability: " + e.getMessage());
                         }
                     }
+                    case "--blockEncoding" -> {
+                        try {
+                            encoding = DataBlockEncoding.parse(nonEmpty(flag, value));
+                        } catch (IllegalArgumentException e) {
+                            throw new UsageException("--blockEncoding: " + e.getMessage());
+                        }
+                    }
+                    case "--bloom" -> {
+                        try {
+                            bloom = BloomType.parse(nonEmpty(flag, value));
+                        } catch (IllegalArgumentException e) {
+                            throw new UsageException("--bloom: " + e.getMessage());
+                        }
+                    }
+                    case "--inMemory" -> {
+                        String b = nonEmpty(flag, value);
+                        if (!b.equalsIgnoreCase("true") && !b.equalsIgnoreCase("false")) {
+                            throw new UsageException("--inMemory must be true or false, got '" + b + "'");
+                        }
+                        inMemory = Boolean.parseBoolean(b.toLowerCase(Locale.ROOT));
+                    }
                     default -> throw new UsageException("unknown flag " + flag + " for admin create");
                 }
             } else if (a.startsWith("-")) {
@@ -162,7 +192,7 @@ public final class AdminCli {
         if (report != null && !verb.equals("metrics")) {
             throw new UsageException("--report is only for admin metrics");
         }
-        return new Command(verb, table, family, presplit, rows, compress, durability, gc, report);
+        return new Command(verb, table, family, presplit, rows, compress, durability, gc, report, encoding, bloom, inMemory);
     }
 
     private static String reportPrefix(String flag) throws UsageException {
@@ -178,14 +208,15 @@ public final class AdminCli {
                 TableDescriptor desc;
                 try {
                     desc = new TableDescriptor(c.table(), c.family().getBytes(StandardCharsets.UTF_8), c.compress(),
-                        c.durability());
+                        c.durability(), c.encoding(), c.bloom(), c.inMemory());
                 } catch (IllegalArgumentException e) {
                     throw new IOException(e.getMessage());
                 }
                 byte[][] splits = PeData.splits(c.presplit(), c.rows());
                 admin.createTable(desc, splits);
                 out.println("created table " + c.table() + " with " + (splits.length + 1) + " region(s), family "
-                    + c.family() + ", compression " + c.compress() + ", durability " + c.durability());
+                    + c.family() + ", compression " + c.compress() + ", durability " + c.durability() + ", block encoding "
+                    + c.encoding() + ", bloom " + c.bloom() + ", in memory " + c.inMemory());
             }
             case "drop" -> {
                 admin.dropTable(c.table());

@@ -8,6 +8,9 @@ import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import org.heaplab.client.BufferedMutator;
 import org.heaplab.client.Put;
+import org.heaplab.client.Result;
+import org.heaplab.client.ResultScanner;
+import org.heaplab.client.Scan;
 import org.heaplab.client.Table;
 import org.heaplab.core.wal.Durability;
 
@@ -33,6 +36,10 @@ final class PeClient implements Callable<PeSummary.ClientResult> {
     private final Histogram latency = new Histogram(IntervalLog.HIGHEST_TRACKABLE_US, 3);
     private final Random random = new Random();
     private long operations;
+    /** ScanTest's one scanner, opened at the first row. */
+    private ResultScanner scanner;
+    /** Rows the read commands got back (the scans count every row of their ranges). */
+    private long rowsRead;
 
     PeClient(PeOptions o, int index, Table table, IntervalLog log, Progress progress) {
         this.o = o;
@@ -56,6 +63,10 @@ final class PeClient implements Callable<PeSummary.ClientResult> {
 
     long operations() {
         return operations;
+    }
+
+    long rowsRead() {
+        return rowsRead;
     }
 
     @Override
@@ -86,15 +97,54 @@ final class PeClient implements Callable<PeSummary.ClientResult> {
         if (mutator != null) {
             mutator.close();
         }
+        if (scanner != null) {
+            scanner.close();
+        }
         long duration = System.currentTimeMillis() - start;
         return new PeSummary.ClientResult(name(), duration, startRow(), o.rows(), latency);
+    }
+
+    /** HBase PE's CASTableTest qualifier: the test's class name. */
+    static final byte[] INCREMENT_QUALIFIER = "IncrementTest".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private void count(Result r) {
+        if (r != null && !r.isEmpty()) {
+            rowsRead++;
+        }
     }
 
     /** Runs row {@code i}; returns whether this call is measured. */
     private boolean step(int i, BufferedMutator mutator, List<Put> batch) throws IOException {
         switch (o.command()) {
             case RANDOM_READ -> {
-                table.get(PeData.rowKey(PeData.randomRow(random, o.totalRows())));
+                count(table.get(PeData.rowKey(PeData.randomRow(random, o.totalRows()))));
+                return true;
+            }
+            case SEQUENTIAL_READ -> {
+                count(table.get(PeData.rowKey(startRow() + i)));
+                return true;
+            }
+            case SCAN -> {
+                if (scanner == null) {
+                    scanner = table.getScanner(new Scan().withStartRow(PeData.rowKey(startRow())).setCaching(o.caching()));
+                }
+                count(scanner.next());
+                return true;
+            }
+            case SCAN_RANGE_100 -> {
+                int start = PeData.randomRow(random, o.totalRows());
+                Scan scan = new Scan().withStartRow(PeData.rowKey(start)).withStopRow(PeData.rowKey(start + 100L))
+                    .setCaching(o.caching());
+                try (ResultScanner s = table.getScanner(scan)) {
+                    for (Result r = s.next(); r != null; r = s.next()) {
+                        count(r);
+                    }
+                }
+                return true;
+            }
+            case INCREMENT -> {
+                table.increment(PeData.rowKey(startRow() + i), PeData.FAMILY, INCREMENT_QUALIFIER, 1,
+                    o.writeToWAL() ? Durability.USE_DEFAULT : Durability.SKIP_WAL);
                 return true;
             }
             case SEQUENTIAL_WRITE, RANDOM_WRITE -> {

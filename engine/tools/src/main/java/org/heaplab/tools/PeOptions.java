@@ -1,25 +1,34 @@
 package org.heaplab.tools;
 
 import java.util.List;
+import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
+import org.heaplab.core.io.DataBlockEncoding;
 
 /**
  * The parsed `pe` command line: HBase PerformanceEvaluation's flags (hbase-internals.md section 8)
- * plus --report. --writeToWAL=false (HBase PE's flag) makes every put SKIP_WAL. Immutable; {@link #parse} validates everything before anything runs.
+ * plus --report. --writeToWAL=false (HBase PE's flag) makes every put SKIP_WAL. The family options
+ * --blockEncoding, --bloomFilter, --inmemory (and --compress) apply when pe creates the table; --caching
+ * is the scans' rows per RPC (HBase PE's default 30). Immutable; {@link #parse} validates everything
+ * before anything runs.
  */
 public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int rows, boolean autoFlush,
                         int presplit, int multiPut, String table, Compression compress, String report,
-                        PeCommand command, int clients, String args, boolean writeToWAL) {
+                        PeCommand command, int clients, String args, boolean writeToWAL,
+                        DataBlockEncoding blockEncoding, BloomType bloomFilter, boolean inMemory, int caching) {
 
     public static final String USAGE = "Usage: bin/engine pe [--nomapred] [--oneCon=true|false] [--valueSize=N] [--rows=N]"
         + " [--autoFlush=true|false] [--presplit=N] [--multiPut=N] [--table=T] [--compress=NONE|SNAPPY]"
         + " [--writeToWAL=true|false (false: puts skip the WAL, durability SKIP_WAL; default true: the table's)]"
-        + " [--report=PREFIX] <sequentialWrite|randomWrite|randomRead> <nclients>";
+        + " [--blockEncoding=NONE|DIFF|ROW_INDEX_V1] [--bloomFilter=NONE|ROW] [--inmemory=true|false] [--caching=N (30)]"
+        + " [--report=PREFIX] <sequentialWrite|randomWrite|randomRead|sequentialRead|scan|scanRange100|increment> <nclients>";
 
     /** HBase PE's defaults. */
     public static final int DEFAULT_VALUE_SIZE = 1000;
     public static final int DEFAULT_ROWS = 1_048_576;
     public static final String DEFAULT_TABLE = "TestTable";
+    /** HBase PE's scan caching. */
+    public static final int DEFAULT_CACHING = 30;
 
     public static PeOptions parse(List<String> argv) throws UsageException {
         boolean nomapred = false;
@@ -32,6 +41,10 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
         int multiPut = 0;
         String table = DEFAULT_TABLE;
         Compression compress = null;
+        DataBlockEncoding blockEncoding = null;
+        BloomType bloomFilter = null;
+        boolean inMemory = false;
+        int caching = DEFAULT_CACHING;
         String report = null;
         PeCommand command = null;
         Integer clients = null;
@@ -65,6 +78,22 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
                             throw new UsageException("--compress: " + e.getMessage());
                         }
                     }
+                    case "--blockEncoding" -> {
+                        try {
+                            blockEncoding = DataBlockEncoding.parse(string(flag, value));
+                        } catch (IllegalArgumentException e) {
+                            throw new UsageException("--blockEncoding: " + e.getMessage());
+                        }
+                    }
+                    case "--bloomFilter" -> {
+                        try {
+                            bloomFilter = BloomType.parse(string(flag, value));
+                        } catch (IllegalArgumentException e) {
+                            throw new UsageException("--bloomFilter: " + e.getMessage());
+                        }
+                    }
+                    case "--inmemory" -> inMemory = bool(flag, value);
+                    case "--caching" -> caching = positive(flag, value);
                     case "--report" -> report = string(flag, value);
                     default -> throw new UsageException("unknown flag " + flag);
                 }
@@ -101,7 +130,7 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
             throw new UsageException("--presplit=" + presplit + " exceeds the total rows (" + (long) rows * clients + ")");
         }
         return new PeOptions(nomapred, oneCon, valueSize, rows, autoFlush, presplit, multiPut, table, compress, report,
-            command, clients, String.join(" ", argv), writeToWAL);
+            command, clients, String.join(" ", argv), writeToWAL, blockEncoding, bloomFilter, inMemory, caching);
     }
 
     public int totalRows() {

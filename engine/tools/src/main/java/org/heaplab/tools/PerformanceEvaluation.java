@@ -16,15 +16,19 @@ import org.heaplab.client.Admin;
 import org.heaplab.client.Connection;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
+import org.heaplab.core.io.DataBlockEncoding;
+import org.heaplab.core.wal.Durability;
 import org.heaplab.core.region.TableDescriptor;
 import org.heaplab.server.EngineEnv;
 
 /**
  * {@code bin/engine pe}: HBase PerformanceEvaluation's --nomapred mode against a HeapLab region
  * server. Clients are threads; with --oneCon=true they share one connection, otherwise each has
- * its own. Write commands create the table when missing and, with --presplit=N, recreate it when it
- * does not have N regions (as HBase PE does). Prints HBase 2.x PE's per-thread blocks and summary on
+ * its own. Write commands and increment create the table when missing (with the family options
+ * --compress, --blockEncoding, --bloomFilter, --inmemory) and, with --presplit=N, recreate it when it
+ * does not have N regions (as HBase PE does); read commands need the table loaded already. Prints HBase 2.x PE's per-thread blocks and summary on
  * stdout, progress every 10% per client on stderr, and with --report=PREFIX writes PREFIX.json and
  * PREFIX.hlog.
  *
@@ -94,10 +98,13 @@ public final class PerformanceEvaluation {
         }
     }
 
-    /** Creates the table for writes (or recreates it with --presplit=N when its region count differs). */
+    /**
+     * Creates the table for writes and increments (or recreates it with --presplit=N when its region
+     * count differs), with the family options of the command line.
+     */
     void prepareTable(Admin admin) throws IOException {
         boolean exists = admin.tableExists(o.table());
-        if (!o.command().isWrite()) {
+        if (!o.command().createsTable()) {
             if (!exists) {
                 throw new IOException("table '" + o.table() + "' does not exist; load it first, e.g. with sequentialWrite");
             }
@@ -110,7 +117,10 @@ public final class PerformanceEvaluation {
         }
         if (!exists) {
             Compression c = o.compress() == null ? Compression.NONE : o.compress();
-            admin.createTable(new TableDescriptor(o.table(), PeData.FAMILY, c), PeData.splits(o.presplit(), o.totalRows()));
+            admin.createTable(new TableDescriptor(o.table(), PeData.FAMILY, c, Durability.USE_DEFAULT,
+                o.blockEncoding() == null ? DataBlockEncoding.NONE : o.blockEncoding(),
+                o.bloomFilter() == null ? BloomType.ROW : o.bloomFilter(), o.inMemory()),
+                PeData.splits(o.presplit(), o.totalRows()));
         }
     }
 

@@ -12,7 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.heaplab.client.Admin;
 import org.heaplab.client.Connection;
+import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
+import org.heaplab.core.io.DataBlockEncoding;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.server.RegionServer;
@@ -33,6 +35,26 @@ class AdminCliTest {
         }
         assertEquals("status", AdminCli.parse(new String[] {"status"}).verb());
         assertEquals("list", AdminCli.parse(new String[] {"list"}).verb());
+    }
+
+    @Test
+    void parsesTheFamilyOptions() throws Exception {
+        AdminCli.Command c = AdminCli.parse(new String[] {"create", "T", "--blockEncoding=row_index_v1", "--bloom=NONE",
+            "--inMemory=true"});
+        assertEquals(DataBlockEncoding.ROW_INDEX_V1, c.encoding());
+        assertEquals(BloomType.NONE, c.bloom());
+        assertTrue(c.inMemory());
+        AdminCli.Command d = AdminCli.parse(new String[] {"create", "T"});
+        assertEquals(DataBlockEncoding.NONE, d.encoding(), "HBase's defaults");
+        assertEquals(BloomType.ROW, d.bloom());
+        assertEquals(false, d.inMemory());
+        assertEquals("--blockEncoding: data block encoding 'PREFIX' is not supported by this engine; supported: NONE, DIFF, ROW_INDEX_V1",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--blockEncoding=PREFIX"}))
+                .getMessage());
+        assertEquals("--bloom: bloom filter type 'ROWCOL' is not supported by this engine; supported: NONE, ROW",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--bloom=ROWCOL"})).getMessage());
+        assertEquals("--inMemory must be true or false, got 'yes'",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--inMemory=yes"})).getMessage());
     }
 
     @Test
@@ -70,11 +92,18 @@ class AdminCliTest {
             AdminCli.execute(AdminCli.parse(new String[] {"regions", "TestTable"}), admin, ps);
             AdminCli.execute(AdminCli.parse(new String[] {"status"}), admin, ps);
             AdminCli.execute(AdminCli.parse(new String[] {"drop", "TestTable"}), admin, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"create", "Enc", "--blockEncoding=DIFF", "--bloom=NONE",
+                "--inMemory=true"}), admin, ps);
+            assertEquals(DataBlockEncoding.DIFF, server.regions().describe("Enc").encoding());
+            assertEquals(BloomType.NONE, server.regions().describe("Enc").bloom());
+            assertTrue(server.regions().describe("Enc").inMemory());
             String text = out.toString(StandardCharsets.UTF_8);
             assertTrue(text.contains("created table TestTable with 4 region(s), family info0, compression NONE, durability USE_DEFAULT"), text);
             assertTrue(text.contains("region\tstart_key\tend_key"), text);
             assertTrue(text.contains("tables 1, regions 4"), text);
             assertTrue(text.contains("dropped table TestTable"), text);
+            assertTrue(text.contains("created table Enc with 1 region(s), family info0, compression NONE, durability USE_DEFAULT,"
+                + " block encoding DIFF, bloom NONE, in memory true"), text);
         } finally {
             server.stop();
         }

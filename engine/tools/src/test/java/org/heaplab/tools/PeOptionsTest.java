@@ -41,6 +41,30 @@ class PeOptionsTest {
     }
 
     @Test
+    void readCommandsAndFamilyFlagsParse() throws Exception {
+        PeOptions o = parse("--nomapred --blockEncoding=ROW_INDEX_V1 --bloomFilter=none --inmemory=true --caching=7 scanRange100 2");
+        assertEquals(PeCommand.SCAN_RANGE_100, o.command());
+        assertEquals(org.heaplab.core.io.DataBlockEncoding.ROW_INDEX_V1, o.blockEncoding());
+        assertEquals(org.heaplab.core.io.BloomType.NONE, o.bloomFilter());
+        assertTrue(o.inMemory());
+        assertEquals(7, o.caching());
+        assertEquals(30, parse("scan 1").caching(), "HBase PE's default caching");
+        assertNull(parse("scan 1").blockEncoding());
+        assertEquals("SequentialReadTest", parse("sequentialRead 1").command().testName());
+        assertEquals("ScanTest", parse("scan 1").command().testName());
+        assertEquals("RandomScanWithRange100Test", parse("scanRange100 1").command().testName());
+        assertEquals("IncrementTest", parse("increment 1").command().testName());
+        assertTrue(parse("increment 1").command().createsTable());
+        assertFalse(parse("increment 1").command().isWrite(), "no buffered mutator for increments");
+        assertEquals("--blockEncoding: data block encoding 'FAST_DIFF' is not supported by this engine; supported: NONE, DIFF, ROW_INDEX_V1",
+            error("--blockEncoding=FAST_DIFF randomRead 1"));
+        assertEquals("--bloomFilter: bloom filter type 'ROWCOL' is not supported by this engine; supported: NONE, ROW",
+            error("--bloomFilter=ROWCOL randomRead 1"));
+        assertEquals("--caching must be a positive integer, got '0'", error("--caching=0 scan 1"));
+        assertEquals("--inmemory must be true or false, got 'maybe'", error("--inmemory=maybe scan 1"));
+    }
+
+    @Test
     void everyFlagParses() throws Exception {
         PeOptions o = parse("--nomapred --oneCon=true --valueSize=200 --rows=2000 --autoFlush=true --presplit=4"
             + " --multiPut=100 --table=T1 --compress=snappy --writeToWAL=false --report=out/single_put-h1 sequentialWrite 4");
@@ -81,7 +105,7 @@ class PeOptionsTest {
     @Test
     void commandAndClientsAreChecked() {
         assertTrue(error("--nomapred").startsWith("missing command"));
-        assertTrue(error("scan 1").startsWith("unknown command 'scan'"));
+        assertTrue(error("filterScan 1").startsWith("unknown command 'filterScan'"));
         assertEquals("missing <nclients> after randomWrite", error("randomWrite"));
         assertTrue(error("randomWrite zero").startsWith("nclients must be a positive integer"));
         assertTrue(error("randomWrite 0").startsWith("nclients must be a positive integer"));

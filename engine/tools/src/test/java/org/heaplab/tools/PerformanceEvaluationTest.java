@@ -121,6 +121,40 @@ class PerformanceEvaluationTest {
     }
 
     @Test
+    void readAndIncrementCommandsPrintHBasePeBlocks(@TempDir Path dir) throws Exception {
+        assumeStorage(dir);
+        RegionServer server = RegionServer.start(conf(dir.resolve("data"), 0));
+        try {
+            Configuration conf = conf(dir.resolve("unused"), server.port());
+            Run inc = pe(conf, "--nomapred --rows=50 --table=Inc --blockEncoding=DIFF --bloomFilter=NONE --inmemory=true increment 2");
+            assertEquals(0, inc.code(), inc.err());
+            assertTrue(inc.out().contains("Test : IncrementTest, Thread : TestClient-1\n"), inc.out());
+            assertTrue(inc.out().contains("Finished class " + PerformanceEvaluation.class.getName() + "$IncrementTest in "), inc.out());
+            assertTrue(Pattern.compile("(?m)^\\[IncrementTest\\] Summary of timings \\(ms\\): \\[\\d+, \\d+\\]$").matcher(inc.out()).find());
+            assertEquals(org.heaplab.core.io.DataBlockEncoding.DIFF, server.regions().describe("Inc").encoding(),
+                "pe creates the table with the family options");
+            assertTrue(server.regions().describe("Inc").inMemory());
+            Run again = pe(conf, "--nomapred --rows=50 --table=Inc increment 2");
+            assertEquals(0, again.code(), again.err());
+            try (Connection c = Connection.open(HOST, server.port())) {
+                byte[] v = c.getTable("Inc").get(PeData.rowKey(49)).getValue(PeData.FAMILY, PeClient.INCREMENT_QUALIFIER);
+                assertEquals(2, java.nio.ByteBuffer.wrap(v).getLong(), "each run incremented every row once");
+            }
+
+            Run load = pe(conf, "--nomapred --rows=300 --valueSize=20 --autoFlush=true sequentialWrite 2");
+            assertEquals(0, load.code(), load.err());
+            Run seq = pe(conf, "--nomapred --rows=300 --report=" + dir.resolve("seq") + " sequentialRead 2");
+            assertEquals(0, seq.code(), seq.err());
+            assertTrue(seq.out().contains("Test : SequentialReadTest, Thread : TestClient-0\n"), seq.out());
+            assertTrue(seq.out().contains("Num measures (latency) : 300\n"), seq.out());
+            assertTrue(seq.out().contains("[SequentialReadTest] Summary of timings"), seq.out());
+            assertTrue(Files.readString(dir.resolve("seq.json")).contains("\"test\": \"SequentialReadTest\""));
+        } finally {
+            server.stop();
+        }
+    }
+
+    @Test
     void noServerIsARuntimeErrorWithOneLine() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
