@@ -1,134 +1,113 @@
 package org.heaplab.core.storefile;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
- * A store file's single-level block index: per data block its offset, on-disk size and first key
- * (the key part of its first KeyValue), plus the file's last key. Layout in {@link StoreFileWriter}.
+ * A store file's multi-level block index as a reader uses it (layout: {@link IndexBlock},
+ * {@link BlockIndexWriter}): the root level lives in memory from open; each lower level is an INDEX
+ * block read through the block cache (cached as LEAF_INDEX) by the reader's {@link Loader}.
  *
- * <p>Immutable once built; safe to share between threads.
+ * <p>Immutable; safe to share between threads (each lookup makes its own {@link Cursor}).
  */
 public final class BlockIndex {
-    private final long[] offsets;
-    private final int[] sizes;
-    private final byte[][] firstKeys;
-    private final byte[] lastKey;
-
-    BlockIndex(long[] offsets, int[] sizes, byte[][] firstKeys, byte[] lastKey) {
-        this.offsets = offsets;
-        this.sizes = sizes;
-        this.firstKeys = firstKeys;
-        this.lastKey = lastKey;
+    /** Loads the payload of a non-root index block (through the cache; a heap buffer the caller may keep). */
+    @FunctionalInterface
+    interface Loader {
+        ByteBuffer load(BlockLocation location) throws IOException;
     }
 
-    /** Collects entries while a file is written. */
-    static final class Builder {
-        private final List<Long> offsets = new ArrayList<>();
-        private final List<Integer> sizes = new ArrayList<>();
-        private final List<byte[]> firstKeys = new ArrayList<>();
+    private final IndexBlock root;
+    private final int levels;
+    private final int dataBlockCount;
 
-        void add(long offset, int size, byte[] firstKey) {
-            offsets.add(offset);
-            sizes.add(size);
-            firstKeys.add(firstKey);
-        }
+    BlockIndex(IndexBlock root, int levels, int dataBlockCount) {
+        this.root = root;
+        this.levels = levels;
+        this.dataBlockCount = dataBlockCount;
+    }
 
-        BlockIndex build(byte[] lastKey) {
-            return new BlockIndex(offsets.stream().mapToLong(Long::longValue).toArray(),
-                sizes.stream().mapToInt(Integer::intValue).toArray(), firstKeys.toArray(new byte[0][]),
-                lastKey == null ? new byte[0] : lastKey);
-        }
+    /** Levels including the root: 1 when the root names the data blocks directly. */
+    public int levels() {
+        return levels;
     }
 
     public int blockCount() {
-        return offsets.length;
+        return dataBlockCount;
     }
 
-    public long offset(int block) {
-        return offsets[block];
+    public int rootEntries() {
+        return root.count();
     }
 
-    public int size(int block) {
-        return sizes[block];
-    }
-
-    /** The first block that may hold {@code row}, or -1 when no block can (row outside the file). */
-    public int firstBlockFor(byte[] row) {
-        if (offsets.length == 0 || compareRow(lastKey, row) < 0 || compareRow(firstKeys[0], row) > 0) {
-            return -1;
+    /**
+     * A cursor on the data block where a read of {@code row} starts: the last block whose first row is
+     * before {@code row} (the row may begin in it), or the first block. Null for a file without blocks.
+     */
+    Cursor seek(byte[] row, Loader loader) throws IOException {
+        if (root.count() == 0) {
+            return null;
         }
-        // the last block whose first row is strictly below row: row may begin inside it
-        int lo = 0;
-        int hi = offsets.length - 1;
-        int found = 0;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            if (compareRow(firstKeys[mid], row) < 0) {
-                found = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
+        Cursor c = new Cursor(loader);
+        IndexBlock block = root;
+        for (int level = 0; level < levels; level++) {
+            int i = block.searchBefore(row);
+            c.path[level] = block;
+            c.pos[level] = i;
+            if (level + 1 < levels) {
+                block = new IndexBlock(loader.load(block.location(i)));
             }
         }
-        return found;
+        return c;
     }
 
-    /** True when block {@code block} starts after {@code row} (so it and later blocks cannot hold it). */
-    public boolean startsAfter(int block, byte[] row) {
-        return compareRow(firstKeys[block], row) > 0;
+    /** A cursor on the first data block, or null for a file without blocks. */
+    Cursor first(Loader loader) throws IOException {
+        return seek(new byte[0], loader);
     }
 
-    /** Compares the row of a serialized key (short rowLength, row, ...) with {@code row}. */
-    static int compareRow(byte[] key, byte[] row) {
-        int len = ((key[0] & 0xff) << 8) | (key[1] & 0xff);
-        return Arrays.compareUnsigned(key, 2, 2 + len, row, 0, row.length);
-    }
+    /**
+     * A position on one data block, walking the levels: {@link #next} moves to the following data block,
+     * loading the next leaf (and the index blocks above it) when the current one is used up. Holds heap
+     * views of index blocks only (no cache references). Not thread safe.
+     */
+    final class Cursor {
+        private final Loader loader;
+        private final IndexBlock[] path = new IndexBlock[levels];
+        private final int[] pos = new int[levels];
 
-    byte[] encode() throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bytes);
-        out.writeInt(offsets.length);
-        for (int i = 0; i < offsets.length; i++) {
-            out.writeLong(offsets[i]);
-            out.writeInt(sizes[i]);
-            out.writeInt(firstKeys[i].length);
-            out.write(firstKeys[i]);
+        private Cursor(Loader loader) {
+            this.loader = loader;
         }
-        out.writeInt(lastKey.length);
-        out.write(lastKey);
-        out.flush();
-        CRC32C crc = new CRC32C();
-        crc.update(bytes.toByteArray());
-        out.writeInt((int) crc.getValue());
-        return bytes.toByteArray();
-    }
 
-    static BlockIndex decode(byte[] bytes, String where) throws IOException {
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, bytes.length - 4);
-        ByteBuffer b = ByteBuffer.wrap(bytes);
-        if ((int) crc.getValue() != b.getInt(bytes.length - 4)) {
-            throw new IOException("store file " + where + ": block index fails its checksum");
+        private int leaf() {
+            return levels - 1;
         }
-        int n = b.getInt();
-        long[] offsets = new long[n];
-        int[] sizes = new int[n];
-        byte[][] keys = new byte[n][];
-        for (int i = 0; i < n; i++) {
-            offsets[i] = b.getLong();
-            sizes[i] = b.getInt();
-            keys[i] = new byte[b.getInt()];
-            b.get(keys[i]);
+
+        BlockLocation location() {
+            return path[leaf()].location(pos[leaf()]);
         }
-        byte[] last = new byte[b.getInt()];
-        b.get(last);
-        return new BlockIndex(offsets, sizes, keys, last);
+
+        /** Compares the current data block's first row with {@code row}. */
+        int compareFirstRow(byte[] row) {
+            return path[leaf()].compareRow(pos[leaf()], row);
+        }
+
+        /** Moves to the next data block; false at the end of the file. */
+        boolean next() throws IOException {
+            int level = leaf();
+            while (level >= 0 && pos[level] + 1 >= path[level].count()) {
+                level--;
+            }
+            if (level < 0) {
+                return false;
+            }
+            pos[level]++;
+            for (int l = level + 1; l < levels; l++) {
+                path[l] = new IndexBlock(loader.load(path[l - 1].location(pos[l - 1])));
+                pos[l] = 0;
+            }
+            return true;
+        }
     }
 }

@@ -2,27 +2,42 @@ package org.heaplab.core.storefile;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.CRC32C;
+import org.heaplab.core.cache.Block;
 import org.heaplab.core.cache.BlockCache;
 import org.heaplab.core.cache.BlockCacheKey;
-import org.heaplab.core.cell.CellComparator;
+import org.heaplab.core.cache.BlockType;
+import org.heaplab.core.cache.HeapCopyReadPath;
+import org.heaplab.core.cache.ReadPath;
+import org.heaplab.core.cache.ReadScope;
+import org.heaplab.core.cell.Cell;
+import org.heaplab.core.cell.CellCursor;
 import org.heaplab.core.cell.KeyValue;
-import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.encoding.BlockSeeker;
+import org.heaplab.core.encoding.Encodings;
+import org.heaplab.core.io.DataBlockEncoding;
 
 /**
- * Decodes what {@link StoreFileWriter} writes: opens the trailer and block index, then serves row
- * reads through the block cache and sequential scans (for compaction) around it.
+ * Reads what {@link StoreFileWriter} writes. At open it reads the trailer, the root index and the file
+ * info (first/last row, bloom chunk index) and keeps them; everything else is read on demand.
+ *
+ * <p>Reads for gets and scans go through the block cache: a miss reads the block from disk (a heap
+ * byte[]), verifies it, decompresses it and offers it to the cache; a hit passes the cached block
+ * through the {@link ReadPath} (heap-copy: off-heap bytes copied to the heap, reference released;
+ * zero-copy: the read's {@link ReadScope} keeps the reference until the response is written). Cells
+ * from data blocks are whatever the encoding's seeker returns (views for NONE and ROW_INDEX_V1, heap
+ * copies for DIFF), valid while the scope is open. Index and bloom blocks are used on the heap and their
+ * references released inside the call.
  *
  * <p>Every block is checked against its CRC32C before it is decompressed or used; a block that fails
  * throws an IOException naming the file and the block's offset and is never returned or cached.
@@ -39,36 +54,71 @@ public final class StoreFileReader implements Closeable {
     private final Path path;
     private final FileChannel channel;
     private final BlockCache cache;
+    private final ReadPath readPath;
+    private final boolean inMemory;
     private final long id = NEXT_ID.incrementAndGet();
     private final long size;
     private final Trailer trailer;
     private final BlockIndex index;
+    private final FileInfo info;
+    private final BloomFilter bloom;
     private final AtomicInteger refs = new AtomicInteger(1);
+    private final BlockIndex.Loader indexLoader = loc -> metaBlock(BlockKind.INDEX, loc);
+    private final BloomFilter.ChunkLoader bloomLoader = loc -> metaBlock(BlockKind.BLOOM_CHUNK, loc);
 
-    private StoreFileReader(Path path, FileChannel channel, BlockCache cache) throws IOException {
+    private StoreFileReader(Path path, FileChannel channel, BlockCache cache, ReadPath readPath, boolean inMemory)
+        throws IOException {
         this.path = path;
         this.channel = channel;
         this.cache = cache;
+        this.readPath = readPath;
+        this.inMemory = inMemory;
         this.size = channel.size();
+        if (size < Trailer.TAIL_SIZE) {
+            throw new IOException("store file " + path + " is too short (" + size + " bytes) for a trailer");
+        }
+        Trailer.checkTail(read(size - Trailer.TAIL_SIZE, Trailer.TAIL_SIZE), path.toString());
         if (size < Trailer.SIZE) {
             throw new IOException("store file " + path + " is too short (" + size + " bytes) for a trailer");
         }
         this.trailer = Trailer.decode(read(size - Trailer.SIZE, Trailer.SIZE), path.toString());
-        if (trailer.indexOffset() < 0 || trailer.indexOffset() + trailer.indexSize() > size - Trailer.SIZE) {
-            throw new IOException("store file " + path + ": trailer points outside the file");
-        }
-        this.index = BlockIndex.decode(read(trailer.indexOffset(), trailer.indexSize()), path.toString());
+        long metaEnd = size - Trailer.SIZE;
+        checkLocation(trailer.rootIndexOffset(), trailer.rootIndexSize(), trailer.dataSectionEnd(), metaEnd, "root index");
+        checkLocation(trailer.fileInfoOffset(), trailer.fileInfoSize(), trailer.dataSectionEnd(), metaEnd, "file info");
+        byte[] root = readVerified(BlockKind.ROOT_INDEX, new BlockLocation(trailer.rootIndexOffset(),
+            trailer.rootIndexSize()));
+        this.index = new BlockIndex(new IndexBlock(ByteBuffer.wrap(root)), trailer.indexLevels(), trailer.blockCount());
+        this.info = FileInfo.decode(readVerified(BlockKind.FILE_INFO, new BlockLocation(trailer.fileInfoOffset(),
+            trailer.fileInfoSize())));
+        this.bloom = info.bloomHashCount() > 0
+            ? new BloomFilter(info.bloomHashCount(), new IndexBlock(ByteBuffer.wrap(info.bloomChunkIndex()))) : null;
     }
 
-    /** Opens a store file; blocks read for gets go through {@code cache}. */
-    public static StoreFileReader open(Path path, BlockCache cache) throws IOException {
+    private void checkLocation(long offset, int onDisk, long from, long to, String what) throws IOException {
+        if (offset < from || onDisk < BlockFormat.HEADER_SIZE || offset + onDisk > to) {
+            throw new IOException("store file " + path + ": " + what + " at offset " + offset + " (" + onDisk
+                + " bytes) lies outside its section [" + from + ", " + to + ")");
+        }
+    }
+
+    /**
+     * Opens a store file whose blocks are read through {@code cache} and served through {@code readPath};
+     * {@code inMemory}: the family is IN_MEMORY (blocks cached with the in-memory priority).
+     */
+    public static StoreFileReader open(Path path, BlockCache cache, ReadPath readPath, boolean inMemory)
+        throws IOException {
         FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
         try {
-            return new StoreFileReader(path, ch, cache);
+            return new StoreFileReader(path, ch, cache, readPath, inMemory);
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
         }
+    }
+
+    /** Opens a store file with the 1.x read path (heap-copy) and normal cache priority. */
+    public static StoreFileReader open(Path path, BlockCache cache) throws IOException {
+        return open(path, cache, new HeapCopyReadPath(), false);
     }
 
     public Path path() {
@@ -91,157 +141,209 @@ public final class StoreFileReader implements Closeable {
         return index;
     }
 
-    /**
-     * Opens a store file whose cached blocks are served through {@code readPath}; {@code inMemory}: the
-     * family is IN_MEMORY (blocks cached with the in-memory priority).
-     * TODO(issue 4, store-file helper): readPath and inMemory are not used yet.
-     */
-    public static StoreFileReader open(Path path, BlockCache cache, org.heaplab.core.cache.ReadPath readPath,
-                                       boolean inMemory) throws IOException {
-        return open(path, cache);
+    public DataBlockEncoding encoding() {
+        return trailer.encoding();
     }
 
-    /** False only when the row is certainly not in this file (bloom filter); true without a bloom. */
+    /**
+     * False only when {@code row} is certainly not in this file: outside its first..last row, or (with a
+     * ROW bloom filter) the bloom says so. Counts bloom checks and negatives.
+     */
     public boolean mightContainRow(byte[] row) throws IOException {
-        return true; // TODO(issue 4, store-file helper)
+        if (trailer.cellCount() == 0 || compare(info.firstRow(), row) > 0 || compare(info.lastRow(), row) < 0) {
+            return false;
+        }
+        if (bloom == null) {
+            return true;
+        }
+        StoreFileReadCounters.BLOOM_CHECKS.increment();
+        boolean maybe = bloom.mightContain(row, bloomLoader);
+        if (!maybe) {
+            StoreFileReadCounters.BLOOM_NEGATIVES.increment();
+        }
+        return maybe;
+    }
+
+    private static int compare(byte[] a, byte[] b) {
+        return java.util.Arrays.compareUnsigned(a, b);
     }
 
     /**
-     * Appends every cell of {@code row} to {@code out}, in cell order. Cells may point into cached
-     * blocks whose references {@code scope} holds: valid until the scope is closed.
+     * Appends every cell of {@code row} to {@code out}, in cell order (nothing when
+     * {@link #mightContainRow} says no: the bloom filter is consulted here, callers need not call it
+     * first). Cells may point into cached blocks whose references {@code scope} holds: valid until the
+     * scope is closed.
      */
-    public void getRow(byte[] row, org.heaplab.core.cache.ReadScope scope, List<org.heaplab.core.cell.Cell> out)
-        throws IOException {
-        List<KeyValue> kvs = new ArrayList<>();
-        getRow(row, kvs);
-        out.addAll(kvs);
+    public void getRow(byte[] row, ReadScope scope, List<Cell> out) throws IOException {
+        if (!mightContainRow(row)) {
+            return;
+        }
+        BlockIndex.Cursor blocks = index.seek(row, indexLoader);
+        while (blocks != null) {
+            BlockSeeker seeker = Encodings.seeker(trailer.encoding(), dataBlock(blocks.location(), scope).data());
+            if (seeker.seekToRow(row)) {
+                do {
+                    if (seeker.compareCurrentRow(row) != 0) {
+                        return; // the next row begins: done
+                    }
+                    out.add(seeker.current());
+                } while (seeker.next());
+            }
+            // the row may continue in the next block, unless that one starts with a later row
+            if (!blocks.next() || blocks.compareFirstRow(row) > 0) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Appends every cell of {@code row} to {@code out} as fresh heap copies (the pre-issue-4 API: no
+     * scope to hold cache references).
+     */
+    public void getRow(byte[] row, List<KeyValue> out) throws IOException {
+        List<Cell> cells = new ArrayList<>();
+        try (ReadScope scope = new ReadScope()) {
+            getRow(row, scope, cells);
+            for (Cell c : cells) {
+                byte[] copy = new byte[c.getSerializedLength()];
+                c.copyTo(copy, 0);
+                out.add(new KeyValue(copy, 0, copy.length));
+            }
+        }
     }
 
     /**
      * A cursor over the file's cells from the first cell whose row is >= {@code startRow} (empty: the
      * first cell), reading blocks through the cache; cells valid until {@code scope} is closed.
-     * TODO(issue 4, store-file helper): seek through the index instead of scanning from the start.
+     *
+     * @throws UncheckedIOException when a block cannot be read (a corrupt block names path and offset)
      */
-    public org.heaplab.core.cell.CellCursor cursor(byte[] startRow, org.heaplab.core.cache.ReadScope scope) {
-        Iterator<KeyValue> it = scanner();
-        return new org.heaplab.core.cell.CellCursor() {
-            private KeyValue current = advanceFrom();
-
-            private KeyValue advanceFrom() {
-                while (it.hasNext()) {
-                    KeyValue kv = it.next();
-                    if (CellComparator.compareRow(kv, startRow) >= 0) {
-                        return kv;
-                    }
-                }
-                return null;
-            }
-
-            @Override
-            public org.heaplab.core.cell.Cell peek() {
-                return current;
-            }
-
-            @Override
-            public void advance() {
-                current = it.hasNext() ? it.next() : null;
-            }
-        };
+    public CellCursor cursor(byte[] startRow, ReadScope scope) {
+        try {
+            return new StoreFileCursor(this, index.seek(startRow, indexLoader), startRow, scope);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
-     * Appends every cell of {@code row} to {@code out}, in cell order. Each returned cell is a fresh copy
-     * on the heap (cached blocks are shared and never handed out).
+     * A data block for a get or scan: from the cache through the read path, or from disk (verified,
+     * decompressed, offered to the cache; counted in {@link StoreFileReadCounters}).
      */
-    public void getRow(byte[] row, List<KeyValue> out) throws IOException {
-        int first = index.firstBlockFor(row);
-        if (first < 0) {
-            return;
+    Block dataBlock(BlockLocation loc, ReadScope scope) throws IOException {
+        BlockCacheKey key = new BlockCacheKey(id, loc.offset());
+        Block cached = cache.getBlock(key, BlockType.DATA, true);
+        if (cached != null) {
+            return readPath.use(cached, scope);
         }
-        for (int b = first; b < index.blockCount() && !index.startsAfter(b, row); b++) {
-            byte[] block = cachedBlock(b);
-            int pos = 0;
-            while (pos < block.length) {
-                int len = KeyValue.serializedLength(block, pos);
-                KeyValue kv = new KeyValue(block, pos, len);
-                int c = CellComparator.compareRow(kv, row);
-                if (c > 0) {
-                    return;
-                }
-                if (c == 0) {
-                    out.add(new KeyValue(Arrays.copyOfRange(block, pos, pos + len), 0, len));
-                }
-                pos += len;
-            }
-        }
+        checkLocation(loc.offset(), loc.onDiskSize(), 0, trailer.dataSectionEnd(), "data block");
+        byte[] bytes = readVerified(BlockKind.DATA, loc);
+        StoreFileReadCounters.DATA_BLOCKS_READ.increment();
+        StoreFileReadCounters.BYTES_READ.add(loc.onDiskSize());
+        Block block = Block.onHeap(BlockType.DATA, bytes);
+        cache.cacheBlock(key, block, inMemory);
+        return block;
     }
 
-    private byte[] cachedBlock(int b) throws IOException {
-        // TODO(issue 4, store-file helper): serve cells from the Block through a ReadPath and ReadScope
-        BlockCacheKey key = new BlockCacheKey(id, index.offset(b));
-        org.heaplab.core.cache.Block cached = cache.getBlock(key, org.heaplab.core.cache.BlockType.DATA, true);
+    /**
+     * An index or bloom block's bytes on the heap: a cached block is used where it lives when on heap,
+     * copied when off heap, and its reference released before returning (never held past the call).
+     */
+    private ByteBuffer metaBlock(BlockKind kind, BlockLocation loc) throws IOException {
+        BlockCacheKey key = new BlockCacheKey(id, loc.offset());
+        Block cached = cache.getBlock(key, kind.cacheType, true);
         if (cached != null) {
             try {
+                if (!cached.isOffHeap()) {
+                    return cached.data();
+                }
                 byte[] copy = new byte[cached.size()];
-                cached.data().duplicate().get(copy);
-                return copy;
+                cached.data().get(0, copy);
+                return ByteBuffer.wrap(copy);
             } finally {
                 cached.release();
             }
         }
-        byte[] block = readBlock(b);
-        cache.cacheBlock(key, org.heaplab.core.cache.Block.onHeap(org.heaplab.core.cache.BlockType.DATA, block), false);
-        return block;
+        if (kind == BlockKind.INDEX) {
+            checkLocation(loc.offset(), loc.onDiskSize(), trailer.dataSectionEnd(), trailer.rootIndexOffset(),
+                "index block");
+        } else {
+            checkLocation(loc.offset(), loc.onDiskSize(), 0, trailer.dataSectionEnd(), "bloom chunk");
+        }
+        byte[] bytes = readVerified(kind, loc);
+        StoreFileReadCounters.BYTES_READ.add(loc.onDiskSize());
+        cache.cacheBlock(key, Block.onHeap(kind.cacheType, bytes), inMemory);
+        return ByteBuffer.wrap(bytes);
     }
 
-    /** Reads, verifies and decompresses block {@code b} from disk (no cache). */
+    /** Reads one block from disk, verifies its checksum and kind and decompresses it (no cache). */
+    private byte[] readVerified(BlockKind kind, BlockLocation loc) throws IOException {
+        return BlockFormat.unframe(read(loc.offset(), loc.onDiskSize()), kind, trailer.compression(),
+            path.toString(), loc.offset());
+    }
+
+    /** The locations of every data block in file order (walks the whole index; tests and tools). */
+    List<BlockLocation> dataBlockLocations() throws IOException {
+        List<BlockLocation> all = new ArrayList<>();
+        BlockIndex.Cursor c = index.first(loc -> ByteBuffer.wrap(readVerified(BlockKind.INDEX, loc)));
+        while (c != null) {
+            all.add(c.location());
+            if (!c.next()) {
+                break;
+            }
+        }
+        return all;
+    }
+
+    /** The locations of the bloom filter's chunks (empty without a bloom; tests and tools). */
+    List<BlockLocation> bloomChunkLocations() {
+        List<BlockLocation> all = new ArrayList<>();
+        for (int i = 0; bloom != null && i < bloom.chunkCount(); i++) {
+            all.add(bloom.chunk(i));
+        }
+        return all;
+    }
+
+    /** Reads, verifies and decompresses data block {@code b} (0-based, file order) from disk (no cache). */
     public byte[] readBlock(int b) throws IOException {
-        long offset = index.offset(b);
-        int onDisk = index.size(b);
-        if (onDisk < StorageConstants.BLOCK_HEADER_SIZE || offset + onDisk > trailer.indexOffset()) {
-            throw new IOException("store file " + path + ": block at offset " + offset + " has a bad index entry");
+        List<BlockLocation> all = dataBlockLocations();
+        if (b < 0 || b >= all.size()) {
+            throw new IndexOutOfBoundsException("store file " + path + " has " + all.size() + " data blocks, not " + b);
         }
-        byte[] raw = read(offset, onDisk);
-        ByteBuffer h = ByteBuffer.wrap(raw);
-        int payloadSize = h.getInt();
-        int uncompressed = h.getInt();
-        int crc = h.getInt();
-        CRC32C c = new CRC32C();
-        c.update(raw, 0, 8);
-        c.update(raw, StorageConstants.BLOCK_HEADER_SIZE, raw.length - StorageConstants.BLOCK_HEADER_SIZE);
-        if ((int) c.getValue() != crc || payloadSize != onDisk - StorageConstants.BLOCK_HEADER_SIZE) {
-            throw new IOException("store file " + path + ": block at offset " + offset + " fails its checksum");
-        }
-        byte[] payload = Arrays.copyOfRange(raw, StorageConstants.BLOCK_HEADER_SIZE, raw.length);
-        try {
-            return BlockCompression.decompress(trailer.compression(), payload, uncompressed);
-        } catch (IOException e) {
-            throw new IOException("store file " + path + ": block at offset " + offset + " does not decompress: "
-                + e.getMessage(), e);
-        }
+        return readVerified(BlockKind.DATA, all.get(b));
     }
 
     /** Every cell of the file in order, block by block, bypassing the cache (compaction's read). */
     public Iterator<KeyValue> scanner() {
         return new Iterator<>() {
-            private int nextBlock;
-            private byte[] block = new byte[0];
-            private int pos;
+            private BlockIndex.Cursor blocks;
+            private BlockSeeker seeker;
+            private boolean started;
+
+            private boolean advanceToCell() throws IOException {
+                if (!started) {
+                    started = true;
+                    blocks = index.first(loc -> ByteBuffer.wrap(readVerified(BlockKind.INDEX, loc)));
+                    if (blocks == null) {
+                        return false;
+                    }
+                    seeker = Encodings.seeker(trailer.encoding(), ByteBuffer.wrap(readVerified(BlockKind.DATA,
+                        blocks.location())));
+                }
+                while (seeker != null && seeker.current() == null) {
+                    seeker = blocks.next() ? Encodings.seeker(trailer.encoding(),
+                        ByteBuffer.wrap(readVerified(BlockKind.DATA, blocks.location()))) : null;
+                }
+                return seeker != null;
+            }
 
             @Override
             public boolean hasNext() {
-                while (pos >= block.length) {
-                    if (nextBlock >= index.blockCount()) {
-                        return false;
-                    }
-                    try {
-                        block = readBlock(nextBlock++);
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                    pos = 0;
+                try {
+                    return advanceToCell();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
-                return true;
             }
 
             @Override
@@ -249,10 +351,9 @@ public final class StoreFileReader implements Closeable {
                 if (!hasNext()) {
                     throw new NoSuchElementException();
                 }
-                int len = KeyValue.serializedLength(block, pos);
-                KeyValue kv = new KeyValue(block, pos, len);
-                pos += len;
-                return kv;
+                Cell c = seeker.current();
+                seeker.next();
+                return c instanceof KeyValue kv ? kv : c.toOwnKeyValue();
             }
         };
     }
@@ -262,7 +363,7 @@ public final class StoreFileReader implements Closeable {
         List<KeyValue> all = new ArrayList<>();
         try {
             scanner().forEachRemaining(all::add);
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             throw e.getCause();
         }
         return all;

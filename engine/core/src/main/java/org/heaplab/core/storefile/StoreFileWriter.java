@@ -5,139 +5,162 @@ import java.io.Closeable;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.Arrays;
-import java.util.zip.CRC32C;
 import org.heaplab.core.cell.CellComparator;
 import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.encoding.DataBlockEncoder;
+import org.heaplab.core.encoding.Encodings;
+import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
-import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.io.DataBlockEncoding;
 
 /**
- * Writes an immutable, sorted store file (the engine's HFile).
+ * Writes an immutable, sorted store file (the engine's HFile), format version 2. Every byte, big-endian
+ * (also in engine/docs/store-file.md):
  *
  * <pre>
- * Store file, big-endian:
- *   file       := dataBlock* blockIndex trailer
- *   dataBlock  := int32 onDiskPayloadSize
- *                 int32 uncompressedSize
- *                 int32 crc32c            (CRC32C of the two ints above and the payload)
- *                 payload                 (cells, compressed with the file's codec; NONE: as is)
- *     cells    := KeyValue*               (NONE encoding: whole KeyValues back to back, in cell order;
- *                                          a block closes once it holds >= DATA_BLOCK_SIZE (64 KB) bytes)
- *   blockIndex := int32 blockCount
- *                 entry{blockCount}
- *                 int32 lastKeyLength, lastKey
- *                 int32 crc32c            (CRC32C of every index byte before it)
- *     entry    := int64 blockOffset, int32 blockOnDiskSize (header + payload),
- *                 int32 firstKeyLength, firstKey
- *     key      := the key part of a KeyValue (short rowLength, row, byte familyLength, family,
- *                 qualifier, long timestamp, byte type)
- *   trailer    := int64 indexOffset, int32 indexSize, int32 blockCount, int64 cellCount,
- *                 int64 maxSequenceId, int32 compressionCode (0 NONE, 1 SNAPPY),
- *                 int32 crc32c (of the 36 bytes before it), int32 formatVersion (see Trailer),
- *                 int64 magic (StorageConstants.STORE_FILE_MAGIC)     -- Trailer.SIZE = 52 bytes
+ *   file       := (dataBlock | bloomChunk)*     the data section: data blocks in cell order; a bloom
+ *                                               chunk is written as soon as it is full
+ *                 indexBlock*                   non-root levels of the block index, leaves first
+ *                 rootIndex fileInfo trailer
+ *   block      := byte kind, int32 onDiskPayloadSize, int32 uncompressedSize,
+ *                 int32 crc32c (of the 9 bytes before it and the payload), payload
+ *                 (BlockFormat; kinds 1 DATA, 2 INDEX, 3 BLOOM_CHUNK, 4 ROOT_INDEX, 5 FILE_INFO; the
+ *                 payload is compressed with the file's codec, NONE or SNAPPY)
+ *   dataBlock  := block of kind 1: cells in the family's encoding (NoneEncoder, DiffEncoder,
+ *                 RowIndexV1Encoder); closes once the encoded cells reach 64 KB (DATA_BLOCK_SIZE)
+ *   indexBlock, rootIndex := IndexBlock payload: int32 entryCount, int32 entryOffset[entryCount],
+ *                 entry := int64 blockOffset, int32 blockOnDiskSize, int16 rowLength, row (the first row
+ *                 of the named block). The root names data blocks (1 level) or index blocks of the level
+ *                 below; a level is split into blocks of at most hfile.index.block.max.size bytes.
+ *   bloomChunk := block of kind 3: a bit array sized for its rows at io.storefile.bloom.error.rate
+ *                 (BloomChunk), at most io.storefile.bloom.block.size bytes
+ *   fileInfo   := int16 firstRowLength, firstRow, int16 lastRowLength, lastRow, int32 bloomHashCount,
+ *                 int32 bloomChunkIndexLength, bloomChunkIndex (IndexBlock payload naming the chunks)
+ *   trailer    := int64 rootIndexOffset, int32 rootIndexOnDiskSize, int32 indexLevels,
+ *                 int64 fileInfoOffset, int32 fileInfoOnDiskSize, int64 dataSectionEnd,
+ *                 int32 dataBlockCount, int64 cellCount, int64 rowCount, int64 maxSequenceId,
+ *                 byte compressionCode (0 NONE, 1 SNAPPY), byte dataBlockEncodingId (HBase ids: 0 NONE,
+ *                 3 DIFF, 7 ROW_INDEX_V1), byte bloomTypeCode (0 NONE, 1 ROW), byte 0,
+ *                 int32 crc32c (of the 68 bytes before it), int32 formatVersion (2),
+ *                 int64 magic (StorageConstants.STORE_FILE_MAGIC)     -- Trailer.SIZE = 84 bytes
  * </pre>
  *
- * <p>Invariants: cells arrive in strictly increasing {@link CellComparator} order; every block holds at
- * least one cell; the file is fsynced by {@link #finish} and only then may be renamed into a store
- * (callers write under a temporary name and publish with AtomicFiles).
+ * <p>Invariants: cells arrive in strictly increasing {@link CellComparator} order, all of one family;
+ * every data block holds at least one cell; a row may continue from one data block into the next; the
+ * file is fsynced by {@link #finish} and only then may be renamed into a store (callers write under a
+ * temporary name and publish with AtomicFiles).
  *
  * <p>Thread safety: not thread safe; one writer per file.
  */
 public final class StoreFileWriter implements Closeable {
     private final Path path;
-    private final Compression compression;
+    private final Options options;
+    private final StoreFileTuning tuning;
     private final FileOutputStream file;
     private final OutputStream out;
-    private final BlockIndex.Builder index = new BlockIndex.Builder();
-    private byte[] block = new byte[StorageConstants.DATA_BLOCK_SIZE * 2];
-    private int blockLength;
-    private byte[] blockFirstKey;
+    private final DataBlockEncoder encoder;
+    private final BlockIndexWriter index;
+    private final BloomFilterWriter bloom;
+    private final BlockSink sink = this::writeBlock;
+    private byte[] blockFirstRow;
+    private byte[] firstRow;
     private KeyValue previous;
     private long written;
     private long cellCount;
+    private long rowCount;
     private boolean finished;
 
-    /**
-     * What a family asks of its store files.
-     * TODO(issue 4, store-file helper): encoding and bloom are not written yet.
-     */
-    public record Options(Compression compression, org.heaplab.core.io.DataBlockEncoding encoding,
-                          org.heaplab.core.io.BloomType bloom) {
+    /** What a family asks of its store files (TableDescriptor: COMPRESSION, DATA_BLOCK_ENCODING, BLOOMFILTER). */
+    public record Options(Compression compression, DataBlockEncoding encoding, BloomType bloom) {
+        /** {@code compression} with HBase's defaults for the rest: NONE encoding, ROW bloom filter. */
         public static Options of(Compression compression) {
-            return new Options(compression, org.heaplab.core.io.DataBlockEncoding.NONE, org.heaplab.core.io.BloomType.ROW);
+            return new Options(compression, DataBlockEncoding.NONE, BloomType.ROW);
         }
     }
 
     public StoreFileWriter(Path path, Options options) throws IOException {
-        this(path, options.compression());
+        this(path, options, StoreFileTuning.DEFAULT);
     }
 
-    public StoreFileWriter(Path path, Compression compression) throws IOException {
+    public StoreFileWriter(Path path, Options options, StoreFileTuning tuning) throws IOException {
         this.path = path;
-        this.compression = compression;
+        this.options = options;
+        this.tuning = tuning;
+        this.encoder = Encodings.encoder(options.encoding());
+        this.index = new BlockIndexWriter(tuning.indexBlockMaxBytes());
+        this.bloom = options.bloom() == BloomType.ROW
+            ? new BloomFilterWriter(tuning.bloomErrorRate(), tuning.bloomChunkBytes()) : null;
         this.file = new FileOutputStream(path.toFile());
         this.out = new BufferedOutputStream(file, 256 * 1024);
     }
 
+    /** The pre-issue-4 constructor: {@code Options.of(compression)}. */
+    public StoreFileWriter(Path path, Compression compression) throws IOException {
+        this(path, Options.of(compression));
+    }
+
     /** Adds the next cell (strictly after the previous one). */
     public void append(KeyValue kv) throws IOException {
+        boolean newRow = previous == null || CellComparator.compareRows(previous, kv) != 0;
         if (previous != null && CellComparator.INSTANCE.compare(previous, kv) >= 0) {
             throw new IllegalArgumentException("cells out of order: " + kv + " after " + previous);
         }
-        if (blockLength == 0) {
-            blockFirstKey = key(kv);
+        if (newRow) {
+            byte[] row = kv.row();
+            if (firstRow == null) {
+                firstRow = row;
+            }
+            rowCount++;
+            if (bloom != null) {
+                bloom.addRow(row, sink);
+            }
         }
-        if (blockLength + kv.getLength() > block.length) {
-            block = Arrays.copyOf(block, Math.max(block.length * 2, blockLength + kv.getLength()));
+        if (encoder.cellCount() == 0) {
+            blockFirstRow = kv.row();
         }
-        System.arraycopy(kv.getBuffer(), kv.getOffset(), block, blockLength, kv.getLength());
-        blockLength += kv.getLength();
+        encoder.append(kv);
         cellCount++;
         previous = kv;
-        if (blockLength >= StorageConstants.DATA_BLOCK_SIZE) {
-            flushBlock();
+        if (encoder.encodedSize() >= tuning.dataBlockSize()) {
+            flushDataBlock();
         }
     }
 
-    private static byte[] key(KeyValue kv) {
-        return Arrays.copyOfRange(kv.getBuffer(), kv.keyOffset(), kv.keyOffset() + kv.keyLength());
+    private void flushDataBlock() throws IOException {
+        index.addDataBlock(writeBlock(BlockKind.DATA, encoder.finishBlock()), blockFirstRow);
     }
 
-    private void flushBlock() throws IOException {
-        byte[] payload = BlockCompression.compress(compression, block, blockLength);
-        ByteBuffer header = ByteBuffer.allocate(StorageConstants.BLOCK_HEADER_SIZE);
-        header.putInt(payload.length).putInt(blockLength);
-        CRC32C crc = new CRC32C();
-        crc.update(header.array(), 0, 8);
-        crc.update(payload);
-        header.putInt((int) crc.getValue());
-        int onDisk = StorageConstants.BLOCK_HEADER_SIZE + payload.length;
-        index.add(written, onDisk, blockFirstKey);
-        out.write(header.array());
-        out.write(payload);
-        written += onDisk;
-        blockLength = 0;
+    private BlockLocation writeBlock(BlockKind kind, byte[] raw) throws IOException {
+        byte[] framed = BlockFormat.frame(kind, raw, options.compression());
+        BlockLocation at = new BlockLocation(written, framed.length);
+        out.write(framed);
+        written += framed.length;
+        return at;
     }
 
     /**
-     * Writes the last block, the index and the trailer, fsyncs and closes the file.
+     * Writes the last data block and bloom chunk, the index, the file info and the trailer, fsyncs and
+     * closes the file.
      *
      * @param maxSequenceId the highest WAL sequence id of any cell in the file
      * @return the trailer written
      */
     public Trailer finish(long maxSequenceId) throws IOException {
-        if (blockLength > 0) {
-            flushBlock();
+        if (encoder.cellCount() > 0) {
+            flushDataBlock();
         }
-        BlockIndex built = index.build(previous == null ? null : key(previous));
-        byte[] indexBytes = built.encode();
-        long indexOffset = written;
-        out.write(indexBytes);
-        Trailer trailer = new Trailer(indexOffset, indexBytes.length, built.blockCount(), cellCount, maxSequenceId,
-            compression);
+        byte[] chunkIndex = bloom == null ? new byte[0] : bloom.finish(sink);
+        long dataSectionEnd = written;
+        int blocks = index.dataBlockCount();
+        BlockIndexWriter.Written idx = index.write(sink);
+        byte[] empty = new byte[0];
+        FileInfo info = new FileInfo(firstRow == null ? empty : firstRow, previous == null ? empty : previous.row(),
+            bloom == null ? 0 : bloom.hashCount(), chunkIndex);
+        BlockLocation infoAt = writeBlock(BlockKind.FILE_INFO, info.encode());
+        Trailer trailer = new Trailer(idx.root().offset(), idx.root().onDiskSize(), idx.levels(), infoAt.offset(),
+            infoAt.onDiskSize(), dataSectionEnd, blocks, cellCount, rowCount, maxSequenceId, options.compression(),
+            options.encoding(), options.bloom());
         out.write(trailer.encode());
         out.flush();
         file.getChannel().force(true);
