@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -150,7 +151,7 @@ public final class StoreFileReader implements Closeable {
      * ROW bloom filter) the bloom says so. Counts bloom checks and negatives.
      */
     public boolean mightContainRow(byte[] row) throws IOException {
-        if (trailer.cellCount() == 0 || compare(info.firstRow(), row) > 0 || compare(info.lastRow(), row) < 0) {
+        if (outsideRowRange(row)) {
             return false;
         }
         if (bloom == null) {
@@ -164,18 +165,21 @@ public final class StoreFileReader implements Closeable {
         return maybe;
     }
 
-    private static int compare(byte[] a, byte[] b) {
-        return java.util.Arrays.compareUnsigned(a, b);
+    private boolean outsideRowRange(byte[] row) {
+        return trailer.cellCount() == 0 || Arrays.compareUnsigned(info.firstRow(), row) > 0
+            || Arrays.compareUnsigned(info.lastRow(), row) < 0;
     }
 
     /**
-     * Appends every cell of {@code row} to {@code out}, in cell order (nothing when
-     * {@link #mightContainRow} says no: the bloom filter is consulted here, callers need not call it
-     * first). Cells may point into cached blocks whose references {@code scope} holds: valid until the
-     * scope is closed.
+     * Appends every cell of {@code row} to {@code out}, in cell order. Cells may point into cached blocks
+     * whose references {@code scope} holds: valid until the scope is closed.
+     *
+     * <p>Does not consult the bloom filter (only the file's row range): a get calls
+     * {@link #mightContainRow} first and skips the file when it says no, so each file's bloom is
+     * checked (and counted) once per get.
      */
     public void getRow(byte[] row, ReadScope scope, List<Cell> out) throws IOException {
-        if (!mightContainRow(row)) {
+        if (outsideRowRange(row)) {
             return;
         }
         BlockIndex.Cursor blocks = index.seek(row, indexLoader);
@@ -198,7 +202,7 @@ public final class StoreFileReader implements Closeable {
 
     /**
      * Appends every cell of {@code row} to {@code out} as fresh heap copies (the pre-issue-4 API: no
-     * scope to hold cache references).
+     * scope to hold cache references; like the scoped getRow it does not consult the bloom filter).
      */
     public void getRow(byte[] row, List<KeyValue> out) throws IOException {
         List<Cell> cells = new ArrayList<>();

@@ -169,11 +169,13 @@ class StoreFileReaderTest {
         try (StoreFileReader r = StoreFileReader.open(file, cache)) {
             StoreFileReadCounters.Snapshot before = StoreFileReadCounters.snapshot();
             List<KeyValue> out = new ArrayList<>();
+            assertTrue(r.mightContainRow(b("row000100")));
             r.getRow(b("row000100"), out);
             StoreFileReadCounters.Snapshot first = StoreFileReadCounters.snapshot().minus(before);
             assertEquals(1, first.dataBlocksRead());
             assertEquals(1, first.bloomChecks());
             assertTrue(first.bytesRead() > 0);
+            assertTrue(r.mightContainRow(b("row000100")));
             r.getRow(b("row000100"), out);
             StoreFileReadCounters.Snapshot second = StoreFileReadCounters.snapshot().minus(before);
             assertEquals(1, second.dataBlocksRead(), "a cache hit reads nothing from disk");
