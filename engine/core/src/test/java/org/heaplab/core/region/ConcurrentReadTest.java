@@ -1,0 +1,123 @@
+package org.heaplab.core.region;
+
+import static org.heaplab.core.TestKv.b;
+import static org.heaplab.core.TestKv.s;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.heaplab.core.cache.ReadScope;
+import org.heaplab.core.cell.Cell;
+import org.heaplab.core.cell.KeyValue;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.StorageKeys;
+import org.heaplab.core.io.Compression;
+import org.heaplab.core.wal.Durability;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Gets and scans while a writer rewrites rows and flushes and compactions replace the memstore and
+ * the store files under them: no read fails, every row is seen whole (both columns of one put, never
+ * half of one: row atomicity), and a row once written never disappears.
+ */
+@Timeout(120)
+class ConcurrentReadTest {
+    @TempDir
+    Path root;
+
+    static KeyValue put(String row, String q, String value) {
+        return KeyValue.create(b(row), b("f"), b(q), KeyValue.LATEST_TIMESTAMP, KeyValue.Type.PUT, b(value));
+    }
+
+    @Test
+    void readsSeeWholeRowsWhileFlushesAndCompactionsRun() throws Exception {
+        Configuration conf = new Configuration().set(StorageKeys.ROOT_DIR, "file://" + root)
+            .set(StorageKeys.BLOCK_CACHE_BYTES, String.valueOf(1 << 20));
+        int rows = 40;
+        try (OnlineRegions o = OnlineRegions.open(conf)) {
+            o.createTable(new TableDescriptor("C", b("f"), Compression.NONE), new byte[][] {b("r20")});
+            for (int i = 0; i < rows; i++) {
+                o.put("C", List.of(put(row(i), "a", "0"), put(row(i), "b", "0")));
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<Integer>> work = new ArrayList<>();
+                work.add(pool.submit(() -> {
+                    int n = 0;
+                    while (!stop.get()) {
+                        String v = String.valueOf(++n);
+                        String r = row(n % rows);
+                        o.put("C", List.of(put(r, "a", v), put(r, "b", v)), Durability.SKIP_WAL).join();
+                    }
+                    return n;
+                }));
+                work.add(pool.submit(() -> {
+                    int n = 0;
+                    while (!stop.get()) {
+                        o.flush("C");
+                        if (++n % 3 == 0) {
+                            o.majorCompact("C");
+                        }
+                    }
+                    return n;
+                }));
+                work.add(pool.submit(() -> {
+                    int n = 0;
+                    while (!stop.get()) {
+                        try (ReadScope scope = new ReadScope()) {
+                            assertWhole(o.get("C", b(row(n % rows)), List.of(), scope));
+                        }
+                        n++;
+                    }
+                    return n;
+                }));
+                work.add(pool.submit(() -> {
+                    int scans = 0;
+                    while (!stop.get()) {
+                        int seen = 0;
+                        byte[] next = new byte[0];
+                        while (next != null) {
+                            try (ReadScope scope = new ReadScope()) {
+                                ScanBatch batch = o.scan("C", next, new byte[0], 7, scope);
+                                for (List<Cell> r : batch.rows()) {
+                                    assertWhole(r);
+                                    seen++;
+                                }
+                                next = batch.nextStartRow();
+                            }
+                        }
+                        assertEquals(rows, seen, "every row, once each");
+                        scans++;
+                    }
+                    return scans;
+                }));
+                Thread.sleep(3000);
+                stop.set(true);
+                for (Future<Integer> f : work) {
+                    assertTrue(f.get() > 0);
+                }
+            } finally {
+                stop.set(true);
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    static String row(int i) {
+        return String.format("r%02d", i);
+    }
+
+    static void assertWhole(List<Cell> cells) {
+        assertEquals(2, cells.size(), "both columns");
+        assertEquals(s(cells.get(0).value()), s(cells.get(1).value()), "one put's columns: " + s(cells.get(0).row()));
+    }
+}
