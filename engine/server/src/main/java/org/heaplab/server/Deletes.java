@@ -45,7 +45,7 @@ final class Deletes {
                     }
                     try (ReadScope scope = new ReadScope()) {
                         long newest = Long.MIN_VALUE;
-                        for (Cell v : Reads.get(regions, table, c.row(), List.of(c.qualifier()), scope)) {
+                        for (Cell v : regions.get(table, c.row(), List.of(c.qualifier()), scope)) {
                             newest = Math.max(newest, v.timestamp());
                         }
                         if (newest != Long.MIN_VALUE) {

@@ -54,13 +54,13 @@ final class IncrementCall {
             throw new IllegalArgumentException("increment needs a row");
         }
         long next;
-        Lock lock = Reads.incrementLock(regions, table, row);
+        Lock lock = regions.incrementLock(table, row);
         lock.lock();
         try {
             long current = 0;
             long ts = System.currentTimeMillis();
             try (ReadScope scope = new ReadScope()) {
-                for (Cell c : Reads.get(regions, table, row, List.of(qualifier), scope)) {
+                for (Cell c : regions.get(table, row, List.of(qualifier), scope)) {
                     if (c.valueLength() != Long.BYTES) {
                         throw new IllegalArgumentException("column " + new String(family) + ":" + new String(qualifier)
                             + " of row " + new String(row) + " holds " + c.valueLength() + " bytes, not a 64-bit counter");

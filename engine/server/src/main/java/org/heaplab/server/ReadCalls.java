@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.heaplab.core.cache.ReadScope;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.region.ScanBatch;
 import org.heaplab.rpc.MalformedFrameException;
 import org.heaplab.rpc.ParamReader;
 import org.heaplab.rpc.ParamWriter;
@@ -21,8 +22,8 @@ import org.heaplab.rpc.ServerCall;
  * cache blocks a zero-copy read holds are released exactly once, after the response is written (or
  * the error is), whatever happens in between.
  *
- * <p>Counters (admin metrics "reads"): gets = rows asked by GET and MULTI_GET; scanned_rows = rows
- * returned by SCAN batches.
+ * <p>Counters: the storage engine counts gets and scanned rows (OnlineRegions.readCounters); this class
+ * counts SCAN calls (admin metrics reads.scan_batches).
  *
  * <p>Thread safety: called by every handler at once; the counters are LongAdders.
  */
@@ -30,8 +31,6 @@ final class ReadCalls {
     static final int MAX_QUALIFIERS = 10_000;
     static final int MAX_ROWS = 100_000;
 
-    private final LongAdder gets = new LongAdder();
-    private final LongAdder scannedRows = new LongAdder();
     private final LongAdder scanBatches = new LongAdder();
 
     /** Answers a read call; never throws (failures are answered through {@code call}). */
@@ -59,8 +58,7 @@ final class ReadCalls {
         String table = in.readString();
         byte[] row = in.readBytes();
         List<byte[]> qualifiers = in.hasRemaining() ? qualifiers(in) : List.of();
-        gets.increment();
-        return new Reply(new byte[0], Reads.get(regions, table, row, qualifiers, scope));
+        return new Reply(new byte[0], regions.get(table, row, qualifiers, scope));
     }
 
     /**
@@ -76,11 +74,10 @@ final class ReadCalls {
             rows.add(in.readBytes());
             qualifiers.add(qualifiers(in));
         }
-        gets.add(n);
-        List<? extends List<? extends Cell>> all = Reads.multiGet(regions, table, rows, scope);
+        List<List<Cell>> all = regions.multiGet(table, rows, scope);
         List<List<? extends Cell>> result = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            result.add(Reads.only(all.get(i), qualifiers.get(i)));
+            result.add(only(all.get(i), qualifiers.get(i)));
         }
         ParamWriter w = new ParamWriter();
         RowsCodec.writeCounts(w, result);
@@ -99,9 +96,8 @@ final class ReadCalls {
         if (caching < 1 || caching > MAX_ROWS) {
             throw new IllegalArgumentException("scan caching must be in 1.." + MAX_ROWS + ", got " + caching);
         }
-        Reads.Batch batch = Reads.scan(regions, table, start, stop, caching, scope);
+        ScanBatch batch = regions.scan(table, start, stop, caching, scope);
         scanBatches.increment();
-        scannedRows.add(batch.rows().size());
         ParamWriter w = new ParamWriter();
         RowsCodec.writeCounts(w, batch.rows());
         w.writeBoolean(batch.nextStartRow() != null);
@@ -120,12 +116,22 @@ final class ReadCalls {
         return q;
     }
 
-    long gets() {
-        return gets.sum();
-    }
-
-    long scannedRows() {
-        return scannedRows.sum();
+    /** The cells of {@code qualifiers} (all of them when empty), in order; no copies. */
+    static List<? extends Cell> only(List<? extends Cell> cells, List<byte[]> qualifiers) {
+        if (qualifiers.isEmpty()) {
+            return cells;
+        }
+        List<Cell> out = new ArrayList<>(qualifiers.size());
+        for (Cell c : cells) {
+            byte[] q = c.qualifier();
+            for (byte[] wanted : qualifiers) {
+                if (java.util.Arrays.equals(q, wanted)) {
+                    out.add(c);
+                    break;
+                }
+            }
+        }
+        return out;
     }
 
     long scanBatches() {

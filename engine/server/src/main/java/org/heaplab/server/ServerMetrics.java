@@ -11,7 +11,9 @@ import org.heaplab.core.cache.CacheMetrics;
 import org.heaplab.core.memstore.ChunkPool;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.region.ReadCounters;
 import org.heaplab.core.region.RegionInfo;
+import org.heaplab.core.region.RowQueryCache;
 import org.heaplab.rpc.RequestBufferAllocator;
 
 /**
@@ -73,8 +75,10 @@ public final class ServerMetrics {
             .put("forces", regions.walForceCount()));
         w.put("block_cache", blockCache(regions.blockCacheMetrics()));
         w.put("store_files", storeFiles());
-        w.put("reads", new JsonWriter().put("gets", reads.gets()).put("scanned_rows", reads.scannedRows())
-            .put("scan_batches", reads.scanBatches()).put("increments", increments.increments()));
+        ReadCounters rc = regions.readCounters();
+        w.put("reads", new JsonWriter().put("gets", rc.gets()).put("scanned_rows", rc.scannedRows())
+            .put("scan_batches", reads.scanBatches()).put("increments", increments.increments())
+            .put("store_files_read", rc.storeFilesRead()).put("store_files_skipped_by_bloom", rc.storeFilesSkippedByBloom()));
         w.put("query_cache", queryCache());
         w.put("process", new JsonWriter().put("cpu_ms", processCpuMillis()));
         return w.toString();
@@ -121,9 +125,10 @@ public final class ServerMetrics {
     }
 
     private JsonWriter queryCache() {
-        QueryCacheCounters q = QueryCacheCounters.of(regions);
+        RowQueryCache.Metrics q = regions.queryCacheMetrics();
         return new JsonWriter().put("hits", q.hits()).put("misses", q.misses()).put("invalidations", q.invalidations())
-            .put("entries", q.entries()).put("bytes", q.bytes());
+            .put("entries", q.entries()).put("bytes", q.bytes()).put("capacity_bytes", q.capacityBytes())
+            .put("hit_ratio", q.hitRatio());
     }
 
     /** Process CPU time in milliseconds (all threads, user + system), 0 when the JVM cannot tell. */

@@ -149,6 +149,16 @@ class PerformanceEvaluationTest {
             assertTrue(seq.out().contains("Num measures (latency) : 300\n"), seq.out());
             assertTrue(seq.out().contains("[SequentialReadTest] Summary of timings"), seq.out());
             assertTrue(Files.readString(dir.resolve("seq.json")).contains("\"test\": \"SequentialReadTest\""));
+            Run scan = pe(conf, "--nomapred --rows=300 --caching=7 scan 2");
+            assertEquals(0, scan.code(), scan.err());
+            assertTrue(scan.out().contains("Test : ScanTest, Thread : TestClient-1\n"), scan.out());
+            assertTrue(scan.out().contains("Num measures (latency) : 300\n"), "one measure per next(): " + scan.out());
+            assertTrue(scan.out().contains("Finished class " + PerformanceEvaluation.class.getName() + "$ScanTest in "), scan.out());
+            Run range = pe(conf, "--nomapred --rows=20 scanRange100 1");
+            assertEquals(0, range.code(), range.err());
+            assertTrue(range.out().contains("Test : RandomScanWithRange100Test, Thread : TestClient-0\n"), range.out());
+            assertTrue(range.out().contains("Num measures (latency) : 20\n"), "one measure per range: " + range.out());
+            assertTrue(range.out().contains("[RandomScanWithRange100Test] Summary of timings"), range.out());
         } finally {
             server.stop();
         }

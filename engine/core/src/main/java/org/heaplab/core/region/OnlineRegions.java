@@ -502,6 +502,11 @@ public final class OnlineRegions implements Closeable {
         return (int) allRegions().count();
     }
 
+    /** The server's block cache (tests check it with CacheLeakDetector through a real server). */
+    public BlockCache blockCache() {
+        return cache;
+    }
+
     /** Block cache counters, one entry per cache: for the server's metrics. */
     public java.util.List<CacheMetrics> blockCacheMetrics() {
         return cache.metrics();
