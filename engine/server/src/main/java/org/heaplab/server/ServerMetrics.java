@@ -14,6 +14,7 @@ import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.ReadCounters;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.RowQueryCache;
+import org.heaplab.core.storefile.StoreFileReadCounters;
 import org.heaplab.rpc.RequestBufferAllocator;
 
 /**
@@ -105,7 +106,7 @@ public final class ServerMetrics {
 
     /** Store-file reads since start-up and the number of store files online now. */
     private JsonWriter storeFiles() {
-        StoreFileCounters c = StoreFileCounters.snapshot();
+        StoreFileReadCounters.Snapshot c = StoreFileReadCounters.snapshot();
         return new JsonWriter().put("data_blocks_read", c.dataBlocksRead()).put("bytes_read", c.bytesRead())
             .put("bloom_checks", c.bloomChecks()).put("bloom_negatives", c.bloomNegatives()).put("count", storeFileCount());
     }
