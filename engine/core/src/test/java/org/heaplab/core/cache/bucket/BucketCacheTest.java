@@ -320,6 +320,33 @@ class BucketCacheTest {
     }
 
     @Test
+    void blocksReadAgainAndInMemoryBlocksSurviveAFloodOfBlocksReadOnce() throws Exception {
+        BucketCache c = cache();
+        for (int i = 0; i < 3; i++) { // MULTI: cached, then read
+            c.cacheBlock(key(1, i), heapBlock(key(1, i), 3000), false);
+        }
+        c.cacheBlock(key(2, 0), heapBlock(key(2, 0), 3000), true); // MEMORY
+        written(c);
+        for (int i = 0; i < 3; i++) {
+            c.getBlock(key(1, i), BlockType.DATA, true).release();
+        }
+        for (int i = 0; i < 40; i++) { // a scan: 40 blocks read once into 8 remaining 4 KB slots
+            c.cacheBlock(key(3, i), heapBlock(key(3, i), 3000), false);
+            written(c);
+        }
+        assertTrue(metrics(c).evictedBlocks() >= 32);
+        for (int i = 0; i < 3; i++) {
+            Block b = c.getBlock(key(1, i), BlockType.DATA, false);
+            assertNotNull(b, "MULTI block " + i + " survived the scan");
+            b.release();
+        }
+        Block m = c.getBlock(key(2, 0), BlockType.DATA, false);
+        assertNotNull(m, "the in-memory block survived the scan");
+        m.release();
+        assertNull(c.getBlock(key(3, 0), BlockType.DATA, false), "the scan's oldest blocks went first");
+    }
+
+    @Test
     void evictBlocksByFileDropsQueuedAndWrittenBlocks() throws Exception {
         BucketCache c = cache(1, 8, false);
         c.cacheBlock(key(5, 0), heapBlock(key(5, 0), 100), false);
