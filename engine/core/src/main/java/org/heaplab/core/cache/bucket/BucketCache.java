@@ -196,11 +196,11 @@ public final class BucketCache implements BlockCache {
         wastedBytes.addAndGet(entry.wastedBytes());
         BucketEntry old = backingMap.put(p.key(), entry);
         if (old != null) {
-            dropMapReference(old);
+            releaseReference(old);
         }
         if (!ramMap.remove(p.key(), p)) { // evicted between the check in write() and now: undo
             if (backingMap.remove(p.key(), entry)) {
-                dropMapReference(entry);
+                releaseReference(entry);
             }
         }
         if (allocator.usedBytes() > acceptableBytes) {
@@ -214,15 +214,14 @@ public final class BucketCache implements BlockCache {
             return false;
         }
         evictedBlocks.increment();
-        return dropMapReference(e);
+        return releaseReference(e);
     }
 
-    /** Gives back the map's reference of an entry already removed from the map; true if the slot was freed. */
-    private boolean dropMapReference(BucketEntry e) {
-        return release(e);
-    }
-
-    private boolean release(BucketEntry e) {
+    /**
+     * Gives back one reference of {@code e}: the map's (after the caller removed it from the map) or a
+     * reader's. The last one frees the slot; returns true then.
+     */
+    private boolean releaseReference(BucketEntry e) {
         if (e.release()) {
             allocator.free(e.offset);
             wastedBytes.addAndGet(-e.wastedBytes());
@@ -241,7 +240,7 @@ public final class BucketCache implements BlockCache {
         }
         for (Map.Entry<BlockCacheKey, BucketEntry> e : backingMap.entrySet()) {
             if (e.getKey().fileId() == fileId && backingMap.remove(e.getKey(), e.getValue())) {
-                dropMapReference(e.getValue()); // freed now, or by the last reader's release
+                releaseReference(e.getValue()); // freed now, or by the last reader's release
                 n++;
             }
         }
@@ -343,7 +342,7 @@ public final class BucketCache implements BlockCache {
                 throw new IllegalStateException("a bucket cache block was released twice");
             }
             leaks.released(this);
-            BucketCache.this.release(entry);
+            releaseReference(entry);
         }
     }
 }
