@@ -3,7 +3,7 @@
 One row per (variant, source): the article's numbers, then this run's, for the variants the experiment
 compares.  A variant that was not measured (unavailable, failed) gets a row that says why and carries no
 numbers.  The columns: the client metrics when a pe phase measures the experiment, the memory metrics when
-an ``admin metrics`` phase does (both when both do).
+an ``admin metrics --gc`` phase does, the read metrics when an ``admin metrics`` phase without --gc does.
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ MEMORY_COLUMNS = (
     ("heap_bytes_per_cell", "heap B/cell"),
     ("heap_overhead_per_cell", "heap overhead B/cell"),
 )
+READ_COLUMNS = (
+    ("data_block_hit_ratio", "data-block hit ratio"),
+    ("disk_reads_per_get", "disk reads/get"),
+    ("cpu_us_per_get", "CPU us/get"),
+    ("query_cache_hit_ratio", "query-cache hit ratio"),
+)
 
 
 @dataclass(frozen=True)
@@ -50,7 +56,7 @@ def fmt(metric: str, v: float | None) -> str:
         return "-"
     if metric in ("throughput", "cells") or metric.endswith("_per_cell"):
         return f"{v:.0f}"
-    if metric == "young_gc_rate":
+    if metric == "young_gc_rate" or metric.endswith("_ratio") or metric == "disk_reads_per_get":
         return f"{v:.2f}"
     if abs(v) >= 100:
         return f"{v:.0f}"
@@ -63,8 +69,9 @@ def columns(run: Run, experiment: str) -> tuple[tuple[str, str], ...]:
     cols: tuple[tuple[str, str], ...] = ()
     if run.spec.measured_phase(experiment) is not None or run.spec.memory_phase(experiment) is None:
         cols += CLIENT_COLUMNS
-    if run.spec.memory_phase(experiment) is not None:
-        cols += MEMORY_COLUMNS
+    memory = run.spec.memory_phase(experiment)
+    if memory is not None:  # `admin metrics --gc`: memory; plain `admin metrics`: the read counters
+        cols += MEMORY_COLUMNS if memory.measures_memory else READ_COLUMNS
     return cols
 
 

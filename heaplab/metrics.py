@@ -3,7 +3,9 @@
 From the measured pe phase: throughput (rows/s, summed over client hosts), latency_avg/p95/p99/p999/max
 (ms; from the client summary with one client host, from the merged HdrHistogram logs with several),
 young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [start, end] window.
-From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory.
+From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory (when
+the reports were taken after a collection, ``admin metrics --gc``) and the read metrics of
+heaplab.read_metrics (counter deltas: data-block hit ratio, disk reads, CPU and query-cache hits per get).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from heaplab.memory import (
     memory_values,
 )
 from heaplab.memory import metrics_path as _metrics_path
+from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run
 
 LATENCY_KEYS = {
@@ -42,6 +45,7 @@ UNITS = {
     "young_gc_avg_pause": "ms",
     "young_gc_rate": "1/s",
     **MEMORY_UNITS,
+    **READ_UNITS,
 }
 
 
@@ -130,7 +134,13 @@ def _measure_memory(run: Run, m: Measurement, phase: str, baseline: str | None) 
         m.memory_baseline = load_admin_metrics(paths[baseline]) if baseline else None  # type: ignore[arg-type]
     except MetricsFileError as e:
         return str(e)
-    m.values.update(memory_values(m.memory, m.memory_baseline, _chunk_bytes(run, m.variant)))
+    if m.memory.gc_requested:  # heap and direct memory mean something only after a collection
+        m.values.update(memory_values(m.memory, m.memory_baseline, _chunk_bytes(run, m.variant)))
+    if m.memory_baseline is not None:
+        try:
+            m.values.update(read_values(m.memory, m.memory_baseline))
+        except MetricsFileError as e:
+            return str(e)
     return None
 
 

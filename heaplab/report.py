@@ -108,7 +108,8 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
             lines.append(f"- article, {article_name}: {note}")
     for article_name, text in a.unmapped_article_rows(experiment):
         lines.append(f"- article, {article_name} (no variant here): {text}")
-    if a.run.spec.memory_phase(experiment) is not None:
+    memory = a.run.spec.memory_phase(experiment)
+    if memory is not None and memory.measures_memory:
         lines += ["", f"![memory per cell, {experiment}]({memory_figure_name(experiment)})"]
     if a.run.spec.measured_phase(experiment) is not None:
         lines += ["", f"![latency over time, {experiment}]({figure_name(experiment)})"]
@@ -144,7 +145,8 @@ def write_report(run_dir: str | Path, published_csv: Path | None = None) -> Path
     a = analyse(run_dir, published_csv)
     for experiment in a.run.spec.experiments:
         measured = a.measurements[experiment]
-        if a.run.spec.memory_phase(experiment) is not None:
+        memory = a.run.spec.memory_phase(experiment)
+        if memory is not None and memory.measures_memory:
             save_png(memory_figure(a.run, experiment, measured), a.run.path / memory_figure_name(experiment))
         if a.run.spec.measured_phase(experiment) is not None:
             save_png(latency_figure(a.run, experiment, measured), a.run.path / figure_name(experiment))

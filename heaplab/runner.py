@@ -74,9 +74,12 @@ def ansible_vars(
 ) -> dict[str, Any]:
     """The extra vars of docs/contracts.md section 5, plus the measured phases' names.
 
-    Each phase carries exactly name, tool, args, record: the playbook's argument spec rejects other keys.
+    Each phase carries exactly name, tool, args, record, and a background phase also background and until
+    (the later phase at whose end it is stopped, "" for none): the playbook's argument spec rejects other
+    keys.
     """
-    phases = [{k: p[k] for k in ("name", "tool", "args", "record")} for p in spec.phases_for(params, variant)]
+    keys = ("name", "tool", "args", "record", "background", "until")
+    phases = [{k: p[k] for k in keys if k in p} for p in spec.phases_for(params, variant)]
     measured = [p["name"] for p in phases if p["record"]]
     return {
         "heaplab_dist_archive": str(archive.resolve()),

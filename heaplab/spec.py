@@ -52,7 +52,14 @@ MEMORY_METRICS = (
     "heap_bytes_per_cell",
     "heap_overhead_per_cell",
 )
-METRICS = CLIENT_METRICS + MEMORY_METRICS
+READ_METRICS = (  # heaplab.read_metrics: counter deltas between two `admin metrics` reports
+    "data_block_hit_ratio",
+    "disk_reads_per_get",
+    "cpu_us_per_get",
+    "query_cache_hit_ratio",
+    "gets",
+)
+METRICS = CLIENT_METRICS + MEMORY_METRICS + READ_METRICS
 VARIANT_KEYS = ("profile", "published", "server_jvm", "jvm", "client_jvm", "available", "why", "site", "vars")
 METRICS_COMMAND = "metrics"  # `bin/engine admin metrics [--gc]`: the measured admin phase
 
@@ -87,6 +94,17 @@ class Phase:
     args: str
     measure: tuple[str, ...] = ()
     baseline: str | None = None
+    background: bool = False  # a pe phase that runs while the next phases run
+    until: str | None = None  # the later phase at whose end a background phase is stopped
+
+    @property
+    def measures_memory(self) -> bool:
+        """An ``admin metrics --gc`` phase: heap and direct memory after a collection (heaplab.memory).
+
+        Without --gc an ``admin metrics`` phase measures the read counters only (heaplab.read_metrics):
+        a System.gc() between the baseline and the measured report would add its pause to the window.
+        """
+        return self.is_metrics and "--gc" in self.args.split()
 
     @property
     def is_metrics(self) -> bool:
@@ -198,6 +216,7 @@ class Spec:
                 "args": fill(p.args, vparams, f"phase {p.name}{suffix}"),
                 "record": bool(p.measure),
                 "measure": list(p.measure),
+                **({"background": True, "until": p.until or ""} if p.background else {}),
             }
             for p in self.phases
         ]
@@ -323,17 +342,30 @@ def _measure(raw: Any, where: str, experiments: set[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
+PHASE_KEYS = ("name", "tool", "args", "measure", "baseline", "background", "until")
+
+
 def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phase]:
     phases: list[Phase] = []
     for p in _req(raw, "phases", where):
         pw = f"{where}: phase {p.get('name', '?') if isinstance(p, dict) else p}"
+        unknown = sorted(set(map(str, p)) - set(PHASE_KEYS)) if isinstance(p, dict) else []
+        if unknown:
+            raise SpecError(f"{pw}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(PHASE_KEYS)}")
+        background = p.get("background", False) if isinstance(p, dict) else False
+        if not isinstance(background, bool):
+            raise SpecError(f"{pw}: background must be true or false, not {background!r}")
         phase = Phase(
             str(_req(p, "name", pw)),
             str(_req(p, "tool", pw)),
             str(_req(p, "args", pw)),
             _measure(p.get("measure"), pw, experiments),
             p.get("baseline"),
+            background,
+            None if p.get("until") is None else str(p["until"]),
         )
+        if phase.name in {q.name for q in phases}:
+            raise SpecError(f"{pw}: a phase of that name comes earlier; phase names must be unique")
         if phase.tool not in TOOLS:
             raise SpecError(f"{pw}: unknown tool {phase.tool!r}; valid: {', '.join(TOOLS)}")
         if phase.measure and phase.tool == "admin" and not phase.is_metrics:
@@ -349,6 +381,7 @@ def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phas
                     f"valid: {valid}"
                 )
         phases.append(phase)
+    _check_background(phases, where)
     for exp in experiments:
         for kind, pick in (("pe", lambda q: not q.is_metrics), ("admin metrics", lambda q: q.is_metrics)):
             measuring = [q.name for q in phases if exp in q.measure and pick(q)]
@@ -357,6 +390,24 @@ def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phas
                     f"{where}: experiment {exp} is measured by several {kind} phases: {measuring}"
                 )
     return phases
+
+
+def _check_background(phases: list[Phase], where: str) -> None:
+    """A background phase is a pe phase that measures nothing; its ``until`` names a later phase."""
+    names = [q.name for q in phases]
+    for i, q in enumerate(phases):
+        pw = f"{where}: phase {q.name}"
+        if q.until is not None and not q.background:
+            raise SpecError(f"{pw}: until is only for a phase with background: true")
+        if not q.background:
+            continue
+        if q.tool != "pe":
+            raise SpecError(f"{pw}: only a pe phase can run in the background, not {q.tool}")
+        if q.measure:
+            raise SpecError(f"{pw}: a background phase cannot measure (its window overlaps other phases)")
+        if q.until is not None and q.until not in names[i + 1 :]:
+            valid = ", ".join(names[i + 1 :]) or "(none)"
+            raise SpecError(f"{pw}: until {q.until!r} is not a later phase; valid: {valid}")
 
 
 def _claims(

@@ -51,6 +51,8 @@ class Shape:
     extra: dict[str, Any] = field(default_factory=dict)
     # `admin metrics` reports by phase name (admin_metrics() builds one); others get a stub .out
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # another shape for some measured pe phases of the variant (by phase name; labs measuring several)
+    phases: dict[str, Shape] = field(default_factory=dict)
 
 
 def admin_metrics(
@@ -62,13 +64,17 @@ def admin_metrics(
     onheap_chunks: int = 0,
     offheap_chunks: int = 0,
     index: str = "CSLM",
+    gc_requested: bool = True,
+    reads: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """An `admin metrics --gc` report shaped as the issue-3 contract (docs/contracts.md section 7)."""
+    """An `admin metrics` report shaped as the contract (docs/contracts.md section 7); ``reads``: the
+    issue-4 read groups (read_groups())."""
     return {
+        **(reads or {}),
         "format": 1,
         "tool": "admin",
         "command": "metrics",
-        "gc_requested": True,
+        "gc_requested": gc_requested,
         "heap": {"used_bytes": heap_used, "committed_bytes": 2 * heap_used, "max_bytes": 1 << 30},
         "direct": {"used_bytes": direct_used, "buffers": direct_used // (2 << 20)},
         "memstore": {
@@ -86,6 +92,52 @@ def admin_metrics(
         },
         "request_buffers": {"pooled_in_use": 0, "heap_fallback": 0, "allocations": 0},
         "wal": {"appends": cells, "syncs": cells // 10, "forces": 0},
+    }
+
+
+def read_groups(
+    gets: int,
+    *,
+    data_hits: int = 0,
+    data_misses: int = 0,
+    blocks_read: int = 0,
+    cpu_ms: int = 0,
+    qc_hits: int = 0,
+    qc_misses: int = 0,
+    caches: tuple[str, ...] = ("lru",),
+) -> dict[str, Any]:
+    """The issue-4 groups of an `admin metrics` report: block caches (the data counts go to the last cache,
+    as a combined cache's L2 holds the data blocks), store-file reads, gets, query cache, process CPU."""
+
+    def cache(name: str, data: bool) -> dict[str, Any]:
+        hits, misses = (data_hits, data_misses) if data else (0, 0)
+        counts = {"hits": hits, "misses": misses, "hit_ratio": hits / (hits + misses) if hits + misses else 0}
+        zero = {"hits": 0, "misses": 0, "hit_ratio": 0}
+        return {
+            "name": name,
+            "capacity_bytes": 64 << 20,
+            "used_bytes": 32 << 20,
+            "block_count": 500,
+            "evictions": 0,
+            "evicted_blocks": 0,
+            "failed_inserts": 0,
+            "wasted_bytes": 0,
+            **counts,
+            "by_type": {"data": counts, "leaf_index": zero, "bloom": zero},
+        }
+
+    return {
+        "block_cache": {"caches": [cache(n, i == len(caches) - 1) for i, n in enumerate(caches)]},
+        "store_files": {
+            "data_blocks_read": blocks_read,
+            "bytes_read": blocks_read * 65536,
+            "bloom_checks": 0,
+            "bloom_negatives": 0,
+            "count": 4,
+        },
+        "reads": {"gets": gets, "scanned_rows": 0},
+        "query_cache": {"hits": qc_hits, "misses": qc_misses, "invalidations": 0, "entries": 0, "bytes": 0},
+        "process": {"cpu_ms": cpu_ms},
     }
 
 
@@ -121,6 +173,17 @@ def _gc_event(ms: float, pause: float, young: bool, uptime0: float) -> dict[str,
     }
 
 
+def _pe_counts(args: str, params: dict[str, Any]) -> tuple[int, int]:
+    """(clients, rows per client) of a pe command line: `... --rows=N <command> <nclients>`."""
+    words = args.split()
+    rows = next((int(w.split("=", 1)[1]) for w in words if w.startswith("--rows=")), None)
+    try:
+        threads = int(words[-1])
+    except (IndexError, ValueError):
+        threads = int(params["threads"])
+    return threads, rows if rows is not None else int(params["rows"])
+
+
 def _write_phase(
     client: Path,
     phase: dict[str, Any],
@@ -130,7 +193,7 @@ def _write_phase(
     start_ms: float,
     gc_times: list[tuple[float, float]],
 ) -> None:
-    threads, rows = int(params["threads"]), int(params["rows"])
+    threads, rows = _pe_counts(phase["args"], params)
     total = threads * rows
     per_interval = total // shape.duration_s
     hists = []
@@ -246,20 +309,26 @@ def _write_variant(
     )
 
     phases = vars_["heaplab_phases"]
-    measured = next((p for p in phases if p["record"] and p["tool"] == "pe"), None)
-    # create (1 s), warmup (3 s), then the measured phase.
+    measured = [p for p in phases if p["record"] and p["tool"] == "pe"]
+    # create (1 s), warmup (3 s), then the measured phases one after the other, 4 s apart.
     uptime0 = START_MS - 5_000
-    start_ms = START_MS + 4_000
-    end_ms = start_ms + shape.duration_s * 1000
-    window = shape.duration_s * 1000
-    gc_times = sorted(
-        (start_ms + rng.uniform(0, window - 1), shape.gc_pause_ms * rng.uniform(0.8, 1.2))
-        for _ in range(shape.young_gcs)
-    )
-    events = [_gc_event(t, p, True, uptime0) for t, p in gc_times]
-    events += [
-        _gc_event(start_ms + rng.uniform(0, window - 1), 3.0, False, uptime0) for _ in range(shape.other_gcs)
-    ]
+    windows: dict[str, tuple[float, Shape, list[tuple[float, float]]]] = {}
+    events = []
+    start_ms = end_ms = START_MS + 4_000
+    for p in measured:
+        ps = shape.phases.get(p["name"], shape)
+        window = ps.duration_s * 1000
+        gc_times = sorted(
+            (end_ms + rng.uniform(0, window - 1), ps.gc_pause_ms * rng.uniform(0.8, 1.2))
+            for _ in range(ps.young_gcs)
+        )
+        windows[p["name"]] = (end_ms, ps, gc_times)
+        events += [_gc_event(t, pause, True, uptime0) for t, pause in gc_times]
+        events += [
+            _gc_event(end_ms + rng.uniform(0, window - 1), 3.0, False, uptime0) for _ in range(ps.other_gcs)
+        ]
+        end_ms += window + 4_000
+    end_ms -= 4_000
     for k in range(shape.outside_gcs):  # warmup before, shutdown flush after
         t = START_MS + 1_000 + k * 700 if k % 2 == 0 else end_ms + 200 + k * 100
         events.append(_gc_event(t, shape.gc_pause_ms, True, uptime0))
@@ -283,8 +352,9 @@ def _write_variant(
     )
     client = vdir / "client"
     for p in phases:
-        if p is measured:
-            _write_phase(client, p, params, shape, rng, start_ms, gc_times)
+        if p["name"] in windows:
+            at, ps, gc_times = windows[p["name"]]
+            _write_phase(client, p, params, ps, rng, at, gc_times)
         elif p["name"] in shape.metrics:
             report = json.dumps(shape.metrics[p["name"]], indent=2) + "\n"
             (client / f"{p['name']}-{HOST}.json").write_text(report, encoding="utf-8")

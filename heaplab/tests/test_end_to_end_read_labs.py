@@ -1,0 +1,95 @@
+"""Labs 04, 06 and 09 end to end at --scale ci: the real spec, CLI, ansible-playbook, playbooks and engine.
+
+As test_end_to_end_labs.py does for labs 07 and 08: ``python -m heaplab run <lab> --scale ci --report`` at a
+throw-away root whose spec is the real one plus ``hbase.regionserver.port: "<free port>"``. Only the
+variants the spec marks available run (the others wait for their engine feature and are recorded as
+unavailable); the tests judge whatever ran:
+- every available variant completed with its own engine-site overrides;
+- every measured read read threads x rows rows, and its `admin metrics` pair parses; when the engine
+  reports the read counters, the server counted exactly the gets the client made between the two reports;
+- lab 04: the background writer ran during the mixed read and was stopped at its end;
+- claims are judged exactly when all their variants ran.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from heaplab.memory import load_admin_metrics
+from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.shared_runs import run_lab_at_ci
+from heaplab.tests.test_end_to_end import spec_with_port
+
+LABS = ("04-offheap-read", "06-row-index", "09-random-reads")
+
+
+@pytest.fixture(scope="module", params=LABS)
+def e2e(request, lab_root, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
+    lab_name = request.param
+    real = (REPO / "labs" / lab_name / "experiment.yml").read_text(encoding="utf-8")
+    lab = lab_root(spec_with_port(real), lab=lab_name)
+    return run_lab_at_ci(lab, lab_name, tmp_path_factory.mktemp("runs"), timeout=2400)
+
+
+def _available(e2e: FinishedRun) -> list[str]:
+    return [name for name, v in e2e.spec.variants.items() if v.available]
+
+
+def test_run_completes(e2e: FinishedRun) -> None:
+    assert e2e.proc.returncode == 0, e2e.output()
+    assert "Traceback" not in e2e.proc.stderr
+    assert e2e.manifest["status"] == "complete"
+    for name, variant in e2e.spec.variants.items():
+        entry = e2e.manifest["variants"][name]
+        assert entry["status"] == ("complete" if variant.available else "unavailable"), name
+        assert entry["site"] == e2e.spec.variant_site(e2e.params, variant)
+    assert (e2e.run / "report.md").is_file()
+    assert e2e.lab.leftover_processes() == [], "a server or a background client outlived the run"
+
+
+def test_measured_reads_and_their_counters(e2e: FinishedRun) -> None:
+    for name in _available(e2e):
+        client = e2e.run / name / "client"
+        phases = {p["name"]: p for p in e2e.spec.phases_for(e2e.params, e2e.spec.variants[name])}
+        xml = (e2e.run / name / "conf/engine-site.xml").read_text(encoding="utf-8")
+        for key, value in e2e.spec.site_for(e2e.params, e2e.spec.variants[name]).items():
+            assert f"<name>{key}</name>" in xml and f"<value>{value}</value>" in xml, (name, key)
+        for exp in e2e.spec.experiments:
+            read, counters = e2e.spec.measured_phase(exp), e2e.spec.memory_phase(exp)
+            words = phases[read.name]["args"].split()
+            rows = int(next(w for w in words if w.startswith("--rows=")).split("=")[1]) * int(words[-1])
+            summary = json.loads((client / f"{read.name}-localhost.json").read_text(encoding="utf-8"))
+            assert summary["test"] == "RandomReadTest" and summary["rows"] == rows, (name, exp)
+            after = load_admin_metrics(client / f"{counters.name}-localhost.json")
+            before = load_admin_metrics(client / f"{counters.baseline}-localhost.json")
+            if "reads" in after.raw and "reads" in before.raw:
+                assert after.raw["reads"]["gets"] - before.raw["reads"]["gets"] == rows, (name, exp)
+
+
+def test_background_writer_was_stopped_by_the_mixed_read(e2e: FinishedRun) -> None:
+    if e2e.spec.lab != "04-offheap-read" or not _available(e2e):
+        pytest.skip("only lab 04 has a background phase, and it needs an available variant")
+    for name in _available(e2e):
+        client = e2e.run / name / "client"
+        assert (client / "writer-localhost.out").exists()
+        assert not (client / "writer-localhost.json").exists(), "the writer ended before the mixed read did"
+        log = (e2e.run / name / "ansible.log").read_text(encoding="utf-8")
+        assert "Stop background phase writer" in log
+
+
+def test_claims_are_judged_exactly_when_their_variants_ran(e2e: FinishedRun) -> None:
+    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert set(claims) == {c.id for c in e2e.spec.claims}
+    available = set(_available(e2e))
+    for claim in e2e.spec.claims:
+        judged = claims[claim.id]
+        if set(judged["measured"]) <= available:
+            # a read metric is missing when the engine lacks its counters: then the claim says so
+            assert judged["verdict"] in ("reproduced", "not reproduced") or " has no " in judged["why"], (
+                claim.id
+            )
+        else:
+            assert judged["verdict"] == "inconclusive", claim.id
+            assert "not yet available" in judged["why"]

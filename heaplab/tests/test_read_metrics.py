@@ -1,0 +1,155 @@
+"""Read-path metrics from `admin metrics` counter deltas, their one-line errors, and background phases in
+the spec (validation and what the playbook receives)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heaplab.memory import MB, MetricsFileError, load_admin_metrics
+from heaplab.read_metrics import read_values
+from heaplab.runner import ansible_vars
+from heaplab.spec import SpecError, parse_spec
+from heaplab.tests.fabricate import admin_metrics, read_groups
+
+
+def _load(tmp_path: Path, name: str, report: dict[str, Any]):
+    path = tmp_path / f"{name}-localhost.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    return load_admin_metrics(path)
+
+
+def _pair(tmp_path: Path, before: dict[str, Any], after: dict[str, Any]):
+    b = _load(tmp_path, "before", admin_metrics(40 * MB, gc_requested=False, reads=before))
+    a = _load(tmp_path, "after", admin_metrics(41 * MB, gc_requested=False, reads=after))
+    return a, b
+
+
+def test_deltas_per_get(tmp_path: Path) -> None:
+    """Only the growth between the reports counts: the warm-up's gets and misses before it do not."""
+    before = read_groups(1000, data_hits=100, data_misses=900, blocks_read=900, cpu_ms=500, qc_misses=1000)
+    after = read_groups(
+        5000, data_hits=2500, data_misses=2500, blocks_read=2000, cpu_ms=900, qc_hits=3000, qc_misses=2000
+    )
+    v = read_values(*_pair(tmp_path, before, after))
+    assert v["gets"] == 4000
+    assert v["data_block_hit_ratio"] == pytest.approx(2400 / 4000)
+    assert v["disk_reads_per_get"] == pytest.approx(1100 / 4000)
+    assert v["cpu_us_per_get"] == pytest.approx(400 * 1000 / 4000)
+    assert v["query_cache_hit_ratio"] == pytest.approx(3000 / 4000)
+
+
+def test_data_hits_summed_over_l1_and_l2(tmp_path: Path) -> None:
+    before = read_groups(0, caches=("lru", "bucket"))
+    after = read_groups(100, data_hits=40, data_misses=60, caches=("lru", "bucket"))
+    after["block_cache"]["caches"][0]["by_type"]["data"] = {"hits": 10, "misses": 0, "hit_ratio": 1}
+    v = read_values(*_pair(tmp_path, before, after))
+    assert v["data_block_hit_ratio"] == pytest.approx(50 / 110)
+
+
+def test_no_lookups_no_ratio_and_no_group_no_metric(tmp_path: Path) -> None:
+    """An engine without the read groups (issue 3) leaves the metrics out; a claim on them is inconclusive."""
+    v = read_values(*_pair(tmp_path, {}, {}))
+    assert v == {}
+    same = read_groups(10, data_hits=5, data_misses=5)
+    v = read_values(*_pair(tmp_path, same, same))
+    assert "data_block_hit_ratio" not in v and "query_cache_hit_ratio" not in v
+    assert v["gets"] == 0 and "disk_reads_per_get" not in v and "cpu_us_per_get" not in v
+
+
+@pytest.mark.parametrize(
+    ("break_it", "message"),
+    [
+        (lambda r: r["reads"].pop("gets"), "after-localhost.json: missing reads.gets"),
+        (lambda r: r["process"].update(cpu_ms="12"), "process.cpu_ms is not a number: '12'"),
+        (
+            lambda r: r["block_cache"]["caches"][0]["by_type"].pop("data"),
+            "missing block_cache.caches[0].by_type.data.hits",
+        ),
+        (lambda r: r["block_cache"].update(caches={}), "block_cache.caches is not a list"),
+    ],
+)
+def test_a_broken_group_is_a_one_line_error(tmp_path: Path, break_it, message: str) -> None:
+    after = read_groups(10)
+    break_it(after)
+    with pytest.raises(MetricsFileError) as e:
+        read_values(*_pair(tmp_path, read_groups(0), after))
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def bg_spec() -> dict[str, Any]:
+    return {
+        "lab": "99-test",
+        "reproduces": [{"doc": "000", "experiment": "mixed_read_write"}],
+        "variants": {"a": {"profile": "hbase1-onheap"}},
+        "scales": {"ci": {"threads": 2, "rows": 10}},
+        "phases": [
+            {"name": "create", "tool": "admin", "args": "create T"},
+            {
+                "name": "writer",
+                "tool": "pe",
+                "args": "--table=W randomWrite 1",
+                "background": True,
+                "until": "read",
+            },
+            {"name": "before", "tool": "admin", "args": "metrics"},
+            {
+                "name": "read",
+                "tool": "pe",
+                "args": "--rows={rows} randomRead {threads}",
+                "measure": "mixed_read_write",
+            },
+            {
+                "name": "after",
+                "tool": "admin",
+                "args": "metrics",
+                "measure": "mixed_read_write",
+                "baseline": "before",
+            },
+        ],
+    }
+
+
+def test_background_phase_reaches_the_playbook() -> None:
+    spec = parse_spec(bg_spec())
+    phases = ansible_vars(spec, spec.variants["a"], spec.params("ci"), Path("/a.tar.gz"), Path("/r"))[
+        "heaplab_phases"
+    ]
+    writer = next(p for p in phases if p["name"] == "writer")
+    assert writer == {
+        "name": "writer",
+        "tool": "pe",
+        "args": "--table=W randomWrite 1",
+        "record": False,
+        "background": True,
+        "until": "read",
+    }
+    assert all(set(p) == {"name", "tool", "args", "record"} for p in phases if p["name"] != "writer")
+    assert not spec.memory_phase("mixed_read_write").measures_memory
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda p: p[1].update(until="create"),
+            "until 'create' is not a later phase; valid: before, read, after",
+        ),
+        (lambda p: p[1].update(background="yes"), "background must be true or false"),
+        (lambda p: p[0].update(background=True), "only a pe phase can run in the background, not admin"),
+        (lambda p: p[1].update(measure="mixed_read_write"), "a background phase cannot measure"),
+        (lambda p: p[3].update(until="after"), "until is only for a phase with background: true"),
+        (lambda p: p[3].update(wait=True), "unknown key(s) wait; valid: name, tool, args, measure"),
+        (lambda p: p[2].update(name="create"), "a phase of that name comes earlier"),
+    ],
+)
+def test_background_phase_errors_are_one_line(change, message: str) -> None:
+    raw = copy.deepcopy(bg_spec())
+    change(raw["phases"])
+    with pytest.raises(SpecError) as e:
+        parse_spec(raw)
+    assert message in str(e.value) and "\n" not in str(e.value)
