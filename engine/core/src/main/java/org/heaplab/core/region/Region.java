@@ -292,7 +292,7 @@ final class Region {
     private List<Cell> read(byte[] row, List<byte[]> qualifiers, ReadScope scope) throws IOException {
         while (true) {
             Store.View v;
-            List<List<Cell>> sources = new ArrayList<>();
+            List<List<? extends Cell>> sources = new ArrayList<>(2 + store.view().files().size());
             Lock lock = rowLocks.readLock(row);
             lock.lock();
             try {
@@ -305,11 +305,11 @@ final class Region {
                 try {
                     List<KeyValue> active = new ArrayList<>();
                     v.active().getRow(row, active);
-                    sources.add(List.copyOf(active));
+                    sources.add(active);
                     if (v.snapshot() != null) {
                         List<KeyValue> snap = new ArrayList<>();
                         v.snapshot().getRow(row, snap);
-                        sources.add(List.copyOf(snap));
+                        sources.add(snap);
                     }
                 } finally {
                     v.active().release();

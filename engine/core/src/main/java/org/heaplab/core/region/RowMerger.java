@@ -47,6 +47,26 @@ public final class RowMerger {
      */
     public static <C extends Cell> List<C> merge(List<? extends List<? extends C>> sourcesNewestFirst,
                                                  List<byte[]> qualifiers) {
+        List<? extends C> only = null;
+        int nonEmpty = 0;
+        for (List<? extends C> source : sourcesNewestFirst) {
+            if (!source.isEmpty()) {
+                only = source;
+                nonEmpty++;
+            }
+        }
+        if (nonEmpty <= 1) { // the common get: the row is in one source, already in order
+            List<C> out = new ArrayList<>(only == null ? 0 : only.size());
+            if (only != null) {
+                Resolver r = new Resolver(qualifiers);
+                for (C c : only) {
+                    if (r.keep(c)) {
+                        out.add(c);
+                    }
+                }
+            }
+            return out;
+        }
         List<Ranked<C>> all = new ArrayList<>();
         for (int s = 0; s < sourcesNewestFirst.size(); s++) {
             for (C c : sourcesNewestFirst.get(s)) {

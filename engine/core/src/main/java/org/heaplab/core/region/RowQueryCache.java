@@ -102,23 +102,33 @@ public final class RowQueryCache {
     }
 
     /** Taken before a get reads the row; {@link #put} stores the result only if no write came since. */
-    synchronized long stamp(String table, byte[] row) {
-        return enabled() ? stripeVersions[stripe(rowKey(table, row))] : 0;
+    long stamp(String table, byte[] row) {
+        if (!enabled()) {
+            return 0; // off: no monitor on the get path
+        }
+        int stripe = stripe(rowKey(table, row));
+        synchronized (this) {
+            return stripeVersions[stripe];
+        }
     }
 
     /** The cached result (unmodifiable heap cells), or null. Counts a hit or a miss. */
-    synchronized List<Cell> get(String table, byte[] row, List<byte[]> qualifiers) {
+    List<Cell> get(String table, byte[] row, List<byte[]> qualifiers) {
         if (!enabled()) {
             return null;
         }
-        RowEntry e = rows.get(rowKey(table, row));
-        List<Cell> cells = e == null ? null : e.byQualifiers.get(qualifiersKey(qualifiers));
-        if (cells == null) {
-            misses++;
-        } else {
-            hits++;
+        String rk = rowKey(table, row);
+        String qk = qualifiersKey(qualifiers);
+        synchronized (this) {
+            RowEntry e = rows.get(rk);
+            List<Cell> cells = e == null ? null : e.byQualifiers.get(qk);
+            if (cells == null) {
+                misses++;
+            } else {
+                hits++;
+            }
+            return cells;
         }
-        return cells;
     }
 
     /** Stores a heap copy of {@code result} unless the row was written since {@code stamp}. */
@@ -180,10 +190,16 @@ public final class RowQueryCache {
     }
 
     /** Drops every result of {@code table} (dropped or closed). */
-    synchronized void invalidateTable(String table) {
+    void invalidateTable(String table) {
         if (!enabled()) {
             return;
         }
+        synchronized (this) {
+            dropTable(table);
+        }
+    }
+
+    private void dropTable(String table) {
         for (int i = 0; i < STRIPES; i++) {
             stripeVersions[i]++;
         }

@@ -68,4 +68,36 @@ class RowMergerTest {
     void emptyWhenNothingLive() {
         assertEquals(List.of(), RowMerger.merge(List.of(List.of(), List.of(cell("r", "a", 1, Type.DELETE_COLUMN, "")))));
     }
+
+    @Test
+    void deleteFamilyAfterAnEmptyQualifierPutInCellOrderStillMasksOlderColumns() {
+        // the empty-qualifier Put at 10 sorts before the marker at 5: it survives; the Put at 3 and column a do not
+        List<KeyValue> cells = sorted(put("r", "", 10, "e10"), cell("r", "", 5, Type.DELETE_FAMILY, ""),
+            put("r", "", 3, "e3"), put("r", "a", 4, "a4"), put("r", "a", 6, "a6"));
+        assertEquals(List.of(put("r", "", 10, "e10"), put("r", "a", 6, "a6")), RowMerger.merge(List.of(cells)));
+        List<KeyValue> older = sorted(put("r", "", 3, "e3"), put("r", "b", 2, "b2"));
+        List<KeyValue> newer = sorted(put("r", "", 10, "e10"), cell("r", "", 5, Type.DELETE_FAMILY, ""));
+        assertEquals(List.of(put("r", "", 10, "e10")), RowMerger.merge(List.of(newer, older)));
+    }
+
+    @Test
+    void qualifierFilterKeepsAskedColumnsAndDeletesStillApply() {
+        List<KeyValue> cells = sorted(put("r", "a", 1, "a1"), put("r", "b", 1, "b1"), put("r", "c", 1, "c1"),
+            cell("r", "c", 1, Type.DELETE, ""));
+        assertEquals(List.of(put("r", "b", 1, "b1")),
+            RowMerger.merge(List.of(cells), List.of(org.heaplab.core.TestKv.b("c"), org.heaplab.core.TestKv.b("b"))));
+        assertEquals(List.of(), RowMerger.merge(List.of(cells), List.of(org.heaplab.core.TestKv.b("zz"))));
+    }
+
+    @Test
+    void mergesOffHeapViewsWithHeapCellsWithoutCopying() {
+        KeyValue heapOld = put("r", "a", 1, "heap");
+        KeyValue direct = put("r", "a", 2, "direct");
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocateDirect(direct.getLength());
+        buf.put(direct.getBuffer(), direct.getOffset(), direct.getLength());
+        org.heaplab.core.cell.Cell view = new org.heaplab.core.cell.ByteBufferKeyValue(buf, 0, direct.getLength());
+        List<org.heaplab.core.cell.Cell> out = RowMerger.merge(List.of(List.of(heapOld), List.of(view)));
+        assertEquals(1, out.size());
+        org.junit.jupiter.api.Assertions.assertSame(view, out.get(0));
+    }
 }
