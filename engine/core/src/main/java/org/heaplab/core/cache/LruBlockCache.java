@@ -191,10 +191,14 @@ public final class LruBlockCache implements BlockCache {
         return b == null ? null : b.priority();
     }
 
+    /** Stops the eviction thread and drops every block (readers keep the heap blocks they hold). */
     @Override
     public void close() {
         if (evictionThread != null) {
             evictionThread.shutdown();
+        }
+        for (Map.Entry<BlockCacheKey, LruCachedBlock> e : blocks.entrySet()) {
+            remove(e.getKey(), e.getValue());
         }
     }
 }

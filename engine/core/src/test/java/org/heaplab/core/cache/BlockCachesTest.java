@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.heaplab.core.cache.bucket.BucketCache;
 import org.heaplab.core.conf.Configuration;
@@ -47,6 +48,18 @@ class BlockCachesTest {
             assertEquals(2, l2.config().writerThreads());
             assertEquals(8, l2.config().writerQueueLength());
             assertEquals(14, l2.config().bucketSizes().length);
+        }
+    }
+
+    @Test
+    void withoutAnL1MetaBlocksAreNotCachedAndDataBlocksStillGoOffHeap() {
+        Configuration conf = new Configuration().set(CacheKeys.BUCKET_CACHE_IOENGINE, "offheap")
+            .set(CacheKeys.BUCKET_CACHE_SIZE, "32").set(CacheKeys.BLOCK_CACHE_SIZE, "0");
+        try (CombinedBlockCache c = (CombinedBlockCache) BlockCaches.fromConf(conf)) {
+            assertSame(BlockCache.NONE, c.l1());
+            assertEquals(List.of("bucket"), c.metrics().stream().map(CacheMetrics::name).toList());
+            c.cacheBlock(new BlockCacheKey(1, 0), Block.onHeap(BlockType.BLOOM, new byte[10]), false);
+            assertEquals(null, c.getBlock(new BlockCacheKey(1, 0), BlockType.BLOOM, true));
         }
     }
 
