@@ -23,7 +23,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * results in {@code $HEAPLAB_BENCH_OUT/jmh*.json}. Every option given on the command line wins over
  * these. {@code --full} drops the short timing defaults, so the benchmarks' own annotations apply
  * (3 x 2 s warm-up, 5 x 2 s measurement). Without a benchmark pattern and without {@code -p durability}
- * or {@code -p batch}, it runs the {@link #DEFAULT_SUITE} (three JMH runs); otherwise one JMH run.
+ * or {@code -p batch}, it runs the {@link #DEFAULT_SUITE} (one JMH run per pass); otherwise one JMH run.
  */
 public final class BenchMain {
     /** Directory for jmh.json (make bench sets it to results/runs/bench-TIMESTAMP). */
@@ -83,7 +83,7 @@ public final class BenchMain {
 
     /**
      * The default suite: every memstore variant; the WAL at SYNC_WAL and FSYNC_WAL with batches of 1
-     * and 100; ASYNC_WAL with batches of 1 only. ASYNC_WAL with 100-cell batches from many threads
+     * and 100; ASYNC_WAL with batches of 1 only; in-block seek per data block encoding. ASYNC_WAL with 100-cell batches from many threads
      * produces records faster than the disk takes them: ops then stall for seconds behind the WAL's
      * backpressure, JMH's throughput score stops meaning anything, and a trial takes half a minute
      * (engine/docs/benchmarks.md, Pitfalls). Ask for it with {@code -p durability=ASYNC_WAL -p batch=100}.
@@ -93,7 +93,8 @@ public final class BenchMain {
         new Pass("jmh-wal-sync", List.of("WalAppendBenchmark"),
             Map.of("durability", List.of("SYNC_WAL", "FSYNC_WAL"))),
         new Pass("jmh-wal-async", List.of("WalAppendBenchmark"),
-            Map.of("durability", List.of("ASYNC_WAL"), "batch", List.of("1"))));
+            Map.of("durability", List.of("ASYNC_WAL"), "batch", List.of("1"))),
+        new Pass("jmh-encoding", List.of("EncodingSeekBenchmark"), Map.of()));
 
     private static ChainedOptionsBuilder shortDefaults(CommandLineOptions cmd, boolean full) {
         ChainedOptionsBuilder b = new OptionsBuilder().parent(cmd);
