@@ -83,8 +83,8 @@ public final class BenchMain {
 
     /**
      * The default suite: every memstore variant; the WAL at SYNC_WAL and FSYNC_WAL with batches of 1
-     * and 100; ASYNC_WAL with batches of 1 only; in-block seek per data block encoding. ASYNC_WAL with 100-cell batches from many threads
-     * produces records faster than the disk takes them: ops then stall for seconds behind the WAL's
+     * and 100; ASYNC_WAL with batches of 1 only; in-block seek per data block encoding. ASYNC_WAL
+     * with 100-cell batches from many threads produces records faster than the disk takes them: ops then stall for seconds behind the WAL's
      * backpressure, JMH's throughput score stops meaning anything, and a trial takes half a minute
      * (engine/docs/benchmarks.md, Pitfalls). Ask for it with {@code -p durability=ASYNC_WAL -p batch=100}.
      */
