@@ -31,7 +31,7 @@ public record StoreFileTuning(int dataBlockSize, int indexBlockMaxBytes, double 
             throw new ConfigurationException(StoreFileKeys.INDEX_BLOCK_MAX_SIZE + " must be at least 256 bytes, got "
                 + index);
         }
-        double rate = conf.getFloat(StoreFileKeys.BLOOM_ERROR_RATE, (float) StoreFileKeys.DEFAULT_BLOOM_ERROR_RATE);
+        double rate = rate(conf);
         if (!(rate > 0 && rate < 1)) {
             throw new ConfigurationException(StoreFileKeys.BLOOM_ERROR_RATE + " must be between 0 and 1 (exclusive), got "
                 + rate);
@@ -41,5 +41,18 @@ public record StoreFileTuning(int dataBlockSize, int indexBlockMaxBytes, double 
             throw new ConfigurationException(StoreFileKeys.BLOOM_BLOCK_SIZE + " must be at least 16 bytes, got " + chunk);
         }
         return new StoreFileTuning(StorageConstants.DATA_BLOCK_SIZE, index, rate, chunk);
+    }
+
+    /** The error rate as a double (Configuration.getFloat would turn 0.01 into 0.009999999776...). */
+    private static double rate(Configuration conf) {
+        String v = conf.get(StoreFileKeys.BLOOM_ERROR_RATE);
+        if (v == null || v.isBlank()) {
+            return StoreFileKeys.DEFAULT_BLOOM_ERROR_RATE;
+        }
+        try {
+            return Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigurationException(StoreFileKeys.BLOOM_ERROR_RATE + " must be a number, got '" + v + "'");
+        }
     }
 }
