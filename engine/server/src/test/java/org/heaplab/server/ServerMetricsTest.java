@@ -125,4 +125,58 @@ class ServerMetricsTest {
             server.stop();
         }
     }
+
+    @Test
+    void readMetricsReportCachesStoreFilesGetsQueryCacheAndCpu(@TempDir Path root) throws Exception {
+        StorageAssumption.assumeStorage();
+        RegionServer server = RegionServer.start(ReadScopeReleaseTest.offheapReads(root)
+            .set("heaplab.regionserver.query.cache.size", "1"));
+        try (Connection c = Connection.open(HOST, server.port())) {
+            c.getAdmin().createTable(new TableDescriptor("M", F, Compression.NONE), new byte[0][]);
+            org.heaplab.client.Table t = c.getTable("M");
+            List<Put> puts = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                puts.add(new Put(String.format("r%05d", i).getBytes(StandardCharsets.US_ASCII))
+                    .addColumn(F, "0".getBytes(StandardCharsets.US_ASCII), new byte[200]));
+            }
+            t.put(puts);
+            c.getAdmin().flush("M");
+            String before = c.getAdmin().metrics(false);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 100; i++) {
+                    t.get(String.format("r%05d", i * 20).getBytes(StandardCharsets.US_ASCII));
+                }
+            }
+            int scanned = 0;
+            try (org.heaplab.client.ResultScanner s = t.getScanner(new org.heaplab.client.Scan().setCaching(100))) {
+                for (org.heaplab.client.Result r : s) {
+                    scanned++;
+                }
+            }
+            String after = c.getAdmin().metrics(false);
+            assertEquals(300, num(after, "reads", "gets") - num(before, "reads", "gets"), after);
+            assertEquals(scanned, num(after, "reads", "scanned_rows") - num(before, "reads", "scanned_rows"));
+            assertEquals(20, num(after, "reads", "scan_batches") - num(before, "reads", "scan_batches"), "2000 rows by 100 (the last batch says it is the end)");
+            assertTrue(num(after, "store_files", "data_blocks_read") > num(before, "store_files", "data_blocks_read"), after);
+            assertTrue(num(after, "store_files", "bytes_read") > 0, after);
+            assertEquals(1, num(after, "store_files", "count"), after);
+            assertTrue(after.contains("\"block_cache\": {\"caches\": [{\"name\": \"lru\""), after);
+            Matcher bucket = Pattern.compile("\\{\"name\": \"bucket\", \"capacity_bytes\": (\\d+).*?\"by_type\": \\{\"data\": "
+                + "\\{\"hits\": (\\d+), \"misses\": (\\d+), \"hit_ratio\": ([0-9.]+)\\}").matcher(after);
+            assertTrue(bucket.find(), after);
+            long capacity = Long.parseLong(bucket.group(1));
+            assertTrue(capacity > 28L << 20 && capacity <= 32L << 20, "whole buckets of hbase.bucketcache.size=32: " + capacity);
+            assertTrue(Long.parseLong(bucket.group(2)) > 0, "data blocks hit in the bucket cache: " + after);
+            assertTrue(after.contains("\"leaf_index\": {\"hits\": ") && after.contains("\"bloom\": {\"hits\": "), after);
+            for (String f : new String[] {"evictions", "evicted_blocks", "failed_inserts", "wasted_bytes", "used_bytes", "block_count"}) {
+                assertTrue(after.contains("\"" + f + "\": "), f + " in " + after);
+            }
+            assertTrue(num(after, "query_cache", "hits") - num(before, "query_cache", "hits") >= 100,
+                "rounds 2 and 3 repeat round 1's gets: " + after);
+            assertTrue(num(after, "query_cache", "entries") > 0, after);
+            assertTrue(num(after, "process", "cpu_ms") > 0, after);
+        } finally {
+            server.stop();
+        }
+    }
 }
