@@ -85,7 +85,9 @@ class ServerMetricsTest {
             assertEquals(rows / 100 + 2, num(full, "request_buffers", "allocations") - num(empty, "request_buffers", "allocations"),
                 "one buffer per call: 30 puts, the create and this metrics call: " + full);
             assertTrue(num(full, "request_buffers", "heap_fallback") > 0, "small calls are below the minimal allocation");
-            assertEquals(0, num(full, "request_buffers", "pooled_in_use"), "no call in flight but this one's (small: heap)");
+            // no call in flight but this one (small: heap); the previous call's pooled response buffer goes back
+            // right after its write, which may be just after the client read the answer and sent this call
+            assertTrue(num(full, "request_buffers", "pooled_in_use") <= 1, full);
             assertEquals(rows / 100, num(full, "wal", "appends"), full);
             assertTrue(num(full, "wal", "syncs") > 0, full);
             assertTrue(num(full, "heap", "used_bytes") > 0 && num(full, "heap", "max_bytes") >= num(full, "heap", "committed_bytes"));
