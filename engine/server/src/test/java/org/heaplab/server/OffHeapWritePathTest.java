@@ -74,8 +74,11 @@ class OffHeapWritePathTest {
             assertTrue(pooled > 0, "a batch above the minimal allocation uses a pooled buffer");
             t.put(batch("n", 120, 'n')); // overwrites the request buffer the 'a' cells were decoded over
             // one buffer for the request and one for its response (the 2.x response path takes whole pooled
-            // buffers from the same pool); the request buffer goes back first, so the next batch reuses it
-            assertEquals(2, ((PooledDirectRequestBuffers) buffers).createdBuffers(), "sequential batches reuse the two buffers");
+            // buffers from the same pool); the request buffer goes back before the answer is written, so the
+            // next batch reuses it; the response buffer goes back just after its write, which may be after the
+            // client sent the next batch (then its response takes a third buffer)
+            int created = ((PooledDirectRequestBuffers) buffers).createdBuffers();
+            assertTrue(created >= 2 && created <= 3, "sequential batches reuse the buffers: " + created);
             // ~140 KB: pooled buffers plus a heap tail
             t.put(batch("z", 1000, 'z'));
             assertTrue(buffers.poolAllocationBytes() > pooled + 100_000);

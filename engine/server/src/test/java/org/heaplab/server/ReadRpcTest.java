@@ -108,10 +108,11 @@ class ReadRpcTest {
         assertEquals(0, server.requestBuffers().outstanding(), "every request and response buffer went back");
     }
 
-    @Test
-    void concurrentIncrementsAreAtomicAndLogged(@TempDir Path root) throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"legacy", "staged"})
+    void concurrentIncrementsAreAtomicAndLogged(String writePath, @TempDir Path root) throws Exception {
         StorageAssumption.assumeStorage();
-        RegionServer server = RegionServer.start(conf(root, false));
+        RegionServer server = RegionServer.start(conf(root, false).set(WritePath.KEY, writePath));
         int threads = 8;
         int perThread = 150;
         try (Connection admin = Connection.open(HOST, server.port())) {
@@ -154,7 +155,7 @@ class ReadRpcTest {
             server.stop();
         }
         // the counter survives a restart (flushed on stop, or replayed from the WAL)
-        RegionServer again = RegionServer.start(conf(root, false));
+        RegionServer again = RegionServer.start(conf(root, false).set(WritePath.KEY, writePath));
         try (Connection c = Connection.open(HOST, again.port())) {
             assertEquals((long) threads * perThread + 2, c.getTable("C").increment(b("counter"), F, b("n"), 1));
         } finally {
