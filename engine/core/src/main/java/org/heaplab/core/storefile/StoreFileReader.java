@@ -319,35 +319,37 @@ public final class StoreFileReader implements Closeable {
 
     /** Every cell of the file in order, block by block, bypassing the cache (compaction's read). */
     public Iterator<KeyValue> scanner() {
+        BlockIndex.Loader fromDisk = loc -> ByteBuffer.wrap(readVerified(BlockKind.INDEX, loc));
         return new Iterator<>() {
             private BlockIndex.Cursor blocks;
             private BlockSeeker seeker;
             private boolean started;
+            /** True while the seeker is on a cell (every data block holds at least one). */
+            private boolean onCell;
 
-            private boolean advanceToCell() throws IOException {
-                if (!started) {
-                    started = true;
-                    blocks = index.first(loc -> ByteBuffer.wrap(readVerified(BlockKind.INDEX, loc)));
-                    if (blocks == null) {
-                        return false;
-                    }
-                    seeker = Encodings.seeker(trailer.encoding(), ByteBuffer.wrap(readVerified(BlockKind.DATA,
-                        blocks.location())));
-                }
-                while (seeker != null && seeker.current() == null) {
-                    seeker = blocks.next() ? Encodings.seeker(trailer.encoding(),
-                        ByteBuffer.wrap(readVerified(BlockKind.DATA, blocks.location()))) : null;
-                }
-                return seeker != null;
+            private BlockSeeker seekerFromDisk() throws IOException {
+                return Encodings.seeker(trailer.encoding(), ByteBuffer.wrap(readVerified(BlockKind.DATA,
+                    blocks.location())));
             }
 
             @Override
             public boolean hasNext() {
                 try {
-                    return advanceToCell();
+                    if (!started) {
+                        started = true;
+                        blocks = index.first(fromDisk);
+                        if (blocks != null) {
+                            seeker = seekerFromDisk();
+                            onCell = true;
+                        }
+                    } else if (!onCell && blocks != null && blocks.next()) {
+                        seeker = seekerFromDisk();
+                        onCell = true;
+                    }
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
+                return onCell;
             }
 
             @Override
@@ -356,7 +358,7 @@ public final class StoreFileReader implements Closeable {
                     throw new NoSuchElementException();
                 }
                 Cell c = seeker.current();
-                seeker.next();
+                onCell = seeker.next(); // at the block's end, hasNext moves to the next block
                 return c instanceof KeyValue kv ? kv : c.toOwnKeyValue();
             }
         };

@@ -218,6 +218,8 @@ class StoreFileReaderTest {
                 });
                 assertTrue(scan.getMessage().contains("offset " + bad.offset()), scan.getMessage());
             }
+            IOException compaction = assertThrows(IOException.class, r::readAll);
+            assertTrue(compaction.getMessage().contains("offset " + bad.offset()), "compaction's scanner too");
             assertFalse(cache.contains(r.id(), bad.offset()), "the bad block is never cached");
             List<KeyValue> good = new ArrayList<>();
             r.getRow(b("row000010"), good);
