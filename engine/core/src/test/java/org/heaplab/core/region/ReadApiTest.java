@@ -255,6 +255,20 @@ class ReadApiTest {
         assertNull(c.get("T", b("x"), List.of()), "a result read before a write is not cached");
     }
 
+    /** Every store file of the table was written with the family's options. */
+    static void assertFilesWritten(OnlineRegions o, TableDescriptor d) throws IOException {
+        List<StoreFileInfo> files = o.regions(d.name()).get(0).storeFiles();
+        assertTrue(!files.isEmpty());
+        for (StoreFileInfo f : files) {
+            try (org.heaplab.core.storefile.StoreFileReader r = org.heaplab.core.storefile.StoreFileReader.open(
+                Path.of(f.path()), org.heaplab.core.cache.BlockCache.NONE)) {
+                assertEquals(d.encoding(), r.trailer().encoding(), f.path());
+                assertEquals(d.bloom(), r.trailer().bloom(), f.path());
+                assertEquals(d.compression(), r.trailer().compression(), f.path());
+            }
+        }
+    }
+
     @Test
     void familyOptionsPersistAndOldDescriptorsLoadWithDefaults() throws IOException {
         TableDescriptor d = new TableDescriptor("E", FAMILY, Compression.SNAPPY, Durability.ASYNC_WAL,
@@ -270,6 +284,12 @@ class ReadApiTest {
             assertTrue(back.inMemory());
             assertEquals(Compression.SNAPPY, back.compression());
             assertEquals(List.of("r:q=v"), show(o.get("E", b("r"), List.of(), scope)));
+            assertFilesWritten(o, d); // the flush at close
+            o.put("E", List.of(put("s", "q", 1, "w")));
+            o.flush("E");
+            o.majorCompact("E");
+            assertEquals(1, o.regions("E").get(0).storeFiles().size());
+            assertFilesWritten(o, d); // the compaction's output
         }
         Path dir = root.resolve("old");
         java.nio.file.Files.createDirectories(dir);
