@@ -50,7 +50,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * by their live Puts (markers dropped), as HBase does (so a delete stops masking older Puts written
  * after it once it is compacted away; the model follows that too).
  *
- * <p>Seeded: set -Dheaplab.seed=N to replay; a failure names the seed, the configuration and the step.
+ * <p>Seeded: a failure names the seed, the configuration and the step; replay with
+ * {@code mvn ... -Dtest=ReadPathPropertyTest -DargLine=-Dheaplab.seed=N} (-Dheaplab.property.steps=N: longer runs).
  */
 @Timeout(600)
 class ReadPathPropertyTest {
@@ -233,6 +234,15 @@ class ReadPathPropertyTest {
                 check(o, model, rnd, cache, config + " step " + step);
                 flattened = Math.max(flattened, o.memstoreStats().flattenedSegments());
             }
+            // a burst of new versions (timestamps above the random ones), enough for the BASIC memstore to flatten
+            List<MCell> burst = new ArrayList<>();
+            for (int i = 0; i < 80; i++) {
+                burst.add(new MCell(row(i % ROWS), "b", 13 + i / ROWS, Type.PUT, "burst" + i, model.order++));
+            }
+            o.put("P", burst.stream().map(MCell::kv).toList(), Durability.SKIP_WAL).join();
+            model.write(burst);
+            flattened = Math.max(flattened, o.memstoreStats().flattenedSegments());
+            check(o, model, rnd, cache, config + " after the burst");
             if (cacheName.equals("bucket")) {
                 assertTrue(flattened > 0, config + ": the BASIC memstore never flattened a segment");
             }
