@@ -35,8 +35,10 @@ public interface RpcService {
     }
 
     /**
-     * The params and cells of an OK response. The cells are written into the response frame before the
-     * request's buffer is released, so they may be views over the request (an echo) or anything else.
+     * The params and cells of an OK response. The cells are encoded into the response frame before the
+     * request's buffer is released and before anything registered with
+     * {@link ServerCall#closeAfterResponse} is closed, so they may be views over the request (an echo),
+     * into cache blocks a read scope holds (2.x zero copy), or anything else.
      */
     record Reply(byte[] params, java.util.List<? extends org.heaplab.core.cell.Cell> cells) {
         public static final Reply EMPTY = new Reply(new byte[0], java.util.List.of());
