@@ -101,7 +101,7 @@ public record Trailer(long rootIndexOffset, int rootIndexSize, int indexLevels, 
             case 1 -> BloomType.ROW;
             default -> throw new IOException("store file " + where + ": unknown bloom type code " + bloomCode);
         };
-        if (levels < 1 || levels > 8) {
+        if (levels < 1 || levels > 64) { // 64 levels of at least 2 entries: more blocks than a file can have
             throw new IOException("store file " + where + ": trailer says " + levels + " index levels");
         }
         return new Trailer(rootOffset, rootSize, levels, infoOffset, infoSize, dataEnd, blocks, cells, rows, maxSeq,

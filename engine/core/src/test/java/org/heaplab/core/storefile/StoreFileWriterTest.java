@@ -164,6 +164,29 @@ class StoreFileWriterTest {
     }
 
     @Test
+    void rowsLongerThanAnIndexBlockMakeADeepButWorkingIndex() throws Exception {
+        List<KeyValue> cells = new ArrayList<>();
+        for (int r = 0; r < 600; r++) {
+            String row = String.format("%05d", r) + "r".repeat(400);
+            cells.add(KeyValue.create(b(row), b("f"), b("q"), 1, KeyValue.Type.PUT, b("v" + r)));
+        }
+        Path file = dir.resolve("deep.sf");
+        // one cell per data block; index entries of ~420 bytes: two per 256-byte index block
+        write(file, cells, options(DataBlockEncoding.ROW_INDEX_V1, Compression.NONE),
+            new StoreFileTuning(1, 256, 0.01, 1024));
+        try (StoreFileReader r = StoreFileReader.open(file, new TestBlockCache(false))) {
+            assertEquals(600, r.trailer().blockCount());
+            assertTrue(r.index().levels() >= 9, "levels " + r.index().levels());
+            assertEquals(cells, r.readAll());
+            for (KeyValue kv : cells) {
+                List<KeyValue> got = new ArrayList<>();
+                r.getRow(kv.row(), got);
+                assertEquals(List.of(kv), got);
+            }
+        }
+    }
+
+    @Test
     void rejectsCellsOutOfOrder() throws Exception {
         try (StoreFileWriter w = new StoreFileWriter(dir.resolve("x.sf"), Compression.NONE)) {
             List<KeyValue> cells = cells(2);
