@@ -423,7 +423,10 @@ public final class BlockingRpcServer implements RpcServer {
             }
             // the frame is a copy: the request buffer may go back before it is sent, so that a client's
             // next request (sent once it has this answer) can reuse it
-            boolean held = !holds.stream().allMatch(CompletableFuture::isDone);
+            boolean held = false;
+            for (CompletableFuture<?> h : holds) {
+                held |= !h.isDone();
+            }
             if (!held) {
                 buffer.release();
             }
