@@ -155,6 +155,55 @@ class EncodingRoundTripTest {
     }
 
     @ParameterizedTest
+    @EnumSource(DataBlockEncoding.class)
+    void longRowsQualifiersAndValuesNeedMultiByteLengths(DataBlockEncoding e) {
+        Random rnd = new Random(11);
+        List<KeyValue> cells = new ArrayList<>();
+        for (int r = 0; r < 20; r++) {
+            byte[] row = bytes(String.format("%03d", r) + "r".repeat(300 + r)); // 2-byte varint lengths
+            for (int q = 0; q < 2; q++) {
+                byte[] value = new byte[q == 0 ? 20_000 + r : 130]; // 3-byte varint value lengths
+                rnd.nextBytes(value);
+                cells.add(KeyValue.create(row, bytes("f"), bytes("q".repeat(200) + q), 5, KeyValue.Type.PUT, value));
+            }
+        }
+        byte[] block = encode(e, cells);
+        for (boolean direct : new boolean[] {false, true}) {
+            BlockSeeker s = Encodings.seeker(e, buffer(block, direct));
+            List<KeyValue> got = new ArrayList<>();
+            for (Cell c = s.current(); c != null; c = s.next() ? s.current() : null) {
+                got.add(copy(c));
+            }
+            assertEquals(cells, got);
+            for (int i = 0; i < cells.size(); i += 2) {
+                assertTrue(s.seekToRow(cells.get(i).row()));
+                assertEquals(cells.get(i), copy(s.current()));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DataBlockEncoding.class)
+    void extremeTimestampsSurviveTheTimestampDiff(DataBlockEncoding e) {
+        long[] stamps = {Long.MAX_VALUE, 1L << 40, 255, 0, -1, Long.MIN_VALUE};
+        List<KeyValue> cells = new ArrayList<>();
+        for (int q = 0; q < 4; q++) {
+            for (long ts : stamps) {
+                cells.add(KeyValue.create(bytes("row"), bytes("f"), bytes("q" + q), ts, KeyValue.Type.PUT, bytes("v")));
+            }
+            cells.add(KeyValue.create(bytes("row"), bytes("f"), bytes("q" + q + "x"), 1_700_000_000_000L + q,
+                KeyValue.Type.DELETE_COLUMN, new byte[0]));
+        }
+        cells.sort(CellComparator.INSTANCE);
+        BlockSeeker s = Encodings.seeker(e, ByteBuffer.wrap(encode(e, cells)));
+        List<KeyValue> got = new ArrayList<>();
+        for (Cell c = s.current(); c != null; c = s.next() ? s.current() : null) {
+            got.add(copy(c));
+        }
+        assertEquals(cells, got);
+    }
+
+    @ParameterizedTest
     @EnumSource(value = DataBlockEncoding.class, names = {"NONE", "ROW_INDEX_V1"})
     void flatEncodingsReturnViewsIntoTheBlockNeverCopies(DataBlockEncoding e) {
         List<KeyValue> cells = cells(7, 20);
