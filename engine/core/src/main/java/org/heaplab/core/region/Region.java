@@ -292,7 +292,7 @@ final class Region {
     private List<Cell> read(byte[] row, List<byte[]> qualifiers, ReadScope scope) throws IOException {
         while (true) {
             Store.View v;
-            List<List<? extends Cell>> sources = new ArrayList<>(2 + store.view().files().size());
+            List<List<? extends Cell>> sources = new ArrayList<>();
             Lock lock = rowLocks.readLock(row);
             lock.lock();
             try {
@@ -303,9 +303,11 @@ final class Region {
                     continue; // released meanwhile: its cells are in a store file of a newer view
                 }
                 try {
-                    List<KeyValue> active = new ArrayList<>();
-                    v.active().getRow(row, active);
-                    sources.add(active);
+                    if (!v.active().isEmpty()) { // under the row lock: a put of this row is all in or not begun
+                        List<KeyValue> active = new ArrayList<>();
+                        v.active().getRow(row, active);
+                        sources.add(active);
+                    }
                     if (v.snapshot() != null) {
                         List<KeyValue> snap = new ArrayList<>();
                         v.snapshot().getRow(row, snap);

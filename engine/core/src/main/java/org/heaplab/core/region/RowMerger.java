@@ -96,11 +96,12 @@ public final class RowMerger {
         private final List<byte[]> qualifiers;
         private Cell family;
         private long familyDeleteTs;
-        private final Set<Long> familyVersionDeletes = new HashSet<>();
+        /** Made on the first marker of the kind: most rows have none (a get allocates nothing for them). */
+        private Set<Long> familyVersionDeletes;
         private Cell column;
         private boolean columnDone;
         private long columnDeleteTs;
-        private final Set<Long> versionDeletes = new HashSet<>();
+        private Set<Long> versionDeletes;
 
         /** @param qualifiers the columns to keep (empty: all) */
         Resolver(List<byte[]> qualifiers) {
@@ -118,28 +119,28 @@ public final class RowMerger {
             if (family == null || !CellComparator.sameFamily(family, c)) {
                 family = c;
                 familyDeleteTs = Long.MIN_VALUE;
-                familyVersionDeletes.clear();
+                clear(familyVersionDeletes);
                 column = null;
             }
             if (column == null || !CellComparator.sameColumn(column, c)) {
                 column = c;
                 columnDone = false;
                 columnDeleteTs = Long.MIN_VALUE;
-                versionDeletes.clear();
+                clear(versionDeletes);
             }
             long ts = c.timestamp();
             KeyValue.Type type = c.type();
             switch (type) {
                 case DELETE_FAMILY -> familyDeleteTs = Math.max(familyDeleteTs, ts); // even in a done column
-                case DELETE_FAMILY_VERSION -> familyVersionDeletes.add(ts);
-                case DELETE -> versionDeletes.add(ts);
+                case DELETE_FAMILY_VERSION -> familyVersionDeletes = add(familyVersionDeletes, ts);
+                case DELETE -> versionDeletes = add(versionDeletes, ts);
                 case DELETE_COLUMN -> columnDeleteTs = Math.max(columnDeleteTs, ts);
                 case PUT -> {
                     if (columnDone) {
                         return false; // an older version (VERSIONS=1)
                     }
-                    boolean masked = ts <= familyDeleteTs || familyVersionDeletes.contains(ts)
-                        || ts <= columnDeleteTs || versionDeletes.contains(ts);
+                    boolean masked = ts <= familyDeleteTs || contains(familyVersionDeletes, ts)
+                        || ts <= columnDeleteTs || contains(versionDeletes, ts);
                     if (!masked) {
                         columnDone = true;
                         return wanted(c);
@@ -150,6 +151,22 @@ public final class RowMerger {
                 }
             }
             return false;
+        }
+
+        private static Set<Long> add(Set<Long> set, long ts) {
+            Set<Long> s = set == null ? new HashSet<>() : set;
+            s.add(ts);
+            return s;
+        }
+
+        private static boolean contains(Set<Long> set, long ts) {
+            return set != null && !set.isEmpty() && set.contains(ts);
+        }
+
+        private static void clear(Set<Long> set) {
+            if (set != null) {
+                set.clear();
+            }
         }
 
         private boolean wanted(Cell c) {

@@ -60,4 +60,21 @@ class MemstoreTest {
         m.getRow(b("a"), out);
         assertEquals(List.of(a2), out);
     }
+
+    @Test
+    void firstRowAtOrAfterWalksTheRowsInOrder() {
+        Memstore m = new Memstore();
+        m.add(put("b", "q", 1, "1"));
+        m.add(put("ab", "q", 1, "2"));
+        m.add(put("ab", "r", 2, "3"));
+        m.add(put("b\u0080", "q", 1, "4"));
+        List<String> rows = new ArrayList<>();
+        for (byte[] r = m.firstRowAtOrAfter(new byte[0]); r != null;
+             r = m.firstRowAtOrAfter(java.util.Arrays.copyOf(r, r.length + 1))) {
+            rows.add(new String(r, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        assertEquals(List.of("ab", "b", "b\u0080"), rows);
+        assertEquals("b", new String(m.firstRowAtOrAfter(b("ab\u0000")), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(null, m.firstRowAtOrAfter(b("c")));
+    }
 }
