@@ -28,7 +28,7 @@ final class BlockFormat {
 
     /** The on-disk bytes (header + compressed payload) of a block whose raw bytes are {@code raw}. */
     static byte[] frame(BlockKind kind, byte[] raw, Compression compression) throws IOException {
-        byte[] payload = BlockCompression.compress(compression, raw, raw.length);
+        byte[] payload = compression == Compression.NONE ? raw : BlockCompression.compress(compression, raw, raw.length);
         byte[] out = new byte[HEADER_SIZE + payload.length];
         ByteBuffer b = ByteBuffer.wrap(out);
         b.put(kind.code).putInt(payload.length).putInt(raw.length);

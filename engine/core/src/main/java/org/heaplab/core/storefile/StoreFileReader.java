@@ -385,6 +385,15 @@ public final class StoreFileReader implements Closeable {
         return b.array();
     }
 
+    /** One line for logs: the file and what its trailer says. */
+    @Override
+    public String toString() {
+        return "store file " + path + " (v" + Trailer.VERSION + ", " + trailer.encoding() + ", " + trailer.compression()
+            + ", bloom " + trailer.bloom() + ": " + trailer.cellCount() + " cells in " + trailer.rowCount() + " rows, "
+            + trailer.blockCount() + " data blocks, " + trailer.indexLevels() + " index level(s), "
+            + (bloom == null ? 0 : bloom.chunkCount()) + " bloom chunk(s))";
+    }
+
     /** Takes a read reference; false when the reader is already closed (re-read the store's file list). */
     public boolean tryRetain() {
         while (true) {

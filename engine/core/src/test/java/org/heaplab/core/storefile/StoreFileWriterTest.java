@@ -114,6 +114,9 @@ class StoreFileWriterTest {
             assertTrue(t.blockCount() > 10, "blocks: " + t.blockCount());
             assertEquals(t.blockCount(), r.dataBlockLocations().size());
             assertEquals(cells, r.readAll());
+            String line = r.toString();
+            assertTrue(line.contains(file.toString()) && line.contains(encoding.name()) && line.contains("2000 rows"),
+                line);
         }
     }
 
