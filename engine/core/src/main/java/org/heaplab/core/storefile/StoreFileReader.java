@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.heaplab.core.cache.Block;
@@ -289,7 +288,7 @@ public final class StoreFileReader implements Closeable {
     /** The locations of every data block in file order (walks the whole index; tests and tools). */
     List<BlockLocation> dataBlockLocations() throws IOException {
         List<BlockLocation> all = new ArrayList<>();
-        BlockIndex.Cursor c = index.first(loc -> ByteBuffer.wrap(readVerified(BlockKind.INDEX, loc)));
+        BlockIndex.Cursor c = index.first(loc -> readFromDisk(BlockKind.INDEX, loc));
         while (c != null) {
             all.add(c.location());
             if (!c.next()) {
@@ -319,49 +318,12 @@ public final class StoreFileReader implements Closeable {
 
     /** Every cell of the file in order, block by block, bypassing the cache (compaction's read). */
     public Iterator<KeyValue> scanner() {
-        BlockIndex.Loader fromDisk = loc -> ByteBuffer.wrap(readVerified(BlockKind.INDEX, loc));
-        return new Iterator<>() {
-            private BlockIndex.Cursor blocks;
-            private BlockSeeker seeker;
-            private boolean started;
-            /** True while the seeker is on a cell (every data block holds at least one). */
-            private boolean onCell;
+        return new StoreFileScanner(this);
+    }
 
-            private BlockSeeker seekerFromDisk() throws IOException {
-                return Encodings.seeker(trailer.encoding(), ByteBuffer.wrap(readVerified(BlockKind.DATA,
-                    blocks.location())));
-            }
-
-            @Override
-            public boolean hasNext() {
-                try {
-                    if (!started) {
-                        started = true;
-                        blocks = index.first(fromDisk);
-                        if (blocks != null) {
-                            seeker = seekerFromDisk();
-                            onCell = true;
-                        }
-                    } else if (!onCell && blocks != null && blocks.next()) {
-                        seeker = seekerFromDisk();
-                        onCell = true;
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-                return onCell;
-            }
-
-            @Override
-            public KeyValue next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                Cell c = seeker.current();
-                onCell = seeker.next(); // at the block's end, hasNext moves to the next block
-                return c instanceof KeyValue kv ? kv : c.toOwnKeyValue();
-            }
-        };
+    /** Reads one data or index block from disk, verified and decompressed, bypassing the cache. */
+    ByteBuffer readFromDisk(BlockKind kind, BlockLocation loc) throws IOException {
+        return ByteBuffer.wrap(readVerified(kind, loc));
     }
 
     /** Every cell of the file (tests and tools; small files only). */
