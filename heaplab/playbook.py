@@ -76,6 +76,14 @@ class Progress:
         self._end_scalar()
         return False
 
+    def _phase_of(self, task: str) -> re.Match[str] | None:
+        """The run's phase a task runs, if any. Starting, stopping or waiting for a background phase is no
+        phase boundary: those tasks show as task lines."""
+        pm = _PHASE.search(task)
+        if pm is None or "background phase" in task.lower():
+            return None
+        return pm if self.phases is None or pm.group("phase") in self.phases else None
+
     def line(self, text: str) -> None:
         if self._continues_scalar(text):
             return
@@ -84,9 +92,7 @@ class Progress:
         if m:
             kind, name = m.group(1), m.group("name")
             self.task, self.task_started = name, now
-            pm = _PHASE.search(name) if kind == "TASK" else None
-            if pm is not None and self.phases is not None and pm.group("phase") not in self.phases:
-                pm = None
+            pm = self._phase_of(name) if kind == "TASK" else None
             if pm is None or pm.group("phase") != self.phase:
                 self._end_phase(now)
             if pm is not None and pm.group("phase") != self.phase:

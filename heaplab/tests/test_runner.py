@@ -390,3 +390,19 @@ def test_progress_unwraps_a_quoted_failure_msg() -> None:
     assert p.failures == [first, "plain words wrapped"]
     assert f"[v]     {first}" in out and "[v]     plain words wrapped" in out
     assert "[v] task: next" in out
+
+
+def test_progress_background_phase_tasks_are_not_phase_boundaries() -> None:
+    """Starting or stopping a background phase shows as a task line, not as that phase starting."""
+    out: list[str] = []
+    p = Progress(out.append, "v", ["writer", "read"])
+    for line in (
+        "TASK [engine_workload : Start background phase writer] *",
+        "TASK [engine_workload : Run phase read] *",
+        "TASK [engine_workload : Stop background phase writer] *",
+        "TASK [engine_workload : Wait for the end of background phase writer] *",
+    ):
+        p.line(line)
+    p.finish()
+    assert [x for x in out if "started" in x] == ["[v] phase read started"]
+    assert "[v] task: engine_workload : Stop background phase writer" in out
