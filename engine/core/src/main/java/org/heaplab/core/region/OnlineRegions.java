@@ -1,5 +1,6 @@
 package org.heaplab.core.region;
 
+import org.heaplab.core.storefile.StoreFileTuning;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -76,7 +77,7 @@ public final class OnlineRegions implements Closeable {
     private volatile boolean closed;
 
     private OnlineRegions(FsLayout layout, BlockCache cache, ReadPath readPath, RowQueryCache queryCache, long globalLimit,
-                          long flushSize, Memstore.Factory memstores, boolean preassignMvcc) {
+                          long flushSize, Memstore.Factory memstores, boolean preassignMvcc, StoreFileTuning tuning) {
         this.preassignMvcc = preassignMvcc;
         this.memstores = memstores;
         this.layout = layout;
@@ -85,7 +86,7 @@ public final class OnlineRegions implements Closeable {
         this.queryCache = queryCache;
         this.flushSize = flushSize;
         this.pressure = new MemstorePressure(globalLimit, () -> flusher.requestGlobalFlush());
-        this.services = new RegionServices(cache, readPath, pressure, memstores, readCounters, queryCache);
+        this.services = new RegionServices(cache, readPath, pressure, memstores, readCounters, queryCache, tuning);
     }
 
     /**
@@ -96,6 +97,7 @@ public final class OnlineRegions implements Closeable {
     public static OnlineRegions open(Configuration conf) throws IOException {
         ReadPaths.fromConf(conf); // validate the cheap switches before allocating cache memory
         RowQueryCache.fromConf(conf);
+        StoreFileTuning.fromConf(conf);
         return open(conf, BlockCaches.fromConf(conf));
     }
 
@@ -127,7 +129,7 @@ public final class OnlineRegions implements Closeable {
         long flushSize = conf.getLong(StorageKeys.MEMSTORE_FLUSH_SIZE, StorageKeys.DEFAULT_MEMSTORE_FLUSH_SIZE);
         OnlineRegions o = new OnlineRegions(layout, cache, ReadPaths.fromConf(conf), RowQueryCache.fromConf(conf),
             globalLimit, flushSize, Memstores.fromConf(conf, globalLimit),
-            conf.getBoolean(Mvcc.PREASSIGN, Mvcc.DEFAULT_PREASSIGN));
+            conf.getBoolean(Mvcc.PREASSIGN, Mvcc.DEFAULT_PREASSIGN), StoreFileTuning.fromConf(conf));
         try {
             o.loadTables();
             Map<String, Region> byName = new HashMap<>();

@@ -86,7 +86,7 @@ final class Region {
         FsLayout.RegionMeta meta = FsLayout.readRegionInfo(regionDir);
         Store store = Store.open(regionDir.resolve(FsLayout.familyDirName(desc.family())),
             regionDir.resolve(StorageConstants.TMP_DIR), desc, services.cache(), services.readPath(),
-            services.memstores());
+            services.memstores(), services.tuning());
         return new Region(meta, regionDir, store, services);
     }
 

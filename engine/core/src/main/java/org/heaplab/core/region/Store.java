@@ -1,5 +1,6 @@
 package org.heaplab.core.region;
 
+import org.heaplab.core.storefile.StoreFileTuning;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,12 +54,14 @@ final class Store {
     private final ReadPath readPath;
     private final AtomicLong nextFileNumber;
     private final Memstore.Factory memstores;
+    private final StoreFileTuning tuning;
     private final Object compactionLock = new Object();
     private volatile View view;
 
     private Store(Path familyDir, Path tmpDir, TableDescriptor desc, BlockCache cache, ReadPath readPath,
-                  List<StoreFileReader> files, long nextFileNumber, Memstore.Factory memstores) {
+                  List<StoreFileReader> files, long nextFileNumber, Memstore.Factory memstores, StoreFileTuning tuning) {
         this.memstores = memstores;
+        this.tuning = tuning;
         this.familyDir = familyDir;
         this.tmpDir = tmpDir;
         this.writeOptions = new StoreFileWriter.Options(desc.compression(), desc.encoding(), desc.bloom());
@@ -72,6 +75,12 @@ final class Store {
     /** Opens the store files in {@code familyDir} (creating it) and clears {@code tmpDir}. */
     static Store open(Path familyDir, Path tmpDir, TableDescriptor desc, BlockCache cache, ReadPath readPath,
                       Memstore.Factory memstores) throws IOException {
+        return open(familyDir, tmpDir, desc, cache, readPath, memstores, StoreFileTuning.DEFAULT);
+    }
+
+    /** As above, writing new store files with {@code tuning} (index block and bloom sizes from the server's keys). */
+    static Store open(Path familyDir, Path tmpDir, TableDescriptor desc, BlockCache cache, ReadPath readPath,
+                      Memstore.Factory memstores, StoreFileTuning tuning) throws IOException {
         Files.createDirectories(familyDir);
         AtomicFiles.deleteRecursively(tmpDir);
         Files.createDirectories(tmpDir);
@@ -89,7 +98,7 @@ final class Store {
             }
             throw e;
         }
-        return new Store(familyDir, tmpDir, desc, cache, readPath, files, maxNumber + 1, memstores);
+        return new Store(familyDir, tmpDir, desc, cache, readPath, files, maxNumber + 1, memstores, tuning);
     }
 
     private static long fileNumber(Path p) {
@@ -167,7 +176,7 @@ final class Store {
         String name = String.format("%020d", nextFileNumber.getAndIncrement()) + StorageConstants.STORE_FILE_SUFFIX;
         Path tmp = tmpDir.resolve(name);
         Trailer t;
-        try (StoreFileWriter w = new StoreFileWriter(tmp, writeOptions)) {
+        try (StoreFileWriter w = new StoreFileWriter(tmp, writeOptions, tuning)) {
             for (KeyValue kv : cells) {
                 w.append(kv);
             }

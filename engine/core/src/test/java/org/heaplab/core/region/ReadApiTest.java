@@ -255,6 +255,36 @@ class ReadApiTest {
         assertNull(c.get("T", b("x"), List.of()), "a result read before a write is not cached");
     }
 
+    /** Index levels of the first region's store files after writing 20000 rows of 100-byte values and a flush. */
+    static List<Integer> indexLevelsAfterFlush(Configuration conf) throws IOException {
+        try (OnlineRegions o = withTable(conf)) {
+            List<KeyValue> cells = new ArrayList<>();
+            for (int i = 0; i < 20000; i++) {
+                cells.add(put(String.format("row0%05d", i), "q", 1, "v".repeat(100)));
+            }
+            o.put("T", cells);
+            o.flush("T");
+            List<Integer> levels = new ArrayList<>();
+            for (StoreFileInfo f : o.regions("T").get(0).storeFiles()) {
+                try (org.heaplab.core.storefile.StoreFileReader r = org.heaplab.core.storefile.StoreFileReader.open(
+                    Path.of(f.path()), org.heaplab.core.cache.BlockCache.NONE)) {
+                    levels.add(r.trailer().indexLevels());
+                }
+            }
+            return levels;
+        }
+    }
+
+    @Test
+    void serverStoreFileKeysReachFlushedFiles() throws IOException {
+        assertEquals(List.of(1), indexLevelsAfterFlush(conf()), "the default 128 KB root holds every data block");
+        Path first = root;
+        root = first.resolve("tuned");
+        List<Integer> tuned = indexLevelsAfterFlush(conf().set("hfile.index.block.max.size", "256"));
+        assertEquals(1, tuned.size());
+        assertTrue(tuned.get(0) > 1, "256-byte index blocks need leaf levels, got " + tuned);
+    }
+
     /** Every store file of the table was written with the family's options. */
     static void assertFilesWritten(OnlineRegions o, TableDescriptor d) throws IOException {
         List<StoreFileInfo> files = o.regions(d.name()).get(0).storeFiles();
