@@ -8,7 +8,7 @@ unavailable); the tests judge whatever ran:
 - every measured read read threads x rows rows, and its `admin metrics` pair parses; when the engine
   reports the read counters, the server counted exactly the gets the client made between the two reports;
 - lab 04: the background writer ran during the mixed read and was stopped at its end;
-- claims are judged exactly when all their variants ran.
+- claims are judged exactly when all their variants ran, and the lab's notebook executes on the run.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 
 from heaplab.memory import load_admin_metrics
 from heaplab.tests.conftest import REPO, FinishedRun
-from heaplab.tests.shared_runs import run_lab_at_ci
+from heaplab.tests.shared_runs import execute_notebook, run_lab_at_ci
 from heaplab.tests.test_end_to_end import spec_with_port
 
 LABS = ("04-offheap-read", "06-row-index", "09-random-reads")
@@ -93,3 +93,13 @@ def test_claims_are_judged_exactly_when_their_variants_ran(e2e: FinishedRun) -> 
         else:
             assert judged["verdict"] == "inconclusive", claim.id
             assert "not yet available" in judged["why"]
+
+
+def test_notebook_reads_the_real_run(e2e: FinishedRun) -> None:
+    """The lab's notebook executes headless against the run just made and shows its tables and claims."""
+    _, text = execute_notebook(REPO / "notebooks" / f"{e2e.spec.lab}.ipynb", e2e.run)
+    for exp in e2e.spec.experiments:
+        assert f"### {exp}" in text, exp
+    assert "| data-block hit ratio | disk reads/get | CPU us/get |" in text
+    for claim in e2e.spec.claims:
+        assert f"| {claim.id} |" in text, claim.id
