@@ -50,3 +50,21 @@ def execute_notebook(notebook: Path, run_dir: Path) -> tuple[nbformat.NotebookNo
             data = out.get("data", {})
             text.append(data.get("text/markdown", "") + data.get("text/plain", "") + out.get("text", ""))
     return nb, "\n".join(text)
+
+
+def available_variants(e2e: FinishedRun) -> list[str]:
+    """The variants of the run's spec that ran (the others are recorded as unavailable)."""
+    return [name for name, v in e2e.spec.variants.items() if v.available]
+
+
+def assert_run_completed(e2e: FinishedRun) -> None:
+    """The run exited cleanly, every variant has the status its availability says, with its own site."""
+    assert e2e.proc.returncode == 0, e2e.output()
+    assert "Traceback" not in e2e.proc.stderr
+    assert e2e.manifest["status"] == "complete"
+    for name, variant in e2e.spec.variants.items():
+        entry = e2e.manifest["variants"][name]
+        assert entry["status"] == ("complete" if variant.available else "unavailable"), name
+        assert entry["site"] == e2e.spec.variant_site(e2e.params, variant)
+    assert (e2e.run / "report.md").is_file()
+    assert e2e.lab.leftover_processes() == [], "a server or a background client outlived the run"

@@ -19,7 +19,7 @@ import pytest
 
 from heaplab.memory import load_admin_metrics
 from heaplab.tests.conftest import REPO, FinishedRun
-from heaplab.tests.shared_runs import run_lab_at_ci
+from heaplab.tests.shared_runs import assert_run_completed, available_variants, run_lab_at_ci
 from heaplab.tests.test_end_to_end import spec_with_port
 
 LABS = ("07-write-pipeline", "08-memstore-memory")
@@ -33,20 +33,8 @@ def e2e(request, lab_root, tmp_path_factory: pytest.TempPathFactory) -> Finished
     return run_lab_at_ci(lab, lab_name, tmp_path_factory.mktemp("runs"), timeout=1200)
 
 
-def _available(e2e: FinishedRun) -> list[str]:
-    return [name for name, v in e2e.spec.variants.items() if v.available]
-
-
 def test_run_completes(e2e: FinishedRun) -> None:
-    assert e2e.proc.returncode == 0, e2e.output()
-    assert "Traceback" not in e2e.proc.stderr
-    assert e2e.manifest["status"] == "complete"
-    for name, variant in e2e.spec.variants.items():
-        entry = e2e.manifest["variants"][name]
-        assert entry["status"] == ("complete" if variant.available else "unavailable"), name
-        assert entry["site"] == e2e.spec.variant_site(e2e.params, variant)
-    assert (e2e.run / "report.md").is_file()
-    assert e2e.lab.leftover_processes() == [], "a server outlived the run"
+    assert_run_completed(e2e)
 
 
 def _site_xml(path: Path) -> str:
@@ -54,7 +42,7 @@ def _site_xml(path: Path) -> str:
 
 
 def test_each_variant_started_with_its_own_overrides(e2e: FinishedRun) -> None:
-    for name in _available(e2e):
+    for name in available_variants(e2e):
         xml = _site_xml(e2e.run / name / "conf/engine-site.xml")
         for key, value in e2e.spec.site_for(e2e.params, e2e.spec.variants[name]).items():
             assert f"<name>{key}</name>" in xml and f"<value>{value}</value>" in xml, (name, key)
@@ -62,7 +50,7 @@ def test_each_variant_started_with_its_own_overrides(e2e: FinishedRun) -> None:
 
 def test_measured_phases_left_their_files(e2e: FinishedRun) -> None:
     ci = e2e.params
-    for name in _available(e2e):
+    for name in available_variants(e2e):
         client = e2e.run / name / "client"
         variant = e2e.spec.variants[name]
         for exp in e2e.spec.experiments:
@@ -87,7 +75,7 @@ def test_measured_phases_left_their_files(e2e: FinishedRun) -> None:
 def test_claims_are_judged_exactly_when_their_variants_ran(e2e: FinishedRun) -> None:
     claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
     assert set(claims) == {c.id for c in e2e.spec.claims}
-    available = set(_available(e2e))
+    available = set(available_variants(e2e))
     for claim in e2e.spec.claims:
         judged = claims[claim.id]
         needed = set(judged["measured"])

@@ -19,7 +19,12 @@ import pytest
 
 from heaplab.memory import load_admin_metrics
 from heaplab.tests.conftest import REPO, FinishedRun
-from heaplab.tests.shared_runs import execute_notebook, run_lab_at_ci
+from heaplab.tests.shared_runs import (
+    assert_run_completed,
+    available_variants,
+    execute_notebook,
+    run_lab_at_ci,
+)
 from heaplab.tests.test_end_to_end import spec_with_port
 
 LABS = ("04-offheap-read", "06-row-index", "09-random-reads")
@@ -78,24 +83,12 @@ def e2e(request, lab_root, tmp_path_factory: pytest.TempPathFactory) -> Finished
     return run_lab_at_ci(lab, lab_name, tmp_path_factory.mktemp("runs"), timeout=2400)
 
 
-def _available(e2e: FinishedRun) -> list[str]:
-    return [name for name, v in e2e.spec.variants.items() if v.available]
-
-
 def test_run_completes(e2e: FinishedRun) -> None:
-    assert e2e.proc.returncode == 0, e2e.output()
-    assert "Traceback" not in e2e.proc.stderr
-    assert e2e.manifest["status"] == "complete"
-    for name, variant in e2e.spec.variants.items():
-        entry = e2e.manifest["variants"][name]
-        assert entry["status"] == ("complete" if variant.available else "unavailable"), name
-        assert entry["site"] == e2e.spec.variant_site(e2e.params, variant)
-    assert (e2e.run / "report.md").is_file()
-    assert e2e.lab.leftover_processes() == [], "a server or a background client outlived the run"
+    assert_run_completed(e2e)
 
 
 def test_measured_reads_and_their_counters(e2e: FinishedRun) -> None:
-    for name in _available(e2e):
+    for name in available_variants(e2e):
         client = e2e.run / name / "client"
         phases = {p["name"]: p for p in e2e.spec.phases_for(e2e.params, e2e.spec.variants[name])}
         xml = (e2e.run / name / "conf/engine-site.xml").read_text(encoding="utf-8")
@@ -114,9 +107,9 @@ def test_measured_reads_and_their_counters(e2e: FinishedRun) -> None:
 
 
 def test_background_writer_was_stopped_by_the_mixed_read(e2e: FinishedRun) -> None:
-    if e2e.spec.lab != "04-offheap-read" or not _available(e2e):
+    if e2e.spec.lab != "04-offheap-read" or not available_variants(e2e):
         pytest.skip("only lab 04 has a background phase, and it needs an available variant")
-    for name in _available(e2e):
+    for name in available_variants(e2e):
         client = e2e.run / name / "client"
         assert (client / "writer-localhost.out").exists()
         assert not (client / "writer-localhost.json").exists(), "the writer ended before the mixed read did"
@@ -127,7 +120,7 @@ def test_background_writer_was_stopped_by_the_mixed_read(e2e: FinishedRun) -> No
 def test_claims_are_judged_exactly_when_their_variants_ran(e2e: FinishedRun) -> None:
     claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
     assert set(claims) == {c.id for c in e2e.spec.claims}
-    available = set(_available(e2e))
+    available = set(available_variants(e2e))
     for claim in e2e.spec.claims:
         judged = claims[claim.id]
         if set(judged["measured"]) <= available:
