@@ -74,11 +74,7 @@ final class ReadCalls {
             rows.add(in.readBytes());
             qualifiers.add(qualifiers(in));
         }
-        List<List<Cell>> all = regions.multiGet(table, rows, scope);
-        List<List<? extends Cell>> result = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            result.add(only(all.get(i), qualifiers.get(i)));
-        }
+        List<List<Cell>> result = regions.multiGet(table, rows, qualifiers, scope);
         ParamWriter w = new ParamWriter();
         RowsCodec.writeCounts(w, result);
         return new Reply(w.toByteArray(), RowsCodec.flatten(result));
@@ -114,24 +110,6 @@ final class ReadCalls {
             q.add(in.readBytes());
         }
         return q;
-    }
-
-    /** The cells of {@code qualifiers} (all of them when empty), in order; no copies. */
-    static List<? extends Cell> only(List<? extends Cell> cells, List<byte[]> qualifiers) {
-        if (qualifiers.isEmpty()) {
-            return cells;
-        }
-        List<Cell> out = new ArrayList<>(qualifiers.size());
-        for (Cell c : cells) {
-            byte[] q = c.qualifier();
-            for (byte[] wanted : qualifiers) {
-                if (java.util.Arrays.equals(q, wanted)) {
-                    out.add(c);
-                    break;
-                }
-            }
-        }
-        return out;
     }
 
     long scanBatches() {

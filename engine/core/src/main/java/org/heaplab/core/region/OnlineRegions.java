@@ -399,11 +399,21 @@ public final class OnlineRegions implements Closeable {
 
     /** {@link #get} of every column of each row, rows in any regions; one result per row, in order (empty: no live cells). */
     public List<List<Cell>> multiGet(String table, List<byte[]> rows, ReadScope scope) throws IOException {
+        return multiGet(table, rows, java.util.Collections.nCopies(rows.size(), List.of()), scope);
+    }
+
+    /** {@link #get} of each row with its own qualifiers (empty: every column); one result per row, in order. */
+    public List<List<Cell>> multiGet(String table, List<byte[]> rows, List<List<byte[]>> qualifiers, ReadScope scope)
+        throws IOException {
         checkOpen();
+        if (qualifiers.size() != rows.size()) {
+            throw new IllegalArgumentException(rows.size() + " rows but " + qualifiers.size() + " qualifier lists");
+        }
         OnlineTable t = table(table);
         List<List<Cell>> out = new ArrayList<>(rows.size());
-        for (byte[] row : rows) {
-            out.add(t.regionFor(row).get(row, List.of(), scope));
+        for (int i = 0; i < rows.size(); i++) {
+            byte[] row = rows.get(i);
+            out.add(t.regionFor(row).get(row, qualifiers.get(i), scope));
         }
         return out;
     }

@@ -106,6 +106,22 @@ class ReadApiTest {
         }
     }
 
+    @Test
+    void multiGetFiltersEachRowByItsOwnQualifiers() throws IOException {
+        try (OnlineRegions o = withTable(conf()); ReadScope scope = new ReadScope()) {
+            o.put("T", List.of(put(row(10), "a", 1, "a10"), put(row(10), "b", 1, "b10"), put(row(60), "a", 1, "a60"),
+                put(row(60), "b", 1, "b60")));
+            o.flush("T");
+            o.put("T", List.of(put(row(60), "c", 1, "c60")));
+            List<List<Cell>> got = o.multiGet("T", List.of(b(row(10)), b(row(60)), b(row(60))),
+                List.of(List.of(b("b")), List.of(), List.of(b("c"), b("a"))), scope);
+            assertEquals(List.of("row10:b=b10"), show(got.get(0)));
+            assertEquals(List.of("row60:a=a60", "row60:b=b60", "row60:c=c60"), show(got.get(1)));
+            assertEquals(List.of("row60:a=a60", "row60:c=c60"), show(got.get(2)));
+            assertThrows(IllegalArgumentException.class, () -> o.multiGet("T", List.of(b(row(1))), List.of(), scope));
+        }
+    }
+
     /** Follows nextStartRow until done; returns every row key seen, in order. */
     static List<String> scanAll(OnlineRegions o, String start, String stop, int caching) throws IOException {
         List<String> rows = new ArrayList<>();
