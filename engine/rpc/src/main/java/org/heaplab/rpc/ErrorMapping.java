@@ -22,6 +22,12 @@ public final class ErrorMapping {
         if (name.equals("TableExistsException")) {
             return ErrorCode.TABLE_EXISTS;
         }
+        if (name.equals("NotServingRegionException")) {
+            return ErrorCode.NOT_SERVING_REGION;
+        }
+        if (name.equals("CallQueueTooBigException")) {
+            return ErrorCode.SERVER_BUSY;
+        }
         if (t instanceof IllegalArgumentException || name.equals("ConfigurationException")) {
             return ErrorCode.ILLEGAL_ARGUMENT;
         }

@@ -5,6 +5,9 @@ package org.heaplab.rpc;
  * each request and response are listed in engine/docs/wire-protocol.md.
  */
 public enum Method {
+    // Data methods 6, 7, 12-15 go to the region server holding the row; DDL and admin methods to the master
+    // (a standalone region server answers them itself); 17-19 are between the master and region servers.
+
     STATUS(1),
     CREATE_TABLE(2),
     DROP_TABLE(3),
@@ -23,7 +26,17 @@ public enum Method {
     /** Issue 4: atomic read-modify-write of a 64-bit counter, WAL-logged. */
     INCREMENT(14),
     /** Issue 4: delete markers (Delete, DeleteColumn, DeleteFamily) through the put path. */
-    DELETE(15);
+    DELETE(15),
+    /** Issue 5: where a table's regions are served (the master answers; a standalone region server answers for itself). */
+    LOCATE(16),
+    /** Issue 5: a region server announces itself to the master (region server to master). */
+    REGISTER(17),
+    /** Issue 5: a region server's periodic "still alive" (region server to master). */
+    HEARTBEAT(18),
+    /** Issue 5: the master tells a region server to create and serve some regions of a new table. */
+    OPEN_REGIONS(19),
+    /** Issue 5: the master's view of the cluster as JSON (admin status). */
+    CLUSTER_STATUS(20);
 
     public final byte code;
 
