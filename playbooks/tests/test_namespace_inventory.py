@@ -1,0 +1,53 @@
+"""The namespace cluster's inventory: the committed copy is what cluster.sh writes, with the groups the
+playbooks need. Runs anywhere (no root): `cluster.sh inventory` creates nothing."""
+
+import subprocess
+
+import yaml
+
+from playbooks.tests.support import PLAYBOOKS, REPO
+
+CLUSTER_SH = REPO / "infra" / "netns" / "cluster.sh"
+COMMITTED = PLAYBOOKS / "inventories" / "namespaces" / "hosts.yml"
+DEFAULT_STATE = "/tmp/heaplab-netns"  # noqa: S108 - cluster.sh's default, only printed here
+OTHER_STATE = "/srv/hl-x"
+
+
+def _cluster_sh(state_dir, *args):
+    return subprocess.run(
+        [str(CLUSTER_SH), "--state-dir", state_dir, *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_committed_inventory_is_what_cluster_sh_writes():
+    assert COMMITTED.read_text(encoding="utf-8") == _cluster_sh(DEFAULT_STATE, "inventory").stdout, (
+        "regenerate it: infra/netns/cluster.sh inventory > playbooks/inventories/namespaces/hosts.yml"
+    )
+
+
+def test_inventory_groups_and_per_node_directories():
+    inv = yaml.safe_load(_cluster_sh(OTHER_STATE, "inventory").stdout)["all"]
+    children = inv["children"]
+    assert list(children["masters"]["hosts"]) == ["n1"]
+    assert list(children["regionservers"]["hosts"]) == ["n1", "n2", "n3"]
+    assert list(children["clients"]["hosts"]) == ["ctl"]
+    hosts = inv["hosts"]
+    assert hosts["ctl"]["ansible_connection"] == "local"
+    assert [hosts[n]["ansible_host"] for n in ("n1", "n2", "n3")] == [
+        "10.77.0.11",
+        "10.77.0.12",
+        "10.77.0.13",
+    ]
+    # The filesystem is shared: every host needs its own base directory.
+    base_dirs = [h["heaplab_base_dir"] for h in hosts.values()]
+    assert len(set(base_dirs)) == len(base_dirs)
+    assert all(d.startswith(f"{OTHER_STATE}/nodes/") for d in base_dirs)
+    assert inv["vars"]["ansible_ssh_args"] == f"-F {OTHER_STATE}/ssh/config"
+
+
+def test_bad_state_dir_is_one_line_exit_2():
+    for bad in ("relative/dir", "/srv/" + "x" * 80):
+        proc = _cluster_sh(bad, "inventory")
+        assert proc.returncode == 2
+        assert proc.stderr.startswith("ERROR: --state-dir")
+        assert proc.stderr.count("\n") == 1
