@@ -9,18 +9,11 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
-import org.heaplab.core.util.Futures;
 
 /**
  * The HBase 1.x-style blocking RPC server: one acceptor thread, one reader thread per connection,
@@ -48,8 +41,8 @@ import org.heaplab.core.util.Futures;
  * get an error response and the connection is closed, since framing can no longer be trusted; a
  * truncated frame (peer closes mid-frame) closes the connection.
  *
- * <p>Backpressure: when the call queue is full a reader blocks, so a connection stops being read
- * until handlers catch up (HBase 1.x instead rejects with CallQueueTooBigException).
+ * <p>Scheduling: calls go to the shared {@link RpcScheduler} (call queues and handler threads); a full
+ * queue is answered with SERVER_BUSY ({@link CallQueueTooBigException}) and the reader goes on.
  *
  * <p>Responses: a handler runs the service with the call as a {@link ServerCall}; the service answers
  * at once (the usual case) or later from another thread (a completion callback: the staged write
@@ -63,19 +56,16 @@ import org.heaplab.core.util.Futures;
  * written by many threads, serialised by the connection's output lock, each frame in one write.
  */
 public final class BlockingRpcServer implements RpcServer {
-    private final Call poison = new Call(null, null, null);
-
     private final InetSocketAddress bindAddress;
     private final RpcService service;
-    private final int handlerCount;
     private final int maxRequestSize;
-    private final BlockingQueue<Call> queue;
+    private final RpcMetrics metrics = new RpcMetrics();
+    private final RpcScheduler scheduler;
     private final Consumer<String> log;
     private final RequestBufferAllocator allocator;
     private final CellDecoder decoder;
     private final ResponseEncoder encoder;
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
-    private final List<Thread> handlers = new ArrayList<>();
     /** Calls queued and not yet finished (answered and their buffer released). */
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean stopping;
@@ -84,8 +74,7 @@ public final class BlockingRpcServer implements RpcServer {
 
     /**
      * @param bindAddress host and port to listen on (port 0 picks a free one)
-     * @param conf reads hbase.regionserver.handler.count, hbase.ipc.max.request.size and
-     *     hbase.ipc.server.max.callqueue.length
+     * @param conf reads hbase.ipc.max.request.size and the {@link RpcScheduler}'s keys
      * @param log receives one line per connection-level problem
      */
     public BlockingRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log) {
@@ -113,16 +102,11 @@ public final class BlockingRpcServer implements RpcServer {
         this.bindAddress = bindAddress;
         this.service = service;
         this.log = log;
-        this.handlerCount = conf.getInt(RpcConstants.HANDLER_COUNT_KEY, RpcConstants.DEFAULT_HANDLER_COUNT);
         this.maxRequestSize = conf.getInt(RpcConstants.MAX_REQUEST_SIZE_KEY, RpcConstants.DEFAULT_MAX_REQUEST_SIZE);
-        int queueLength = conf.getInt(RpcConstants.MAX_CALLQUEUE_LENGTH_KEY, handlerCount * RpcConstants.CALLQUEUE_PER_HANDLER);
-        if (handlerCount < 1) {
-            throw new IllegalArgumentException(RpcConstants.HANDLER_COUNT_KEY + " must be at least 1, got " + handlerCount);
-        }
         if (maxRequestSize < RpcConstants.MIN_REQUEST_BODY) {
             throw new IllegalArgumentException(RpcConstants.MAX_REQUEST_SIZE_KEY + " too small: " + maxRequestSize);
         }
-        this.queue = new ArrayBlockingQueue<>(Math.max(1, queueLength));
+        this.scheduler = new RpcScheduler(conf, service, metrics, log);
     }
 
     @Override
@@ -140,12 +124,7 @@ public final class BlockingRpcServer implements RpcServer {
             throw e;
         }
         serverSocket = ss;
-        for (int i = 0; i < handlerCount; i++) {
-            Thread t = new Thread(this::handle, "RpcServer.handler-" + i);
-            t.setDaemon(true);
-            handlers.add(t);
-            t.start();
-        }
+        scheduler.start();
         acceptor = new Thread(this::accept, "RpcServer.acceptor-" + port());
         acceptor.setDaemon(true);
         acceptor.start();
@@ -156,19 +135,37 @@ public final class BlockingRpcServer implements RpcServer {
         return serverSocket.socket().getLocalPort();
     }
 
-    public int handlerCount() {
-        return handlerCount;
+    @Override
+    public String name() {
+        return "BlockingRpcServer";
     }
 
-    /** Where request bodies are read (its counters: heap vs pooled bytes). */
+    @Override
+    public int handlerCount() {
+        return scheduler.handlerCount();
+    }
+
+    @Override
+    public RpcScheduler scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public RpcMetrics metrics() {
+        return metrics;
+    }
+
+    @Override
     public RequestBufferAllocator allocator() {
         return allocator;
     }
 
+    @Override
     public CellDecoder cellDecoder() {
         return decoder;
     }
 
+    @Override
     public ResponseEncoder responseEncoder() {
         return encoder;
     }
@@ -254,13 +251,11 @@ public final class BlockingRpcServer implements RpcServer {
                         continue;
                     }
                     inFlight.incrementAndGet();
-                    try {
-                        queue.put(new Call(c, request, buffer));
-                        queued = true;
-                    } finally {
-                        if (!queued) {
-                            inFlight.decrementAndGet();
-                        }
+                    RpcCall call = new RpcCall(c, request, buffer, encoder, metrics, log, inFlight::decrementAndGet);
+                    queued = true; // the call owns the buffer from here on
+                    if (!scheduler.dispatch(call)) {
+                        call.fail(new CallQueueTooBigException("call queue is full (" + RpcConstants.MAX_CALLQUEUE_LENGTH_KEY
+                            + "); back off and retry"));
                     }
                 } finally {
                     if (!queued) {
@@ -274,34 +269,9 @@ public final class BlockingRpcServer implements RpcServer {
             if (!stopping && !c.closed) {
                 log.accept("connection " + c.socket.getRemoteSocketAddress() + " failed: " + e.getMessage());
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } finally {
             if (!stopping) {
                 c.close(); // in-flight responses to a vanished client are dropped
-            }
-        }
-    }
-
-    /**
-     * The handler loop: take a call and run it. The service answers through the call, usually before
-     * returning; a deferred answer (a completion callback on another thread) is sent by that thread.
-     */
-    private void handle() {
-        while (true) {
-            Call call;
-            try {
-                call = queue.take();
-            } catch (InterruptedException e) {
-                return;
-            }
-            if (call == poison) {
-                return;
-            }
-            try {
-                service.call(call.request, call);
-            } catch (Throwable t) { // a service that broke the no-throw contract: answer anyway
-                call.fail(t);
             }
         }
     }
@@ -326,16 +296,7 @@ public final class BlockingRpcServer implements RpcServer {
                     c.reader.join(5000);
                 }
             }
-            for (int i = 0; i < handlers.size(); i++) {
-                if (!queue.offer(poison, 60, TimeUnit.SECONDS)) {
-                    log.accept("call queue did not drain; handlers interrupted");
-                    handlers.forEach(Thread::interrupt);
-                    break;
-                }
-            }
-            for (Thread h : handlers) {
-                h.join(60_000);
-            }
+            scheduler.stop(); // runs and answers every queued call
             // calls answered later by a completion callback (deferred responses)
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (inFlight.get() > 0 && System.nanoTime() < deadline) {
@@ -361,106 +322,10 @@ public final class BlockingRpcServer implements RpcServer {
     }
 
     /**
-     * A queued request, the buffer it was decoded over and its connection; answered once, by whichever
-     * thread calls {@link #reply} or {@link #fail}. The buffer is released after the response is
-     * written and every hold completed.
-     */
-    private final class Call implements ServerCall {
-        final ServerConnection connection;
-        final Request request;
-        final RequestBuffer buffer;
-        private final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
-        private final List<CompletableFuture<?>> holds = new CopyOnWriteArrayList<>();
-        private final List<AutoCloseable> afterResponse = new CopyOnWriteArrayList<>();
-
-        Call(ServerConnection connection, Request request, RequestBuffer buffer) {
-            this.connection = connection;
-            this.request = request;
-            this.buffer = buffer;
-        }
-
-        @Override
-        public void holdRequestUntil(CompletableFuture<?> f) {
-            holds.add(f);
-        }
-
-        @Override
-        public void closeAfterResponse(AutoCloseable resource) {
-            afterResponse.add(resource);
-            if (answered.get() && afterResponse.remove(resource)) {
-                closeQuietly(resource); // registered too late: the response is gone already
-            }
-        }
-
-        @Override
-        public void reply(RpcService.Reply reply) {
-            if (answered.get()) {
-                return;
-            }
-            ResponseFrame frame;
-            try {
-                // 1.x: a heap byte[]; 2.x: pooled direct buffers (cells copied from where they live)
-                frame = encoder.encode(request.callId(), reply.params(), reply.cells());
-            } catch (Throwable t) {
-                fail(t);
-                return;
-            }
-            answer(frame);
-        }
-
-        @Override
-        public void fail(Throwable t) {
-            if (!(t instanceof IOException) && !(t instanceof IllegalArgumentException)) {
-                log.accept("call " + request.method() + " failed: " + t);
-            }
-            answer(ResponseFrame.onHeap(FrameWriter.response(ErrorMapping.toResponse(request.callId(), t))));
-        }
-
-        private void answer(ResponseFrame frame) {
-            if (!answered.compareAndSet(false, true)) {
-                frame.release();
-                return; // answered already: the contract allows one answer
-            }
-            // the frame is a copy: the request buffer may go back before it is sent, so that a client's
-            // next request (sent once it has this answer) can reuse it
-            boolean held = false;
-            for (CompletableFuture<?> h : holds) {
-                held |= !h.isDone();
-            }
-            if (!held) {
-                buffer.release();
-            }
-            try {
-                connection.send(frame);
-            } finally {
-                closeAfterResponse(); // after the write: the frame no longer reads the cells' memory
-                if (held) {
-                    Futures.allSettled(holds).whenComplete((v, e) -> release());
-                } else {
-                    inFlight.decrementAndGet(); // last: stop() waits for it before closing connections
-                }
-            }
-        }
-
-        private void closeAfterResponse() {
-            for (AutoCloseable r : afterResponse) {
-                if (afterResponse.remove(r)) {
-                    closeQuietly(r);
-                }
-            }
-        }
-
-        private void release() {
-            buffer.release(); // the request's cells are dead from here on
-            inFlight.decrementAndGet();
-        }
-    }
-
-    /**
      * One accepted socket (a blocking channel: the reader reads through its stream, handlers write
      * through the channel). send() is called by many handlers; the lock keeps frames whole.
      */
-    private final class ServerConnection {
+    private final class ServerConnection implements CallTransport {
         final SocketChannel channel;
         final Socket socket;
         private final Object writeLock = new Object();
@@ -480,7 +345,8 @@ public final class BlockingRpcServer implements RpcServer {
          * Writes the frame with gathering writes (all of its buffers in one call while the socket takes
          * them), then releases it (pooled buffers back to the pool), written or not.
          */
-        void send(ResponseFrame frame) {
+        @Override
+        public void send(ResponseFrame frame) {
             try {
                 synchronized (writeLock) {
                     if (closed) {
@@ -526,6 +392,16 @@ public final class BlockingRpcServer implements RpcServer {
                 // the peer is gone
             }
             close();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return !closed;
+        }
+
+        @Override
+        public String remoteAddress() {
+            return String.valueOf(socket.getRemoteSocketAddress());
         }
 
         void shutdownInput() {

@@ -3,10 +3,11 @@ package org.heaplab.rpc;
 import java.io.IOException;
 
 /**
- * A region server's RPC front end: accepts connections, decodes requests, hands them to handler
- * threads that run an {@link RpcService}, and writes the responses. Implementations differ only in
- * how bytes move (BlockingRpcServer: a thread per connection and heap buffers; SimpleRpcServer and
- * NettyRpcServer later), never in the protocol.
+ * A server's RPC front end: accepts connections, decodes requests into {@link RpcCall}s, dispatches
+ * them to its {@link RpcScheduler} (whose handler threads run the {@link RpcService}), and writes the
+ * responses. Implementations differ only in how bytes move (SimpleRpcServer: HBase 1.x's listener,
+ * readers and responder on NIO selectors; NettyRpcServer: HBase 2.x's event loops), never in the
+ * protocol or the scheduling. Chosen once at start-up by {@link RpcServers#fromConf}.
  *
  * <p>Lifecycle: {@link #start()} once, then {@link #stop()} once; both may be called from any thread.
  */
@@ -28,4 +29,25 @@ public interface RpcServer extends AutoCloseable {
     default void close() {
         stop();
     }
+
+    /** The implementation's name as hbase.rpc.server.impl spells it ("SimpleRpcServer", "NettyRpcServer"). */
+    String name();
+
+    /** Handler threads (the scheduler's). */
+    int handlerCount();
+
+    /** Call queues and handlers (the metrics endpoint reads its queue figures). */
+    RpcScheduler scheduler();
+
+    /** Per-method call counts and latencies. */
+    RpcMetrics metrics();
+
+    /** Where request bodies are read (its counters: heap vs pooled bytes). */
+    RequestBufferAllocator allocator();
+
+    /** How request cells are decoded (copies or views over the request buffer). */
+    CellDecoder cellDecoder();
+
+    /** How OK responses are encoded (heap or pooled direct buffers). */
+    ResponseEncoder responseEncoder();
 }

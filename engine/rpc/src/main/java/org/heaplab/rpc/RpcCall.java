@@ -1,0 +1,178 @@
+package org.heaplab.rpc;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.heaplab.core.util.Futures;
+
+/**
+ * One decoded request on its way through the server, shared by every {@link RpcServer}: the reader
+ * (or Netty's request decoder) makes it, the {@link RpcScheduler} queues it, a handler {@link #run}s
+ * it, and whichever thread answers sends the response through the connection's {@link CallTransport}.
+ *
+ * <p>Answered once: the first {@link #reply} or {@link #fail} wins, later ones are ignored (their frame
+ * is released unsent).
+ *
+ * <p>Buffer ownership: the request buffer (and every cell decoded over it) is released after the
+ * response frame is encoded and after every future given to {@link #holdRequestUntil} completed. The
+ * frame is a copy, so with no hold the buffer goes back before the write: the client's next request,
+ * sent once it has this answer, can reuse it. Resources given to {@link #closeAfterResponse} are closed
+ * exactly once, after the frame was handed to the transport (written, queued behind a pending write
+ * that keeps its own copy, or dropped because the connection is gone).
+ *
+ * <p>{@code onFinished} runs once, when the call is answered and its buffer released: servers count
+ * calls in flight with it, so that stop() waits for deferred answers.
+ *
+ * <p>Thread safety: every method may be called from any thread.
+ */
+public final class RpcCall implements ServerCall {
+    private final CallTransport transport;
+    private final Request request;
+    private final RequestBuffer buffer;
+    private final ResponseEncoder encoder;
+    private final RpcMetrics metrics;
+    private final Consumer<String> log;
+    private final Runnable onFinished;
+    private final long receivedNanos = System.nanoTime();
+    private volatile long startedNanos;
+    private final AtomicBoolean answered = new AtomicBoolean();
+    private final List<CompletableFuture<?>> holds = new CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> afterResponse = new CopyOnWriteArrayList<>();
+
+    /**
+     * @param buffer the memory {@code request} was decoded over; released by this call
+     * @param metrics receives one {@link RpcMetrics#callDone} per answered call
+     * @param log receives one line per call that failed with something other than an expected error
+     * @param onFinished run once, when the call is answered and its buffer released
+     */
+    public RpcCall(CallTransport transport, Request request, RequestBuffer buffer, ResponseEncoder encoder,
+                   RpcMetrics metrics, Consumer<String> log, Runnable onFinished) {
+        this.transport = transport;
+        this.request = request;
+        this.buffer = buffer;
+        this.encoder = encoder;
+        this.metrics = metrics;
+        this.log = log;
+        this.onFinished = onFinished;
+    }
+
+    public Request request() {
+        return request;
+    }
+
+    /** When the call was decoded (System.nanoTime): queue wait and latency count from here. */
+    public long receivedNanos() {
+        return receivedNanos;
+    }
+
+    /** PUT, DELETE, INCREMENT: they go to the write queues when hbase.ipc.server.callqueue.read.ratio > 0. */
+    public boolean isWrite() {
+        return request != null && isWrite(request.method());
+    }
+
+    /** Mutations (HBase: any MutateRequest or multi with a mutation) are writes; everything else reads. */
+    public static boolean isWrite(Method m) {
+        return m == Method.PUT || m == Method.DELETE || m == Method.INCREMENT;
+    }
+
+    /** Runs the service on the calling handler thread; a service that throws is answered with the error. */
+    public void run(RpcService service) {
+        startedNanos = System.nanoTime();
+        try {
+            service.call(request, this);
+        } catch (Throwable t) { // a service that broke the no-throw contract: answer anyway
+            fail(t);
+        }
+    }
+
+    @Override
+    public void holdRequestUntil(CompletableFuture<?> f) {
+        holds.add(f);
+    }
+
+    @Override
+    public void closeAfterResponse(AutoCloseable resource) {
+        afterResponse.add(resource);
+        if (answered.get() && afterResponse.remove(resource)) {
+            closeQuietly(resource); // registered too late: the response is gone already
+        }
+    }
+
+    @Override
+    public void reply(RpcService.Reply reply) {
+        if (answered.get()) {
+            return;
+        }
+        ResponseFrame frame;
+        try {
+            // 1.x: a heap byte[]; 2.x: pooled direct buffers (cells copied from where they live)
+            frame = encoder.encode(request.callId(), reply.params(), reply.cells());
+        } catch (Throwable t) {
+            fail(t);
+            return;
+        }
+        answer(frame, false);
+    }
+
+    @Override
+    public void fail(Throwable t) {
+        if (!(t instanceof IOException) && !(t instanceof IllegalArgumentException)) {
+            log.accept("call " + request.method() + " from " + transport.remoteAddress() + " failed: " + t);
+        }
+        answer(ResponseFrame.onHeap(FrameWriter.response(ErrorMapping.toResponse(request.callId(), t))), true);
+    }
+
+    /** Answers with an error the server decides itself (SERVER_STOPPING), without an exception. */
+    public void failWith(ErrorCode code, String errorClass, String message) {
+        answer(ResponseFrame.onHeap(FrameWriter.error(request.callId(), code, errorClass, message)), true);
+    }
+
+    private void answer(ResponseFrame frame, boolean error) {
+        if (!answered.compareAndSet(false, true)) {
+            frame.release();
+            return; // answered already: the contract allows one answer
+        }
+        boolean held = false;
+        for (CompletableFuture<?> h : holds) {
+            held |= !h.isDone();
+        }
+        if (!held) {
+            buffer.release();
+        }
+        try {
+            transport.send(frame);
+        } finally {
+            closeAfterResponse(); // after the send: the frame no longer reads the cells' memory
+            long now = System.nanoTime();
+            long started = startedNanos == 0 ? now : startedNanos;
+            metrics.callDone(request.method(), started - receivedNanos, now - receivedNanos, error);
+            if (held) {
+                Futures.allSettled(holds).whenComplete((v, e) -> {
+                    buffer.release(); // the request's cells are dead from here on
+                    onFinished.run();
+                });
+            } else {
+                onFinished.run(); // last: stop() waits for it before closing connections
+            }
+        }
+    }
+
+    private void closeAfterResponse() {
+        for (AutoCloseable r : afterResponse) {
+            if (afterResponse.remove(r)) {
+                closeQuietly(r);
+            }
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing anyway
+        }
+    }
+}
