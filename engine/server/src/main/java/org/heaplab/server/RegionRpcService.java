@@ -8,17 +8,15 @@ import java.util.List;
 import org.heaplab.core.cache.ReadScope;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
-import org.heaplab.core.io.BloomType;
-import org.heaplab.core.io.Compression;
-import org.heaplab.core.io.DataBlockEncoding;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.RegionInfo;
-import org.heaplab.core.region.TableDescriptor;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.rpc.Method;
 import org.heaplab.rpc.ParamReader;
 import org.heaplab.rpc.ParamWriter;
 import org.heaplab.rpc.RegionListCodec;
+import org.heaplab.rpc.RegionLocation;
+import org.heaplab.rpc.RegionLocationCodec;
 import org.heaplab.rpc.Request;
 import org.heaplab.rpc.RpcService;
 import org.heaplab.rpc.ServerCall;
@@ -33,10 +31,14 @@ import org.heaplab.rpc.ServerStatus;
  * <p>Thread safety: called by all handler threads at once; OnlineRegions is thread safe.
  */
 public final class RegionRpcService implements RpcService {
-    private static final int MAX_SPLITS = 100_000;
-
-    private final String serverName;
+    /** "host:port" of this server's RPC address (the bound port once {@link #bound} was called). */
+    private volatile String serverName;
     private final String rpcServerName;
+    /** hbase.masters in cluster mode; null when standalone. */
+    private volatile String masters;
+    /** "host:port" of the HTTP metrics endpoint, or "". */
+    private volatile String infoAddress = "";
+    private final java.util.concurrent.atomic.LongAdder requests = new java.util.concurrent.atomic.LongAdder();
     private final int handlers;
     private final long startMillis = System.currentTimeMillis();
     private volatile OnlineRegions regions;
@@ -49,6 +51,40 @@ public final class RegionRpcService implements RpcService {
         this.serverName = serverName;
         this.rpcServerName = rpcServerName;
         this.handlers = handlers;
+    }
+
+    /** The RPC address once the port is bound (the configured port may be 0 in tests). */
+    public void bound(String address) {
+        this.serverName = address;
+    }
+
+    /**
+     * Cluster mode (hbase.cluster.distributed=true): tables arrive by OPEN_REGIONS from the master at
+     * {@code masters}; CREATE_TABLE and LOCATE are refused with a message naming the master.
+     */
+    public void clusterMode(String masters) {
+        this.masters = masters;
+    }
+
+    /** The HTTP metrics endpoint's "host:port" for CLUSTER_STATUS, or "". */
+    public void infoAddress(String address) {
+        this.infoAddress = address == null ? "" : address;
+    }
+
+    /** The start code the master knows this server by: the time this service was made, ms since the epoch. */
+    public long startCode() {
+        return startMillis;
+    }
+
+    /** Calls received so far (HEARTBEAT's requestCount). */
+    public long requestCount() {
+        return requests.sum();
+    }
+
+    /** Regions online now (0 while still opening). */
+    public int regionCount() {
+        OnlineRegions r = regions;
+        return r == null ? 0 : r.regionCount();
     }
 
     /** Starts answering calls with {@code regions}, writing puts through {@code writePath}. */
@@ -75,6 +111,7 @@ public final class RegionRpcService implements RpcService {
      */
     @Override
     public void call(Request request, ServerCall call) {
+        requests.increment();
         OnlineRegions r = regions;
         if (r == null) {
             RpcService.super.call(request, call);
@@ -150,26 +187,66 @@ public final class RegionRpcService implements RpcService {
                 RegionListCodec.write(w, r.regions(in.readString()));
                 yield Reply.of(w);
             }
+            case LOCATE -> locate(r, in);
+            case CLUSTER_STATUS -> clusterStatus(r);
+            case OPEN_REGIONS -> openRegions(r, in);
+            case REGISTER, HEARTBEAT -> throw new IllegalArgumentException(request.method() + " goes to the master; "
+                + serverName + " is a region server");
         };
     }
 
     private Reply createTable(OnlineRegions r, ParamReader in) throws IOException {
-        String name = in.readString();
-        byte[] family = in.readBytes();
-        Compression compression = Compression.parse(in.readString());
-        int n = in.readCount(MAX_SPLITS);
-        byte[][] splits = new byte[n][];
-        for (int i = 0; i < n; i++) {
-            splits[i] = in.readBytes();
+        if (masters != null) {
+            throw new IllegalArgumentException("region server " + serverName + " runs in cluster mode "
+                + "(hbase.cluster.distributed=true): create tables through the master at " + masters);
         }
-        // string durability after the split keys; absent from older clients: USE_DEFAULT
-        Durability durability = in.hasRemaining() ? Durability.parse(in.readString()) : Durability.USE_DEFAULT;
-        // issue 4: string encoding, string bloom, boolean inMemory; absent: NONE, ROW, false (HBase's defaults)
-        DataBlockEncoding encoding = in.hasRemaining() ? DataBlockEncoding.parse(in.readString()) : DataBlockEncoding.NONE;
-        BloomType bloom = in.hasRemaining() ? BloomType.parse(in.readString()) : BloomType.ROW;
-        boolean inMemory = in.hasRemaining() && in.readBoolean();
-        r.createTable(new TableDescriptor(name, family, compression, durability, encoding, bloom, inMemory), splits);
+        TableSpec spec = TableSpec.read(in, false);
+        r.createTable(spec.descriptor(), spec.splitKeys());
         return Reply.EMPTY;
+    }
+
+    /** OPEN_REGIONS: CREATE_TABLE's params, then long createdMs, int k, k x int regionIndex. */
+    private Reply openRegions(OnlineRegions r, ParamReader in) throws IOException {
+        if (masters == null) {
+            throw new IllegalArgumentException("region server " + serverName + " is standalone "
+                + "(hbase.cluster.distributed=false): only a master sends OPEN_REGIONS");
+        }
+        TableSpec spec = TableSpec.read(in, true);
+        long createdMs = in.readLong();
+        int k = in.readCount(spec.regionCount());
+        int[] indexes = new int[k];
+        for (int i = 0; i < k; i++) {
+            indexes[i] = in.readInt();
+        }
+        r.createTable(spec.descriptor(), spec.splitKeys(), createdMs, indexes);
+        ServerLog.info("serving regions " + java.util.Arrays.toString(indexes) + " of " + spec.regionCount()
+            + " of table " + spec.name() + " (created " + createdMs + ")");
+        return Reply.EMPTY;
+    }
+
+    /** LOCATE, standalone: every region of the table is here. */
+    private Reply locate(OnlineRegions r, ParamReader in) throws IOException {
+        if (masters != null) {
+            throw new IllegalArgumentException("region server " + serverName + " runs in cluster mode: ask the master "
+                + "at " + masters + " (hbase.masters) where a table's regions are");
+        }
+        String table = in.readString();
+        List<RegionLocation> locations = new ArrayList<>();
+        for (RegionInfo info : r.regions(table)) {
+            locations.add(new RegionLocation(table, info.encodedName(), info.startKey(), info.endKey(), serverName, true));
+        }
+        ParamWriter w = new ParamWriter();
+        RegionLocationCodec.write(w, locations);
+        return Reply.of(w);
+    }
+
+    /** CLUSTER_STATUS for this server alone (the master answers for the whole cluster). */
+    private Reply clusterStatus(OnlineRegions r) {
+        int regionCount = r.regionCount();
+        ClusterStatusJson.ServerLoad self = new ClusterStatusJson.ServerLoad(serverName, true, startMillis, 0,
+            regionCount, requests.sum(), infoAddress);
+        return Reply.of(new ParamWriter().writeString(ClusterStatusJson.of(masters, List.of(self), r.tables().size(),
+            regionCount)));
     }
 
     private Reply status(OnlineRegions r) throws IOException {

@@ -66,6 +66,7 @@ public final class RegionServer {
         } catch (BindException e) {
             throw new PortInUseException(host, port, e.getMessage());
         }
+        service.bound(host + ":" + rpc.port());
         OnlineRegions regions;
         try {
             regions = OnlineRegions.open(conf);

@@ -186,17 +186,44 @@ public final class OnlineRegions implements Closeable {
         return tables.values().stream().flatMap(t -> t.regions().stream());
     }
 
-    /** Creates a table whose regions are split at {@code splitKeys} (sorted, distinct; may be empty). */
+    /** Creates a table whose regions are split at {@code splitKeys} (sorted, distinct; may be empty); holds them all. */
     public void createTable(TableDescriptor desc, byte[][] splitKeys) throws IOException {
+        int[] all = new int[splitKeys.length + 1];
+        Arrays.setAll(all, i -> i);
+        createTable(desc, splitKeys, System.currentTimeMillis(), all);
+    }
+
+    /**
+     * Creates a table holding only the regions {@code regionIndexes} (0 = the first) of those the split keys
+     * define: the master's OPEN_REGIONS. Encoded region names derive from the table, start key,
+     * {@code createdMs} and index, so every server (and the master) derives the same names. Idempotent: when
+     * the table already exists with exactly these regions of the same creation, nothing happens.
+     *
+     * @throws TableExistsException when the table exists otherwise (another creation, other regions)
+     * @throws IllegalArgumentException for bad split keys, or indexes out of range, repeated or none
+     */
+    public void createTable(TableDescriptor desc, byte[][] splitKeys, long createdMs, int[] regionIndexes)
+        throws IOException {
         checkOpen();
         TableFiles.checkSplitKeys(splitKeys);
+        TableFiles.checkRegionIndexes(regionIndexes, splitKeys.length + 1);
         synchronized (ddlLock) {
-            if (tables.containsKey(desc.name()) || Files.exists(layout.tableDir(desc.name()))) {
+            OnlineTable existing = tables.get(desc.name());
+            if (existing != null && sameRegions(existing, TableFiles.encodedNames(desc.name(), splitKeys, createdMs,
+                regionIndexes))) {
+                return; // the same OPEN_REGIONS again (the master retried)
+            }
+            if (existing != null || Files.exists(layout.tableDir(desc.name()))) {
                 throw new TableExistsException(desc.name());
             }
-            Path dir = TableFiles.create(layout, desc, splitKeys);
+            Path dir = TableFiles.create(layout, desc, splitKeys, createdMs, regionIndexes);
             tables.put(desc.name(), new OnlineTable(desc, openRegions(dir, desc)));
         }
+    }
+
+    private static boolean sameRegions(OnlineTable t, java.util.Set<String> encodedNames) {
+        return t.regions().stream().map(Region::encodedName).collect(java.util.stream.Collectors.toSet())
+            .equals(encodedNames);
     }
 
     public void dropTable(String table) throws IOException {
@@ -318,10 +345,12 @@ public final class OnlineRegions implements Closeable {
         return ready;
     }
 
-    private static Map<Region, List<Cell>> byRegion(OnlineTable t, List<Cell> ready) {
+    /** Splits a batch by region; a row this server does not hold refuses the whole batch before any write. */
+    private static Map<Region, List<Cell>> byRegion(OnlineTable t, List<Cell> ready) throws NotServingRegionException {
         Map<Region, List<Cell>> byRegion = new LinkedHashMap<>();
         for (Cell kv : ready) {
-            byRegion.computeIfAbsent(t.regionFor(kv.row()), r -> new ArrayList<>()).add(kv);
+            Region region = t.regionFor(kv.row());
+            byRegion.computeIfAbsent(region, r -> new ArrayList<>()).add(kv);
         }
         return byRegion;
     }
@@ -455,6 +484,9 @@ public final class OnlineRegions implements Closeable {
             }
             if (lastRegion) {
                 return new ScanBatch(rows, null);
+            }
+            if (!t.holdsRegionStartingAt(end)) { // the next region is another server's: the client goes on there
+                return new ScanBatch(rows, end);
             }
             start = end;
         }

@@ -4,8 +4,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * An online table: its descriptor and its regions sorted by start key (the first start key is empty,
- * the regions cover every row). Immutable; safe to share.
+ * An online table: its descriptor and the regions this server holds, sorted by start key. Standalone, the
+ * regions cover every row (the first start key is empty); in cluster mode the server may hold only some of
+ * them, so there are gaps, and a row in a gap is not served here ({@link NotServingRegionException}).
+ * Immutable; safe to share.
  */
 record OnlineTable(TableDescriptor descriptor, List<Region> regions) {
     OnlineTable {
@@ -14,11 +16,16 @@ record OnlineTable(TableDescriptor descriptor, List<Region> regions) {
             .toList();
     }
 
-    /** The region holding {@code row}: the last one whose start key is at or below it. */
-    Region regionFor(byte[] row) {
+    /**
+     * The region holding {@code row}: the last one whose start key is at or below it, if the row is also
+     * below that region's end key.
+     *
+     * @throws NotServingRegionException when the row falls in a gap (a region held by another server)
+     */
+    Region regionFor(byte[] row) throws NotServingRegionException {
         int lo = 0;
         int hi = regions.size() - 1;
-        int found = 0;
+        int found = -1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
             if (Arrays.compareUnsigned(regions.get(mid).startKey(), row) <= 0) {
@@ -28,6 +35,24 @@ record OnlineTable(TableDescriptor descriptor, List<Region> regions) {
                 hi = mid - 1;
             }
         }
-        return regions.get(found);
+        if (found < 0) {
+            throw new NotServingRegionException(descriptor.name(), row);
+        }
+        Region r = regions.get(found);
+        byte[] end = r.endKey();
+        if (end.length > 0 && Arrays.compareUnsigned(row, end) >= 0) {
+            throw new NotServingRegionException(descriptor.name(), row);
+        }
+        return r;
+    }
+
+    /** True when this server also holds the region starting at {@code key} (a scan may go on into it). */
+    boolean holdsRegionStartingAt(byte[] key) {
+        for (Region r : regions) {
+            if (Arrays.equals(r.startKey(), key)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

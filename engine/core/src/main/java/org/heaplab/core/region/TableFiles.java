@@ -1,13 +1,9 @@
 package org.heaplab.core.region;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HexFormat;
 import org.heaplab.core.io.AtomicFiles;
 
 /**
@@ -32,16 +28,45 @@ final class TableFiles {
         }
     }
 
-    /** Writes the table's descriptor and one region directory per range; returns the table's directory. */
-    static Path create(FsLayout layout, TableDescriptor desc, byte[][] splitKeys) throws IOException {
+    /** Checks that region indexes are in [0, regionCount), distinct, and that there is at least one. */
+    static void checkRegionIndexes(int[] indexes, int regionCount) {
+        if (indexes.length == 0) {
+            throw new IllegalArgumentException("no region to open: name at least one region index");
+        }
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (int i : indexes) {
+            if (i < 0 || i >= regionCount) {
+                throw new IllegalArgumentException("region index " + i + " is out of range: the split keys define "
+                    + regionCount + " regions (0.." + (regionCount - 1) + ")");
+            }
+            if (!seen.add(i)) {
+                throw new IllegalArgumentException("region index " + i + " is named twice");
+            }
+        }
+    }
+
+    /** The encoded names of the regions {@code indexes} of a table created at {@code createdMs}. */
+    static java.util.Set<String> encodedNames(String table, byte[][] splitKeys, long createdMs, int[] indexes) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (int i : indexes) {
+            names.add(RegionNames.encodedName(table, i == 0 ? new byte[0] : splitKeys[i - 1], createdMs, i));
+        }
+        return names;
+    }
+
+    /**
+     * Writes the table's descriptor and one region directory per range named in {@code indexes} (0 = the
+     * first range); returns the table's directory.
+     */
+    static Path create(FsLayout layout, TableDescriptor desc, byte[][] splitKeys, long created, int[] indexes)
+        throws IOException {
         Path tmp = layout.tmpDir().resolve(desc.name() + "-" + System.nanoTime());
         Files.createDirectories(tmp);
         FsLayout.writeTableDescriptor(tmp, desc);
-        long created = System.currentTimeMillis();
-        for (int i = 0; i <= splitKeys.length; i++) {
+        for (int i : indexes) {
             byte[] start = i == 0 ? new byte[0] : splitKeys[i - 1];
             byte[] end = i == splitKeys.length ? new byte[0] : splitKeys[i];
-            String encoded = encodedName(desc.name(), start, created, i);
+            String encoded = RegionNames.encodedName(desc.name(), start, created, i);
             Path regionDir = tmp.resolve(encoded);
             Files.createDirectories(regionDir.resolve(FsLayout.familyDirName(desc.family())));
             FsLayout.writeRegionInfo(regionDir, new FsLayout.RegionMeta(desc.name(), encoded, start, end));
@@ -51,18 +76,6 @@ final class TableFiles {
         Path target = layout.tableDir(desc.name());
         AtomicFiles.publish(tmp, target);
         return target;
-    }
-
-    /** HBase-style encoded region name: MD5 (hex) of table, start key, creation time and index. */
-    static String encodedName(String table, byte[] startKey, long created, int index) {
-        try {
-            MessageDigest md5 = MessageDigest.getInstance("MD5");
-            md5.update((table + "," + HexFormat.of().formatHex(startKey) + "," + created + "," + index)
-                .getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(md5.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /** Removes a table's directory: rename out of data/ (atomic), then delete. */
