@@ -40,26 +40,33 @@ import javax.management.openmbean.CompositeData;
  * "Cycles", G1 "Concurrent GC") report whole concurrent cycles, not pauses, and are skipped.
  * Each line is flushed as it is written, so a killed server loses at most the line being written.
  *
+ * <p>{@link #pauseLog()} keeps the same pauses in memory for the metrics endpoint (counts, total, maximum
+ * and the most recent ones), whether or not a file is written.
+ *
  * <p>Thread safety: notifications arrive on a JMX thread; writes are serialised on this object.
  */
 public final class GcEventRecorder implements Closeable, NotificationListener {
     public static final String FILE_KEY = "heaplab.gc.events.file";
 
     private final Writer out;
-    private final long jvmStartMs;
-    private final Set<String> heapPools = new HashSet<>();
+    private static final long JVM_START_MS = ManagementFactory.getRuntimeMXBean().getStartTime();
+    private static final Set<String> HEAP_POOLS = heapPools();
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private boolean closed;
     private volatile java.util.function.Consumer<String> afterWrite = line -> { };
 
     private GcEventRecorder(Writer out) {
         this.out = out;
-        this.jvmStartMs = ManagementFactory.getRuntimeMXBean().getStartTime();
+    }
+
+    private static Set<String> heapPools() {
+        Set<String> names = new HashSet<>();
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
-                heapPools.add(pool.getName());
+                names.add(pool.getName());
             }
         }
+        return names;
     }
 
     /** Opens {@code file} for appending (creating its directory) and starts listening. */
@@ -91,14 +98,34 @@ public final class GcEventRecorder implements Closeable, NotificationListener {
         write(toJson(info));
     }
 
+    /** The process-wide in-memory pause log, listening from its first use on (cheap; never stops). */
+    public static synchronized PauseLog pauseLog() {
+        if (pauseLog == null) {
+            PauseLog log = new PauseLog();
+            for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                if (gc instanceof NotificationEmitter e) {
+                    e.addNotificationListener(log, null, null);
+                }
+            }
+            pauseLog = log;
+        }
+        return pauseLog;
+    }
+
+    private static PauseLog pauseLog;
+
     static boolean isConcurrentCycle(String collector) {
         return collector.endsWith("Cycles") || collector.contains("Concurrent");
     }
 
     String toJson(GarbageCollectionNotificationInfo info) {
+        return toJsonWriter(info).toString();
+    }
+
+    private static JsonWriter toJsonWriter(GarbageCollectionNotificationInfo info) {
         GcInfo gc = info.getGcInfo();
         return new JsonWriter()
-            .put("start_epoch_ms", jvmStartMs + gc.getStartTime())
+            .put("start_epoch_ms", JVM_START_MS + gc.getStartTime())
             .put("uptime_ms", gc.getStartTime())
             .put("collector", info.getGcName())
             .put("action", info.getGcAction())
@@ -106,14 +133,13 @@ public final class GcEventRecorder implements Closeable, NotificationListener {
             .put("duration_ms", gc.getDuration())
             .put("heap_before_bytes", heapUsed(gc.getMemoryUsageBeforeGc()))
             .put("heap_after_bytes", heapUsed(gc.getMemoryUsageAfterGc()))
-            .put("young", info.getGcAction().contains("minor"))
-            .toString();
+            .put("young", info.getGcAction().contains("minor"));
     }
 
-    private long heapUsed(Map<String, MemoryUsage> pools) {
+    private static long heapUsed(Map<String, MemoryUsage> pools) {
         long used = 0;
         for (Map.Entry<String, MemoryUsage> e : pools.entrySet()) {
-            if (heapPools.contains(e.getKey())) {
+            if (HEAP_POOLS.contains(e.getKey())) {
                 used += e.getValue().getUsed();
             }
         }
@@ -153,5 +179,48 @@ public final class GcEventRecorder implements Closeable, NotificationListener {
             }
         }
         out.close();
+    }
+
+    /**
+     * GC pauses kept in memory since the log started: their number, total and longest duration, and the
+     * last {@link #RECENT} of them as gc-events.jsonl objects. Thread safe (notifications arrive on a JMX
+     * thread, snapshots are taken on the endpoint's).
+     */
+    public static final class PauseLog implements NotificationListener {
+        public static final int RECENT = 10;
+        private final java.util.ArrayDeque<JsonWriter> recent = new java.util.ArrayDeque<>();
+        private long pauses;
+        private long totalMs;
+        private long maxMs;
+
+        PauseLog() { // one per process: GcEventRecorder.pauseLog(); tests make their own
+        }
+
+        @Override
+        public void handleNotification(Notification n, Object handback) {
+            if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+                return;
+            }
+            GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+            if (!isConcurrentCycle(info.getGcName())) {
+                record(info.getGcInfo().getDuration(), toJsonWriter(info));
+            }
+        }
+
+        synchronized void record(long durationMs, JsonWriter event) {
+            pauses++;
+            totalMs += durationMs;
+            maxMs = Math.max(maxMs, durationMs);
+            recent.addLast(event);
+            if (recent.size() > RECENT) {
+                recent.removeFirst();
+            }
+        }
+
+        /** {"pauses", "pause_ms_total", "max_pause_ms", "recent": [oldest .. newest]}. */
+        public synchronized JsonWriter json() {
+            return new JsonWriter().put("pauses", pauses).put("pause_ms_total", totalMs).put("max_pause_ms", maxMs)
+                .put("recent", new ArrayList<>(recent));
+        }
     }
 }

@@ -16,6 +16,7 @@ import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.RowQueryCache;
 import org.heaplab.core.storefile.StoreFileReadCounters;
 import org.heaplab.rpc.RequestBufferAllocator;
+import org.heaplab.rpc.RpcServer;
 
 /**
  * The region server's memory and write-path counters as one JSON object: what {@code bin/engine admin
@@ -62,13 +63,7 @@ public final class ServerMetrics {
         BufferPoolMXBean direct = directPool();
         w.put("direct", new JsonWriter().put("used_bytes", direct == null ? 0 : direct.getMemoryUsed())
             .put("buffers", direct == null ? 0 : direct.getCount()));
-        Memstore.MemstoreStats m = regions.memstoreStats();
-        ChunkPool.ChunkStats c = m.chunks();
-        w.put("memstore", new JsonWriter().put("data_bytes", m.dataBytes()).put("cells", m.cells())
-            .put("regions", regions.regionCount()).put("heap_size_bytes", regions.globalMemstoreSize())
-            .put("chunks", new JsonWriter().put("offheap_in_use", c.offheapInUse()).put("onheap_in_use", c.onheapInUse())
-                .put("heap_fallback", c.heapFallback()).put("pooled_free", c.pooledFree()))
-            .put("index", m.index()).put("flattened_segments", m.flattenedSegments()));
+        w.put("memstore", memstore());
         w.put("request_buffers", new JsonWriter().put("pooled_in_use", buffers.pooledInUse())
             .put("heap_fallback", buffers.heapFallbacks()).put("allocations", buffers.allocations())
             .put("heap_bytes", buffers.heapAllocationBytes()).put("pool_bytes", buffers.poolAllocationBytes()));
@@ -83,6 +78,75 @@ public final class ServerMetrics {
         w.put("query_cache", queryCache());
         w.put("process", new JsonWriter().put("cpu_ms", processCpuMillis()));
         return w.toString();
+    }
+
+    /**
+     * The region server's HTTP endpoint object (GET /metrics, docs/contracts.md section 7): the process
+     * groups of {@link #endpoint} for role "regionserver", then {@code block_cache} and {@code memstore}
+     * as the METRICS call reports them.
+     */
+    public String endpointJson(String server, RpcServer rpc) {
+        return endpoint("regionserver", server, rpc).put("block_cache", blockCache(regions.blockCacheMetrics()))
+            .put("memstore", memstore()).toString();
+    }
+
+    /**
+     * What every server's endpoint shows, the master's too: {@code format}, {@code role}, {@code server}
+     * (its RPC address), {@code uptime_ms}, {@code rpc} ({@link #rpc}), {@code memory} (heap and direct
+     * memory, used and maximum) and {@code gc} (pauses since the endpoint started, from
+     * {@link GcEventRecorder#pauseLog()}, plus the JVM's per-collector totals since start).
+     */
+    public static JsonWriter endpoint(String role, String server, RpcServer rpc) {
+        return new JsonWriter().put("format", 1).put("role", role).put("server", server)
+            .put("uptime_ms", ManagementFactory.getRuntimeMXBean().getUptime())
+            .put("rpc", rpc(rpc)).put("memory", memory()).put("gc", gc());
+    }
+
+    /** The RPC server: its implementation (the scheduler's queues, handlers and per-method figures follow). */
+    static JsonWriter rpc(RpcServer rpc) {
+        return new JsonWriter().put("impl", rpc.getClass().getSimpleName());
+    }
+
+    /** {"heap_used", "heap_committed", "heap_max", "direct_used", "direct_buffers", "direct_max"} in bytes. */
+    static JsonWriter memory() {
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        BufferPoolMXBean direct = directPool();
+        return new JsonWriter().put("heap_used", heap.getUsed()).put("heap_committed", heap.getCommitted())
+            .put("heap_max", heap.getMax()).put("direct_used", direct == null ? 0 : direct.getMemoryUsed())
+            .put("direct_buffers", direct == null ? 0 : direct.getCount()).put("direct_max", maxDirectMemory());
+    }
+
+    /** -XX:MaxDirectMemorySize, or the JVM's default for it (the maximum heap) when unset. */
+    static long maxDirectMemory() {
+        try {
+            com.sun.management.HotSpotDiagnosticMXBean hotspot =
+                ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            long configured = Long.parseLong(hotspot.getVMOption("MaxDirectMemorySize").getValue());
+            return configured > 0 ? configured : Runtime.getRuntime().maxMemory();
+        } catch (RuntimeException e) { // not a HotSpot JVM
+            return Runtime.getRuntime().maxMemory();
+        }
+    }
+
+    /** The pause log's figures, then {"collectors": [{name, count, time_ms}]} from the GC MXBeans. */
+    static JsonWriter gc() {
+        List<JsonWriter> collectors = new ArrayList<>();
+        for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            collectors.add(new JsonWriter().put("name", gc.getName()).put("count", gc.getCollectionCount())
+                .put("time_ms", gc.getCollectionTime()));
+        }
+        return GcEventRecorder.pauseLog().json().put("collectors", collectors);
+    }
+
+    /** Cells, bytes and chunks of every memstore, the index kind (the METRICS call's memstore group). */
+    private JsonWriter memstore() {
+        Memstore.MemstoreStats m = regions.memstoreStats();
+        ChunkPool.ChunkStats c = m.chunks();
+        return new JsonWriter().put("data_bytes", m.dataBytes()).put("cells", m.cells())
+            .put("regions", regions.regionCount()).put("heap_size_bytes", regions.globalMemstoreSize())
+            .put("chunks", new JsonWriter().put("offheap_in_use", c.offheapInUse()).put("onheap_in_use", c.onheapInUse())
+                .put("heap_fallback", c.heapFallback()).put("pooled_free", c.pooledFree()))
+            .put("index", m.index()).put("flattened_segments", m.flattenedSegments());
     }
 
     /** {"caches": [{name, capacity_bytes, ..., by_type: {data: {hits, misses, hit_ratio}, ...}}]}. */

@@ -71,4 +71,40 @@ class GcEventRecorderTest {
         assertFalse(GcEventRecorder.isConcurrentCycle("ZGC Pauses"));
         assertFalse(GcEventRecorder.isConcurrentCycle("PS MarkSweep"));
     }
+
+    @Test
+    void pauseLogCountsPausesAndKeepsTheRecentOnes() throws Exception {
+        GcEventRecorder.PauseLog log = GcEventRecorder.pauseLog();
+        long before = pauses(log.json().toString());
+        System.gc();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String json = log.json().toString();
+        while (pauses(json) == before && System.nanoTime() < deadline) { // notifications arrive asynchronously
+            Thread.sleep(20);
+            json = log.json().toString();
+        }
+        assertTrue(pauses(json) > before, json);
+        assertTrue(json.contains("\"cause\": \"System.gc()\""), json);
+        Matcher total = Pattern.compile("\"pause_ms_total\": (\\d+), \"max_pause_ms\": (\\d+)").matcher(json);
+        assertTrue(total.find(), json);
+        assertTrue(Long.parseLong(total.group(1)) >= Long.parseLong(total.group(2)), json);
+        assertTrue(GcEventRecorder.pauseLog() == log, "one log per process");
+    }
+
+    @Test
+    void pauseLogKeepsOnlyTheLastTenPauses() {
+        GcEventRecorder.PauseLog log = new GcEventRecorder.PauseLog();
+        for (int i = 1; i <= 12; i++) {
+            log.record(i, new JsonWriter().put("duration_ms", i));
+        }
+        assertEquals("{\"pauses\": 12, \"pause_ms_total\": 78, \"max_pause_ms\": 12, \"recent\": [{\"duration_ms\": 3}, "
+            + "{\"duration_ms\": 4}, {\"duration_ms\": 5}, {\"duration_ms\": 6}, {\"duration_ms\": 7}, {\"duration_ms\": 8}, "
+            + "{\"duration_ms\": 9}, {\"duration_ms\": 10}, {\"duration_ms\": 11}, {\"duration_ms\": 12}]}", log.json().toString());
+    }
+
+    private static long pauses(String json) {
+        Matcher m = Pattern.compile("\"pauses\": (\\d+)").matcher(json);
+        assertTrue(m.find(), json);
+        return Long.parseLong(m.group(1));
+    }
 }
