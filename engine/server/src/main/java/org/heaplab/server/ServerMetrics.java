@@ -6,6 +6,7 @@ import java.lang.management.MemoryUsage;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.heaplab.core.cache.BlockType;
 import org.heaplab.core.cache.CacheMetrics;
 import org.heaplab.core.memstore.ChunkPool;
@@ -16,6 +17,9 @@ import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.RowQueryCache;
 import org.heaplab.core.storefile.StoreFileReadCounters;
 import org.heaplab.rpc.RequestBufferAllocator;
+import org.heaplab.rpc.Method;
+import org.heaplab.rpc.RpcMetrics;
+import org.heaplab.rpc.RpcScheduler;
 import org.heaplab.rpc.RpcServer;
 
 /**
@@ -102,9 +106,29 @@ public final class ServerMetrics {
             .put("rpc", rpc(rpc)).put("memory", memory()).put("gc", gc());
     }
 
-    /** The RPC server: its implementation (the scheduler's queues, handlers and per-method figures follow). */
+    /**
+     * The RPC server: {@code impl} (hbase.rpc.server.impl's name), {@code handlers}, {@code queues} (one
+     * per call queue kind: handlers, length now, capacity, calls dispatched and rejected with SERVER_BUSY
+     * since start), {@code handler_busy_ms} (handler time spent running calls, summed over handlers), and
+     * {@code methods}: per method called at least once, count, errors and latency in ms from decode to
+     * answer (mean, p50, p99, max) and the mean queue wait.
+     */
     static JsonWriter rpc(RpcServer rpc) {
-        return new JsonWriter().put("impl", rpc.getClass().getSimpleName());
+        RpcScheduler scheduler = rpc.scheduler();
+        List<JsonWriter> queues = new ArrayList<>();
+        for (RpcScheduler.QueueStats q : scheduler.queues()) {
+            queues.add(new JsonWriter().put("kind", q.kind()).put("handlers", q.handlers()).put("length", q.length())
+                .put("capacity", q.capacity()).put("dispatched", q.dispatched()).put("rejected", q.rejected()));
+        }
+        JsonWriter methods = new JsonWriter();
+        for (Map.Entry<Method, RpcMetrics.MethodStats> e : rpc.metrics().snapshot().entrySet()) {
+            RpcMetrics.MethodStats m = e.getValue();
+            methods.put(e.getKey().name(), new JsonWriter().put("count", m.count()).put("errors", m.errors())
+                .put("mean_ms", m.meanMs()).put("p50_ms", m.p50Ms()).put("p99_ms", m.p99Ms()).put("max_ms", m.maxMs())
+                .put("queue_mean_ms", m.meanQueueMs()));
+        }
+        return new JsonWriter().put("impl", rpc.name()).put("handlers", rpc.handlerCount()).put("queues", queues)
+            .put("handler_busy_ms", scheduler.handlerBusyNanos() / 1_000_000).put("methods", methods);
     }
 
     /** {"heap_used", "heap_committed", "heap_max", "direct_used", "direct_buffers", "direct_max"} in bytes. */
