@@ -43,6 +43,15 @@ public final class FrameReader {
     public static void readPreamble(DataInputStream in) throws IOException {
         byte[] p = new byte[RpcConstants.PREAMBLE_LENGTH];
         in.readFully(p);
+        checkPreamble(p);
+    }
+
+    /**
+     * Checks the five preamble bytes a non-blocking server collected.
+     *
+     * @throws MalformedFrameException BAD_PREAMBLE when the magic or version differ
+     */
+    public static void checkPreamble(byte[] p) throws MalformedFrameException {
         if (!Arrays.equals(p, 0, RpcConstants.MAGIC.length, RpcConstants.MAGIC, 0, RpcConstants.MAGIC.length)) {
             throw new MalformedFrameException(RpcConstants.NO_CALL_ID, ErrorCode.BAD_PREAMBLE,
                 "connection does not start with the HLAB preamble");

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.rpc.simple.SimpleRpcServer;
 
 /** Chooses the {@link RpcServer} implementation once at start-up from hbase.rpc.server.impl. */
 public final class RpcServers {
@@ -24,8 +25,11 @@ public final class RpcServers {
     private static final Map<String, Factory> IMPLS = new LinkedHashMap<>();
 
     static {
-        IMPLS.put("BlockingRpcServer", BlockingRpcServer::new);
+        IMPLS.put("SimpleRpcServer", SimpleRpcServer::new);
     }
+
+    /** Names of earlier issues, still accepted (results of earlier runs replay their engine-site.xml). */
+    private static final Map<String, String> RENAMED = Map.of("BlockingRpcServer", "SimpleRpcServer");
 
     private RpcServers() {
     }
@@ -42,7 +46,7 @@ public final class RpcServers {
 
     /**
      * A new, not yet started server of the implementation hbase.rpc.server.impl names (short or HBase's
-     * fully qualified name).
+     * fully qualified name; BlockingRpcServer, issue 1-4's name for the 1.x server, means SimpleRpcServer).
      *
      * @throws ConfigurationException one line naming the key and the valid values for an unknown name
      */
@@ -61,7 +65,7 @@ public final class RpcServers {
         if (name.startsWith(HBASE_PACKAGE)) {
             name = name.substring(HBASE_PACKAGE.length());
         }
-        Factory f = IMPLS.get(name);
+        Factory f = IMPLS.get(RENAMED.getOrDefault(name, name));
         if (f == null) {
             throw new ConfigurationException(IMPL_KEY + " must be one of " + String.join(", ", IMPLS.keySet())
                 + " (or org.apache.hadoop.hbase.ipc.<name>), got " + impl);

@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.rpc.simple.SimpleRpcServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,8 +28,8 @@ class DeferredResponseTest {
     private final List<String> log = new CopyOnWriteArrayList<>();
     private static final String HOST = InetAddress.getLoopbackAddress().getHostAddress();
 
-    private BlockingRpcServer start(RpcService service, RequestBufferAllocator alloc) throws Exception {
-        BlockingRpcServer server = new BlockingRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service,
+    private SimpleRpcServer start(RpcService service, RequestBufferAllocator alloc) throws Exception {
+        SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service,
             new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2"), log::add, alloc, ZeroCopyCellDecoder.INSTANCE);
         server.start();
         return server;
@@ -50,7 +51,7 @@ class DeferredResponseTest {
                 call.reply(new Reply(new byte[0], request.cells())); // echo: written from the held buffer
             }
         };
-        BlockingRpcServer server = start(service, pool);
+        SimpleRpcServer server = start(service, pool);
         try (RpcConnection c = RpcConnection.open(HOST, server.port(), 5000, 10_000)) {
             List<KeyValue> cells = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
@@ -103,7 +104,7 @@ class DeferredResponseTest {
                 }
             }
         };
-        BlockingRpcServer server = start(service, new HeapRequestBuffers());
+        SimpleRpcServer server = start(service, new HeapRequestBuffers());
         ExecutorService clients = Executors.newFixedThreadPool(calls); // every call in flight at once
         try (RpcConnection c = RpcConnection.open(HOST, server.port(), 5000, 10_000)) {
             List<Future<String>> results = new ArrayList<>();

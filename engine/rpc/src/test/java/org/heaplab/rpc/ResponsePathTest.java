@@ -18,6 +18,7 @@ import org.heaplab.core.cell.ByteBufferKeyValue;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.rpc.simple.SimpleRpcServer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -99,8 +100,8 @@ class ResponsePathTest {
         }
     }
 
-    private BlockingRpcServer start(RpcService service, RequestBufferAllocator alloc, ResponseEncoder encoder) throws IOException {
-        BlockingRpcServer s = new BlockingRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service,
+    private SimpleRpcServer start(RpcService service, RequestBufferAllocator alloc, ResponseEncoder encoder) throws IOException {
+        SimpleRpcServer s = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service,
             new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2"), log::add, alloc, ZeroCopyCellDecoder.INSTANCE, encoder);
         s.start();
         return s;
@@ -132,7 +133,7 @@ class ResponsePathTest {
                 call.reply(new Reply(new ParamWriter().writeInt(7).toByteArray(), viewsOverDirectBlock(expected, block)));
             }
         };
-        BlockingRpcServer server = start(service, pool, recording(base, events));
+        SimpleRpcServer server = start(service, pool, recording(base, events));
         try (RpcConnection c = RpcConnection.open(HOST, server.port(), 5000, 10_000)) {
             for (int i = 0; i < 5; i++) {
                 Response r = c.call(Method.GET, new byte[0], List.of());
@@ -197,7 +198,7 @@ class ResponsePathTest {
                 }
             }
         };
-        BlockingRpcServer server = start(service, pool, new PooledDirectResponseEncoder(pool));
+        SimpleRpcServer server = start(service, pool, new PooledDirectResponseEncoder(pool));
         try {
             try (RpcConnection c = RpcConnection.open(HOST, server.port(), 5000, 10_000)) {
                 assertEquals(ErrorCode.IO_ERROR, assertThrows(RemoteException.class,

@@ -13,12 +13,13 @@ import org.heaplab.core.cell.ByteBufferKeyValue;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.rpc.simple.SimpleRpcServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The blocking server on the 2.x paths: pooled direct request buffers, cells decoded as views, every buffer returned. */
+/** SimpleRpcServer on the 2.x paths: pooled direct request buffers, cells decoded as views, every buffer returned. */
 @Timeout(60)
-class BlockingRpcServerPooledTest {
+class SimpleRpcServerPooledTest {
     private final List<String> log = new CopyOnWriteArrayList<>();
     private final List<Class<?>> seenCellTypes = new CopyOnWriteArrayList<>();
 
@@ -29,10 +30,10 @@ class BlockingRpcServerPooledTest {
             for (Cell c : request.cells()) {
                 seenCellTypes.add(c.getClass());
             }
-            return BlockingRpcServerTest.ECHO.call(request);
+            return RpcServerBehaviourTest.ECHO.call(request);
         };
         Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2");
-        BlockingRpcServer server = new BlockingRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), echo,
+        SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), echo,
             conf, log::add, pool, ZeroCopyCellDecoder.INSTANCE);
         server.start();
         try (RpcConnection c = RpcConnection.open(InetAddress.getLoopbackAddress().getHostAddress(), server.port(), 5000, 10_000)) {

@@ -21,15 +21,16 @@ import java.util.concurrent.TimeUnit;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
+/** Wire-protocol behaviour (wire-protocol.md: errors, framing, closes, stop) on every RpcServers implementation. */
 @Timeout(60)
-class BlockingRpcServerTest {
+class RpcServerBehaviourTest {
     private static final int MAX_REQUEST = 64 * 1024;
 
-    private BlockingRpcServer server;
+    private RpcServer server;
     private final List<String> log = new CopyOnWriteArrayList<>();
 
     /** Echoes PUT cells back (as a GET would), answers STATUS, fails FLUSH like a missing table. */
@@ -41,17 +42,23 @@ class BlockingRpcServerTest {
         default -> RpcService.Reply.EMPTY;
     };
 
-    @BeforeEach
-    void start() throws IOException {
+    static List<String> implementations() {
+        return RpcServers.implementations();
+    }
+
+    private void start(String impl) throws IOException {
         Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "4")
             .set(RpcConstants.MAX_REQUEST_SIZE_KEY, Integer.toString(MAX_REQUEST));
-        server = new BlockingRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), ECHO, conf, log::add);
+        server = RpcServers.create(impl, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), ECHO, conf, log::add);
         server.start();
+        assertEquals(impl, server.name());
     }
 
     @AfterEach
     void stop() {
-        server.stop();
+        if (server != null) {
+            server.stop();
+        }
     }
 
     private RpcConnection connect() throws IOException {
@@ -81,8 +88,10 @@ class BlockingRpcServerTest {
         });
     }
 
-    @Test
-    void putEchoesCellsAndErrorsMapToCodes() throws Exception {
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void putEchoesCellsAndErrorsMapToCodes(String impl) throws Exception {
+        start(impl);
         try (RpcConnection c = connect()) {
             List<KeyValue> cells = List.of(FrameRoundTripTest.kv("r1", "v1"), FrameRoundTripTest.kv("r2", "v2"));
             Response r = c.call(Method.PUT, new ParamWriter().writeString("t").toByteArray(), cells);
@@ -101,8 +110,10 @@ class BlockingRpcServerTest {
         }
     }
 
-    @Test
-    void manyThreadsShareOneConnectionAndGetTheirOwnAnswers() throws Exception {
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void manyThreadsShareOneConnectionAndGetTheirOwnAnswers(String impl) throws Exception {
+        start(impl);
         try (RpcConnection c = connect()) {
             int threads = 8;
             CountDownLatch go = new CountDownLatch(1);
@@ -135,8 +146,10 @@ class BlockingRpcServerTest {
         }
     }
 
-    @Test
-    void unknownMethodGetsAnErrorAndTheConnectionStaysOpen() throws Exception {
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void unknownMethodGetsAnErrorAndTheConnectionStaysOpen(String impl) throws Exception {
+        start(impl);
         try (Socket s = raw()) {
             OutputStream out = s.getOutputStream();
             DataInputStream in = new DataInputStream(s.getInputStream());
@@ -152,8 +165,10 @@ class BlockingRpcServerTest {
         }
     }
 
-    @Test
-    void oversizedRequestIsAnsweredAndTheConnectionClosed() throws Exception {
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void oversizedRequestIsAnsweredAndTheConnectionClosed(String impl) throws Exception {
+        start(impl);
         try (Socket s = raw(); RpcConnection other = connect()) {
             OutputStream out = s.getOutputStream();
             DataInputStream in = new DataInputStream(s.getInputStream());
@@ -177,8 +192,10 @@ class BlockingRpcServerTest {
         }
     }
 
-    @Test
-    void garbagePreambleIsAnsweredAndClosedWhileAnotherClientWorks() throws Exception {
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void garbagePreambleIsAnsweredAndClosedWhileAnotherClientWorks(String impl) throws Exception {
+        start(impl);
         try (RpcConnection good = connect()) {
             for (int i = 0; i < 5; i++) {
                 try (Socket s = raw()) {
@@ -197,8 +214,10 @@ class BlockingRpcServerTest {
         }
     }
 
-    @Test
-    void negativeOrShortFrameLengthClosesTheConnection() throws Exception {
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void negativeOrShortFrameLengthClosesTheConnection(String impl) throws Exception {
+        start(impl);
         for (int len : new int[] {-5, 0, 3}) {
             try (Socket s = raw()) {
                 OutputStream out = s.getOutputStream();
@@ -215,8 +234,10 @@ class BlockingRpcServerTest {
         }
     }
 
-    @Test
-    void truncatedFramesAndVanishingClientsDoNotHurtTheServer() throws Exception {
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void truncatedFramesAndVanishingClientsDoNotHurtTheServer(String impl) throws Exception {
+        start(impl);
         try (RpcConnection good = connect()) {
             for (int cut : new int[] {2, 4, 9, 20}) {
                 try (Socket s = raw()) {
@@ -238,8 +259,10 @@ class BlockingRpcServerTest {
         }
     }
 
-    @Test
-    void stopAnswersQueuedCallsThenClosesAndFailsLaterCalls() throws Exception {
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void stopAnswersQueuedCallsThenClosesAndFailsLaterCalls(String impl) throws Exception {
+        start(impl);
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         RpcService slow = request -> {
@@ -251,7 +274,8 @@ class BlockingRpcServerTest {
             }
             return RpcService.Reply.of(new ParamWriter().writeInt(1));
         };
-        BlockingRpcServer s2 = new BlockingRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), slow,
+        server.stop();
+        RpcServer s2 = RpcServers.create(impl, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), slow,
             new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "1"), log::add);
         s2.start();
         RpcConnection c = RpcConnection.open(InetAddress.getLoopbackAddress().getHostAddress(), s2.port(), 5000, 10_000);

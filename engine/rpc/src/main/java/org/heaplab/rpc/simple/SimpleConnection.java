@@ -1,0 +1,359 @@
+package org.heaplab.rpc.simple;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import org.heaplab.rpc.CallTransport;
+import org.heaplab.rpc.ErrorCode;
+import org.heaplab.rpc.FrameReader;
+import org.heaplab.rpc.FrameWriter;
+import org.heaplab.rpc.MalformedFrameException;
+import org.heaplab.rpc.RequestBuffer;
+import org.heaplab.rpc.ResponseFrame;
+import org.heaplab.rpc.RpcConstants;
+
+/**
+ * One client connection of a {@link SimpleRpcServer}: a non-blocking channel read by its {@link Reader}
+ * and written by whichever thread answers a call (inline), or by the {@link Responder} when the socket
+ * would block.
+ *
+ * <p>Reading is a small state machine driven by the reader thread alone (no lock):
+ * <pre>
+ *   PREAMBLE (5 bytes) ─▶ LENGTH (4) ─▶ BODY (length bytes, into a RequestBuffer) ─▶ LENGTH ...
+ *                           └─ too big ─▶ CALL_ID (4) ─▶ error, DRAIN
+ *   bad preamble / length below the header ─▶ error, DRAIN: output half-closed after the error is
+ *   written, input discarded for up to 2 s (so the close is not a reset that loses the error), close
+ * </pre>
+ * The body goes straight from the socket into the configured allocator's buffer with one scattering
+ * read per readable event (heap byte[] on the 1.x path, pooled direct segments on the 2.x path).
+ *
+ * <p>Writing ({@link #send}): under the write lock, a frame is written at once when nothing is pending
+ * and the socket takes it; whatever the socket does not take waits in {@code pending}, in order, for
+ * the Responder. Frames are released once written, or on close.
+ *
+ * <p>Closing may happen on any thread; the body being read is released by the reader thread only
+ * ({@link #releasePartial}), which learns of the close through {@link Reader#forget}.
+ */
+final class SimpleConnection implements CallTransport {
+    /** Frames decoded per readable event before the reader serves its other connections. */
+    private static final int MAX_FRAMES_PER_EVENT = 16;
+    private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private enum State { PREAMBLE, LENGTH, CALL_ID, BODY, DRAIN }
+
+    final SocketChannel channel;
+    final Reader reader;
+    private final SimpleRpcServer server;
+    private final String remote;
+
+    // reader thread only
+    private State state = State.PREAMBLE;
+    private final ByteBuffer preamble = ByteBuffer.allocate(RpcConstants.PREAMBLE_LENGTH);
+    private final ByteBuffer word = ByteBuffer.allocate(4);
+    private int frameLength;
+    private RequestBuffer body;
+    private long bodyRead;
+    private long drainDeadline;
+
+    // any thread, under writeLock
+    private final Object writeLock = new Object();
+    private final ArrayDeque<ResponseFrame> pending = new ArrayDeque<>();
+    private long pendingSinceNanos;
+    private boolean shutdownOutputWhenFlushed;
+    private volatile boolean closed;
+
+    SimpleConnection(SocketChannel channel, Reader reader, SimpleRpcServer server) {
+        this.channel = channel;
+        this.reader = reader;
+        this.server = server;
+        this.remote = String.valueOf(channel.socket().getRemoteSocketAddress());
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remote;
+    }
+
+    // ---- reading (reader thread) ----
+
+    /** Reads what the socket has now, decoding and dispatching up to {@link #MAX_FRAMES_PER_EVENT} frames. */
+    void read() {
+        try {
+            int frames = 0;
+            while (!closed && frames < MAX_FRAMES_PER_EVENT) {
+                switch (state) {
+                    case PREAMBLE -> {
+                        if (!fill(preamble)) {
+                            return;
+                        }
+                        checkPreamble();
+                    }
+                    case LENGTH -> {
+                        if (!fill(word)) {
+                            return;
+                        }
+                        onLength(word.getInt(0));
+                    }
+                    case CALL_ID -> {
+                        if (!fill(word)) {
+                            return;
+                        }
+                        onTooBig(word.getInt(0));
+                    }
+                    case BODY -> {
+                        if (!fillBody()) {
+                            return;
+                        }
+                        frames++;
+                        onBody();
+                    }
+                    case DRAIN -> {
+                        drain();
+                        return;
+                    }
+                }
+            }
+        } catch (EOFException e) {
+            close(); // the peer closed, possibly mid-frame: nothing to answer
+        } catch (IOException e) {
+            if (!closed && !server.isStopping()) {
+                server.log("connection " + remote + " failed: " + e.getMessage());
+            }
+            close();
+        }
+    }
+
+    /** Reads into {@code b}; true when it is full. */
+    private boolean fill(ByteBuffer b) throws IOException {
+        if (channel.read(b) < 0) {
+            throw new EOFException();
+        }
+        return !b.hasRemaining();
+    }
+
+    private void checkPreamble() {
+        preamble.flip();
+        byte[] p = new byte[RpcConstants.PREAMBLE_LENGTH];
+        preamble.get(p);
+        try {
+            FrameReader.checkPreamble(p);
+        } catch (MalformedFrameException e) {
+            closeAfterError(FrameWriter.error(e.callId(), e.code(), e.getClass().getName(), e.getMessage()));
+            return;
+        }
+        word.clear();
+        state = State.LENGTH;
+    }
+
+    private void onLength(int length) {
+        word.clear();
+        if (length < RpcConstants.MIN_REQUEST_BODY) {
+            closeAfterError(FrameWriter.error(RpcConstants.NO_CALL_ID, ErrorCode.MALFORMED_REQUEST,
+                MalformedFrameException.class.getName(), "frame length " + length + " is below the "
+                    + RpcConstants.MIN_REQUEST_BODY + "-byte request header; closing the connection"));
+            return;
+        }
+        frameLength = length;
+        if (length > server.maxRequestSize()) {
+            state = State.CALL_ID; // read only the call id, to answer it
+            return;
+        }
+        // 1.x: a fresh heap byte[]; 2.x: pooled direct buffers. Released after the response.
+        body = server.allocator().allocate(length);
+        bodyRead = 0;
+        state = State.BODY;
+    }
+
+    private void onTooBig(int callId) {
+        server.log("closing " + remote + ": request of " + frameLength + " bytes exceeds " + RpcConstants.MAX_REQUEST_SIZE_KEY);
+        closeAfterError(FrameWriter.error(callId, ErrorCode.REQUEST_TOO_BIG, "org.heaplab.rpc.RequestTooBigException",
+            "request of " + frameLength + " bytes exceeds " + RpcConstants.MAX_REQUEST_SIZE_KEY + " ("
+                + server.maxRequestSize() + "); closing the connection"));
+    }
+
+    /** One scattering read into the body's segments; true when the body is complete. */
+    private boolean fillBody() throws IOException {
+        long n = channel.read(body.segments());
+        if (n < 0) {
+            throw new EOFException();
+        }
+        bodyRead += n;
+        return bodyRead == frameLength;
+    }
+
+    private void onBody() {
+        RequestBuffer b = body;
+        body = null;
+        for (ByteBuffer s : b.segments()) {
+            s.position(0); // segments are read with absolute indexes from 0 to their limit
+        }
+        state = State.LENGTH;
+        server.process(this, b);
+    }
+
+    /** Sends a connection-ending error, half-closes once it is written and discards input for a while. */
+    private void closeAfterError(byte[] error) {
+        send(ResponseFrame.onHeap(error));
+        synchronized (writeLock) {
+            if (pending.isEmpty()) {
+                shutdownOutput();
+            } else {
+                shutdownOutputWhenFlushed = true;
+            }
+        }
+        state = State.DRAIN;
+        drainDeadline = System.nanoTime() + DRAIN_NANOS;
+        reader.watchDrain(this);
+    }
+
+    private void drain() throws IOException {
+        ByteBuffer sink = reader.scratch();
+        while (true) {
+            sink.clear();
+            int n = channel.read(sink);
+            if (n < 0) {
+                close();
+                return;
+            }
+            if (n == 0) {
+                return;
+            }
+        }
+    }
+
+    /** Reader thread: true when this connection's drain time is over (it is then closed). */
+    boolean drainExpired(long now) {
+        if (!closed && now - drainDeadline > 0) {
+            close();
+        }
+        return closed;
+    }
+
+    /** Reader thread (or after the reader stopped): gives back the body being read, if any. */
+    void releasePartial() {
+        if (body != null) {
+            body.release();
+            body = null;
+        }
+    }
+
+    // ---- writing (any thread) ----
+
+    /** Writes the frame now if nothing is pending and the socket takes it all; else queues it for the Responder. */
+    @Override
+    public void send(ResponseFrame frame) {
+        boolean watch = false;
+        boolean failed = false;
+        synchronized (writeLock) {
+            if (closed) {
+                frame.release();
+                return;
+            }
+            if (!pending.isEmpty()) {
+                pending.add(frame); // behind earlier frames: the Responder writes them in order
+                return;
+            }
+            try {
+                if (writeSome(frame)) {
+                    frame.release();
+                    return;
+                }
+                pending.add(frame);
+                pendingSinceNanos = System.nanoTime();
+                watch = true;
+            } catch (IOException e) {
+                frame.release();
+                failed = true;
+            }
+        }
+        if (failed) {
+            close();
+        } else if (watch) {
+            server.responder().watch(this); // the socket would block: the Responder finishes it
+        }
+    }
+
+    /** Writes as much of {@code frame} as the socket takes without blocking; true when all of it. */
+    private boolean writeSome(ResponseFrame frame) throws IOException {
+        ByteBuffer[] buffers = frame.buffers();
+        while (frame.remaining() > 0) {
+            if (channel.write(buffers) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Responder thread: writes pending frames in order; true when none is left. */
+    boolean flush() {
+        synchronized (writeLock) {
+            try {
+                while (!pending.isEmpty()) {
+                    ResponseFrame f = pending.peek();
+                    if (!writeSome(f)) {
+                        return false;
+                    }
+                    pending.poll().release();
+                    pendingSinceNanos = System.nanoTime();
+                }
+                if (shutdownOutputWhenFlushed) {
+                    shutdownOutput();
+                }
+                return true;
+            } catch (IOException e) {
+                close();
+                return true;
+            }
+        }
+    }
+
+    /** True when frames have waited for the socket longer than {@code nanos} (the client stopped reading). */
+    boolean pendingLongerThan(long nanos, long now) {
+        synchronized (writeLock) {
+            return !pending.isEmpty() && now - pendingSinceNanos > nanos;
+        }
+    }
+
+    boolean hasPending() {
+        synchronized (writeLock) {
+            return !pending.isEmpty();
+        }
+    }
+
+    private void shutdownOutput() {
+        try {
+            channel.shutdownOutput();
+        } catch (IOException ignored) {
+            // the peer is gone: the close follows
+        }
+    }
+
+    /** Closes the socket and drops unwritten frames; the reader then releases a half-read body. Any thread, idempotent. */
+    void close() {
+        synchronized (writeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (ResponseFrame f : pending) {
+                f.release();
+            }
+            pending.clear();
+        }
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        server.closed(this);
+        reader.forget(this);
+    }
+}

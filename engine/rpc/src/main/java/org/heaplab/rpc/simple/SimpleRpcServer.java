@@ -1,0 +1,375 @@
+package org.heaplab.rpc.simple;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.rpc.CallQueueTooBigException;
+import org.heaplab.rpc.CellDecoder;
+import org.heaplab.rpc.ErrorCode;
+import org.heaplab.rpc.FrameReader;
+import org.heaplab.rpc.FrameWriter;
+import org.heaplab.rpc.HeapResponseEncoder;
+import org.heaplab.rpc.MalformedFrameException;
+import org.heaplab.rpc.Request;
+import org.heaplab.rpc.RequestBuffer;
+import org.heaplab.rpc.RequestBufferAllocator;
+import org.heaplab.rpc.RequestBufferAllocators;
+import org.heaplab.rpc.ResponseEncoder;
+import org.heaplab.rpc.ResponseEncoders;
+import org.heaplab.rpc.ResponseFrame;
+import org.heaplab.rpc.RpcCall;
+import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.RpcMetrics;
+import org.heaplab.rpc.RpcScheduler;
+import org.heaplab.rpc.RpcServer;
+import org.heaplab.rpc.RpcService;
+
+/**
+ * HBase 1.x's RPC server (SimpleRpcServer): NIO selectors and a handful of threads, whatever the number
+ * of connections.
+ *
+ * <pre>
+ *   Listener ──accept──▶ Reader x hbase.ipc.server.read.threadpool.size (own selector each,
+ *   (backlog 128)         connections round-robin): preamble, frames into request buffers, decode
+ *                             │ RpcCall
+ *                             ▼
+ *                         RpcScheduler: call queues ──▶ handler x hbase.regionserver.handler.count
+ *                             │ full: SERVER_BUSY         run the service, write the response inline
+ *                                                          │ socket would block
+ *                                                          ▼
+ *                                                        Responder (own selector): the rest, in order
+ * </pre>
+ *
+ * <p>The three memory switches are chosen once here from the configuration: the
+ * {@link RequestBufferAllocator} (1.x heap byte[] per request, 2.x pooled direct buffers), the
+ * {@link CellDecoder} (copies or views) and the {@link ResponseEncoder} (heap or pooled direct frames).
+ *
+ * <p>Buffer ownership: a connection's reader allocates the request buffer and reads the body into it;
+ * the {@link RpcCall} owns it from dispatch on and releases it after the response (and every hold). A
+ * buffer still being read when its connection closes is released by the reader thread.
+ *
+ * <p>Bad input never kills the server: see engine/docs/wire-protocol.md (errors 1-4 and 12) for which
+ * errors keep the connection open.
+ *
+ * <p>Thread safety: start and stop may be called from any thread, once each.
+ */
+public final class SimpleRpcServer implements RpcServer {
+    public static final String READER_COUNT_KEY = "hbase.ipc.server.read.threadpool.size";
+    public static final int DEFAULT_READER_COUNT = 10;
+    /** Responses a client has not read for this long close its connection (HBase's key and default). */
+    public static final String PURGE_TIMEOUT_KEY = "hbase.ipc.client.call.purge.timeout";
+    public static final long DEFAULT_PURGE_TIMEOUT_MS = 120_000;
+    private static final int BACKLOG = 128;
+
+    private final InetSocketAddress bindAddress;
+    private final Consumer<String> log;
+    private final int maxRequestSize;
+    private final int readerCount;
+    private final long purgeNanos;
+    private final RequestBufferAllocator allocator;
+    private final CellDecoder decoder;
+    private final ResponseEncoder encoder;
+    private final RpcMetrics metrics = new RpcMetrics();
+    private final RpcScheduler scheduler;
+    private final Set<SimpleConnection> connections = ConcurrentHashMap.newKeySet();
+    /** Calls dispatched and not yet finished (answered and their buffer released). */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final List<Reader> readers = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean stopping;
+    private ServerSocketChannel serverChannel;
+    private Selector acceptSelector;
+    private Responder responder;
+    private Thread listener;
+    private Thread responderThread;
+
+    /**
+     * @param bindAddress host and port to listen on (port 0 picks a free one)
+     * @param conf reads hbase.ipc.max.request.size, hbase.ipc.server.read.threadpool.size, the memory
+     *     switches and the {@link RpcScheduler}'s keys
+     * @param log receives one line per connection-level problem
+     */
+    public SimpleRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log) {
+        this(bindAddress, service, conf, log,
+            RequestBufferAllocators.fromConf(conf, conf.getInt(RpcConstants.HANDLER_COUNT_KEY, RpcConstants.DEFAULT_HANDLER_COUNT), log),
+            RequestBufferAllocators.cellDecoder(conf), null);
+    }
+
+    /** As below with heap responses (1.x), whatever the request buffers. */
+    public SimpleRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log,
+                           RequestBufferAllocator allocator, CellDecoder decoder) {
+        this(bindAddress, service, conf, log, allocator, decoder, HeapResponseEncoder.INSTANCE);
+    }
+
+    /** As above with the memory paths given (tests); a null encoder is chosen from the configuration. */
+    public SimpleRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log,
+                           RequestBufferAllocator allocator, CellDecoder decoder, ResponseEncoder encoder) {
+        this.bindAddress = bindAddress;
+        this.log = log;
+        this.allocator = allocator;
+        this.decoder = decoder;
+        this.encoder = encoder != null ? encoder : ResponseEncoders.fromConf(conf, allocator);
+        this.maxRequestSize = conf.getInt(RpcConstants.MAX_REQUEST_SIZE_KEY, RpcConstants.DEFAULT_MAX_REQUEST_SIZE);
+        if (maxRequestSize < RpcConstants.MIN_REQUEST_BODY) {
+            throw new ConfigurationException(RpcConstants.MAX_REQUEST_SIZE_KEY + " must be at least "
+                + RpcConstants.MIN_REQUEST_BODY + " bytes, got " + maxRequestSize);
+        }
+        this.readerCount = conf.getInt(READER_COUNT_KEY, DEFAULT_READER_COUNT);
+        if (readerCount < 1) {
+            throw new ConfigurationException(READER_COUNT_KEY + " must be at least 1, got " + readerCount);
+        }
+        long purgeMs = conf.getLong(PURGE_TIMEOUT_KEY, DEFAULT_PURGE_TIMEOUT_MS);
+        if (purgeMs < 1) {
+            throw new ConfigurationException(PURGE_TIMEOUT_KEY + " must be at least 1 ms, got " + purgeMs);
+        }
+        this.purgeNanos = TimeUnit.MILLISECONDS.toNanos(purgeMs);
+        this.scheduler = new RpcScheduler(conf, service, metrics, log);
+    }
+
+    @Override
+    public synchronized void start() throws IOException {
+        if (serverChannel != null) {
+            throw new IllegalStateException("already started");
+        }
+        ServerSocketChannel ss = ServerSocketChannel.open();
+        try {
+            ss.socket().setReuseAddress(true);
+            ss.bind(bindAddress, BACKLOG);
+            ss.configureBlocking(false);
+            acceptSelector = Selector.open();
+            ss.register(acceptSelector, SelectionKey.OP_ACCEPT);
+            for (int i = 0; i < readerCount; i++) {
+                readers.add(new Reader(this));
+            }
+            responder = new Responder(this, purgeNanos);
+        } catch (IOException e) {
+            ss.close();
+            throw e;
+        }
+        serverChannel = ss;
+        scheduler.start();
+        int port = port();
+        for (int i = 0; i < readers.size(); i++) {
+            threads.add(daemon(readers.get(i), "RpcServer.reader=" + i + ",port=" + port));
+        }
+        responderThread = daemon(responder, "RpcServer.responder,port=" + port);
+        listener = daemon(this::listen, "RpcServer.listener,port=" + port);
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** The Listener thread: accepts connections and deals them to the readers round-robin. */
+    private void listen() {
+        int next = 0;
+        try {
+            while (!stopping) {
+                acceptSelector.select();
+                acceptSelector.selectedKeys().clear();
+                SocketChannel ch;
+                while (!stopping && (ch = accept()) != null) {
+                    Reader reader = readers.get(next++ % readers.size());
+                    try {
+                        ch.configureBlocking(false);
+                        ch.socket().setTcpNoDelay(true);
+                    } catch (IOException e) {
+                        log.accept("cannot set up connection from " + ch.socket().getRemoteSocketAddress() + ": " + e.getMessage());
+                        closeQuietly(ch);
+                        continue;
+                    }
+                    SimpleConnection c = new SimpleConnection(ch, reader, this);
+                    connections.add(c);
+                    reader.add(c);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!stopping) {
+                log.accept("listener failed: " + e);
+            }
+        } finally {
+            closeQuietly(acceptSelector);
+            closeQuietly(serverChannel);
+        }
+    }
+
+    private SocketChannel accept() {
+        try {
+            return serverChannel.accept();
+        } catch (IOException e) {
+            if (!stopping) {
+                log.accept("accept failed: " + e.getMessage()); // e.g. too many open files: keep serving
+            }
+            return null;
+        }
+    }
+
+    /** Reader thread: a whole request body has arrived; decode it and hand it to the scheduler. */
+    void process(SimpleConnection c, RequestBuffer buffer) {
+        Request request;
+        try {
+            request = FrameReader.readRequest(buffer.contiguous(), decoder);
+        } catch (MalformedFrameException e) {
+            buffer.release();
+            c.send(ResponseFrame.onHeap(FrameWriter.error(e.callId(), e.code(), e.getClass().getName(), e.getMessage())));
+            return;
+        }
+        if (stopping) {
+            buffer.release();
+            c.send(ResponseFrame.onHeap(FrameWriter.error(request.callId(), ErrorCode.SERVER_STOPPING,
+                "org.heaplab.rpc.ServerStoppingException", "the server is stopping")));
+            return;
+        }
+        inFlight.incrementAndGet();
+        RpcCall call = new RpcCall(c, request, buffer, encoder, metrics, log, inFlight::decrementAndGet);
+        if (!scheduler.dispatch(call)) {
+            call.fail(new CallQueueTooBigException("call queue is full (" + RpcConstants.MAX_CALLQUEUE_LENGTH_KEY
+                + "); back off and retry"));
+        }
+    }
+
+    /**
+     * Closes the listener, stops the readers, lets the handlers run and answer every queued call (and
+     * waits up to 60 s for answers deferred to other threads), lets the Responder write what is
+     * pending (up to 10 s), then closes every connection.
+     */
+    @Override
+    public void stop() {
+        synchronized (this) {
+            if (stopping || serverChannel == null) {
+                stopping = true;
+                return;
+            }
+            stopping = true;
+        }
+        try {
+            acceptSelector.wakeup();
+            listener.join(5000);
+            for (Reader r : readers) {
+                r.shutdown();
+            }
+            for (Thread t : threads) {
+                t.join(5000);
+            }
+            scheduler.stop(); // runs and answers every queued call
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            if (inFlight.get() > 0) {
+                log.accept(inFlight.get() + " calls still unanswered at stop");
+            }
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (connections.stream().anyMatch(SimpleConnection::hasPending) && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (SimpleConnection c : connections) {
+            c.close();
+        }
+        responder.shutdown();
+        try {
+            responderThread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public int port() {
+        return serverChannel.socket().getLocalPort();
+    }
+
+    @Override
+    public String name() {
+        return "SimpleRpcServer";
+    }
+
+    @Override
+    public int handlerCount() {
+        return scheduler.handlerCount();
+    }
+
+    @Override
+    public RpcScheduler scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public RpcMetrics metrics() {
+        return metrics;
+    }
+
+    @Override
+    public RequestBufferAllocator allocator() {
+        return allocator;
+    }
+
+    @Override
+    public CellDecoder cellDecoder() {
+        return decoder;
+    }
+
+    @Override
+    public ResponseEncoder responseEncoder() {
+        return encoder;
+    }
+
+    /** Reader threads. */
+    public int readerCount() {
+        return readerCount;
+    }
+
+    /** Open connections (tests). */
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    boolean isStopping() {
+        return stopping;
+    }
+
+    int maxRequestSize() {
+        return maxRequestSize;
+    }
+
+    Responder responder() {
+        return responder;
+    }
+
+    void log(String line) {
+        log.accept(line);
+    }
+
+    void closed(SimpleConnection c) {
+        connections.remove(c);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing anyway
+        }
+    }
+}
