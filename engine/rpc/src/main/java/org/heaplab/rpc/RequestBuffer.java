@@ -32,6 +32,11 @@ public final class RequestBuffer {
         this.onRelease = onRelease;
     }
 
+    /** A buffer over memory another component owns (NettyRpcServer: a pooled ByteBuf); {@code onRelease} gives it back. */
+    public static RequestBuffer of(ByteBuffer[] segments, int length, Consumer<RequestBuffer> onRelease) {
+        return new RequestBuffer(segments, length, onRelease);
+    }
+
     public int length() {
         return length;
     }
