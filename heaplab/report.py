@@ -11,6 +11,8 @@ from typing import Any
 from heaplab.analysis import Analysis, analyse
 from heaplab.claims import write_claims_json
 from heaplab.figures import latency_figure, memory_figure, save_png
+from heaplab.sweep import report_lines as sweep_lines
+from heaplab.sweep import write_figure as write_sweep_figure
 
 REPORT = "report.md"
 CLAIMS = "claims.json"
@@ -137,6 +139,7 @@ def render(a: Analysis) -> str:
     lines = _metadata(a)
     for experiment in a.run.spec.experiments:
         lines += _experiment(a, experiment)
+    lines += sweep_lines(a)  # labs with a thread sweep (heaplab/sweep.py); nothing otherwise
     lines += _claims(a)
     return "\n".join(lines) + "\n"
 
@@ -150,6 +153,7 @@ def write_report(run_dir: str | Path, published_csv: Path | None = None) -> Path
             save_png(memory_figure(a.run, experiment, measured), a.run.path / memory_figure_name(experiment))
         if a.run.spec.measured_phase(experiment) is not None:
             save_png(latency_figure(a.run, experiment, measured), a.run.path / figure_name(experiment))
+    write_sweep_figure(a)
     write_claims_json(a.run, a.claims, a.run.path / CLAIMS)
     path = a.run.path / REPORT
     path.write_text(render(a), encoding="utf-8")

@@ -1,0 +1,176 @@
+"""Lab 05 (SimpleRpcServer vs NettyRpcServer, a client-thread sweep): its real spec is valid and sized as
+its comments say; the sweep table, the saturation points, the claims and report.md come out of fabricated
+runs of that spec (one where Netty doubles the throughput, one where the servers are equal, one with a
+variant that did not run); a malformed ``sweep`` is a one-line error; the notebook executes on them."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from heaplab import sweep
+from heaplab.analysis import analyse
+from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from heaplab.report import write_report
+from heaplab.rundir import load_run
+from heaplab.spec import load_spec
+from heaplab.tests.conftest import REPO
+from heaplab.tests.fabricate import Shape, fabricate_run
+from heaplab.tests.shared_runs import execute_notebook
+
+LAB = "05-netty-rpc"
+SPEC = REPO / "labs" / LAB / "experiment.yml"
+NOTEBOOK = REPO / "notebooks" / f"{LAB}.ipynb"
+STEPS = ["netty_rpc_sweep1", "netty_rpc_sweep2", "netty_rpc_sweep3", "netty_rpc"]
+READS = ["read_1", "read_2", "read_3", "read_4"]
+
+
+def lab05_spec(*, available: bool = True) -> dict[str, Any]:
+    raw = copy.deepcopy(yaml.safe_load(SPEC.read_text(encoding="utf-8")))
+    if available:
+        for v in raw["variants"].values():
+            v["available"] = True
+            v.pop("why", None)
+    return raw
+
+
+def shape(base_us: float, durations: list[int]) -> Shape:
+    """Every read step gets the same number of gets at ci (4000), so its throughput is 4000 / duration."""
+    return Shape(
+        base_us=base_us,
+        young_gcs=0,
+        other_gcs=0,
+        outside_gcs=0,
+        phases={
+            r: Shape(base_us=base_us, duration_s=d, young_gcs=0, other_gcs=0)
+            for r, d in zip(READS, durations, strict=True)
+        },
+    )
+
+
+def netty_wins(tmp_path: Path) -> Path:
+    """Simple saturates at 4 threads (2000 gets/s), Netty at 8 (4000 gets/s); 920 us against 250 us."""
+    shapes = {"simple-rpc": shape(920, [4, 2, 2, 2]), "netty-rpc": shape(250, [4, 2, 1, 1])}
+    return fabricate_run(tmp_path / "wins", lab05_spec(), shapes)
+
+
+def test_spec_is_valid_and_every_step_reads_the_whole_table_once() -> None:
+    spec = load_spec(SPEC)
+    assert set(spec.scales) == {"ci", "local", "paper"}
+    assert spec.experiments == STEPS
+    assert (REPO / "labs" / LAB / "README.md").is_file() and NOTEBOOK.is_file()
+    assert [spec.measured_phase(e).name for e in STEPS] == READS  # type: ignore[union-attr]
+    for scale in spec.scales:
+        p = spec.params(scale)
+        assert p["total_rows"] == p["load_threads"] * p["load_rows"], scale
+        threads = [p[f"threads_{i}"] for i in range(1, 5)]
+        assert threads == sorted(threads) and len(set(threads)) == 4, scale
+        for i in range(1, 5):
+            assert p[f"threads_{i}"] * p[f"rows_{i}"] == p["total_rows"], (scale, i)
+    # the two variants differ only in hbase.rpc.server.impl
+    simple, netty = spec.variants["simple-rpc"], spec.variants["netty-rpc"]
+    assert simple.profile == netty.profile == "hbase2-offheap"
+    assert simple.site == {"hbase.rpc.server.impl": "SimpleRpcServer"}
+    assert netty.site == {"hbase.rpc.server.impl": "NettyRpcServer"}
+    assert simple.server_jvm == netty.server_jvm and simple.client_jvm == netty.client_jvm
+    local = spec.params("local")
+    assert [local[f"threads_{i}"] for i in range(1, 5)] == [8, 32, 64, 128]
+    for claim in spec.claims:
+        assert claim.says and claim.experiment == "netty_rpc", claim.id
+
+
+def test_sweep_table_saturation_and_claims_when_netty_wins(tmp_path: Path) -> None:
+    a = analyse(netty_wins(tmp_path))
+    rows = sweep.points(a)
+    assert list(rows) == ["simple-rpc", "netty-rpc"]
+    assert [p.threads for p in rows["netty-rpc"]] == [2, 4, 8, 16]  # ci: threads_1..4
+    assert [round(p.throughput or 0) for p in rows["simple-rpc"]] == [1000, 2000, 2000, 2000]
+    assert [round(p.throughput or 0) for p in rows["netty-rpc"]] == [1000, 2000, 4000, 4000]
+    simple, netty = (sweep.saturation(v, rows[v]) for v in ("simple-rpc", "netty-rpc"))
+    assert (simple.threads, netty.threads) == (4, 8)
+    assert simple.text.startswith("simple-rpc: saturated at 4 threads (2000 gets/s;")
+    md = sweep.to_markdown(a)
+    header = "| step | threads | simple-rpc TPS | simple-rpc AVG (ms) | netty-rpc TPS | netty-rpc AVG (ms) |"
+    assert header in md
+    assert "| netty_rpc | 16 | 2000 |" in md and md.splitlines()[5].endswith("| 2.00x |")
+    verdicts = {r.claim.id: r for r in a.claims}
+    assert verdicts["netty-latency-under-pressure"].verdict == REPRODUCED
+    assert verdicts["netty-latency-under-pressure"].article == {"netty-rpc": 0.25, "simple-rpc": 0.92}
+    throughput = verdicts["netty-throughput-doubled"]
+    assert throughput.verdict == REPRODUCED and throughput.article_ratio == 2.0
+    assert throughput.ratio == pytest.approx(2.0, rel=0.01)
+
+
+def test_equal_servers_reproduce_nothing_and_saturate_together(tmp_path: Path) -> None:
+    shapes = {"simple-rpc": shape(600, [4, 2, 2, 2]), "netty-rpc": shape(600, [4, 2, 2, 2])}
+    a = analyse(fabricate_run(tmp_path / "flat", lab05_spec(), shapes))
+    rows = sweep.points(a)
+    assert {sweep.saturation(v, rows[v]).threads for v in rows} == {4}
+    assert {r.verdict for r in a.claims} == {NOT_REPRODUCED}
+
+
+def test_a_variant_that_still_gains_is_not_saturated(tmp_path: Path) -> None:
+    shapes = {"simple-rpc": shape(900, [8, 4, 2, 1]), "netty-rpc": shape(300, [8, 4, 2, 1])}
+    a = analyse(fabricate_run(tmp_path / "rising", lab05_spec(), shapes))
+    sat = sweep.saturation("netty-rpc", sweep.points(a)["netty-rpc"])
+    assert sat.threads is None and sat.peak_threads == 16
+    assert sat.text == (
+        "netty-rpc: not saturated by 16 threads (+100% at the last step); peak 4000 gets/s at 16 threads"
+    )
+
+
+def test_an_unavailable_variant_leaves_gaps_and_inconclusive_claims(tmp_path: Path) -> None:
+    raw = lab05_spec()
+    raw["variants"]["netty-rpc"].update(available=False, why="needs NettyRpcServer")
+    run = fabricate_run(tmp_path / "half", raw, {"simple-rpc": shape(920, [4, 2, 2, 2])})
+    a = analyse(run)
+    rows = sweep.points(a)
+    assert all(
+        p.throughput is None and "needs NettyRpcServer" in (p.problem or "") for p in rows["netty-rpc"]
+    )
+    assert sweep.saturation("netty-rpc", rows["netty-rpc"]).text == "netty-rpc: not measured"
+    assert "| netty_rpc | 16 | 2000 | " in sweep.to_markdown(a) and "| - | - | - |" in sweep.to_markdown(a)
+    assert {r.verdict for r in a.claims} == {INCONCLUSIVE}
+
+
+def test_report_has_the_sweep_section_and_figure(tmp_path: Path) -> None:
+    run = netty_wins(tmp_path)
+    text = write_report(run).read_text(encoding="utf-8")
+    assert "## Thread sweep" in text
+    assert "![throughput and latency against client threads](figures/sweep.png)" in text
+    assert text.index("## Thread sweep") < text.index("## Claims")
+    assert (run / "figures/sweep.png").stat().st_size > 1000
+
+
+def test_labs_without_a_sweep_get_no_section(fixture_run: Path) -> None:
+    a = analyse(fixture_run)
+    assert sweep.sweep_experiments(a.run) == [] and sweep.report_lines(a) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("netty_rpc", "sweep must be a list of at least two experiment names"),
+        (["netty_rpc"], "sweep must be a list of at least two experiment names"),
+        (["netty_rpc_sweep1", "nope"], "sweep names 'nope', which the lab does not reproduce"),
+        (["netty_rpc", "netty_rpc"], "sweep names an experiment twice"),
+    ],
+)
+def test_a_malformed_sweep_is_one_line(tmp_path: Path, value: Any, message: str) -> None:
+    run = load_run(netty_wins(tmp_path))
+    with pytest.raises(sweep.SweepError) as e:
+        sweep.check_sweep(value, run, "experiment.yml")
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_notebook_shows_the_sweep_and_the_verdicts(tmp_path: Path) -> None:
+    nb, text = execute_notebook(NOTEBOOK, netty_wins(tmp_path))
+    for exp in STEPS:
+        assert f"### {exp}" in text, exp
+    assert "simple-rpc: saturated at 4 threads" in text and "netty-rpc: saturated at 8 threads" in text
+    assert "| netty-throughput-doubled |" in text and "**reproduced**" in text
+    assert sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])) >= 1
