@@ -10,9 +10,12 @@ import java.util.NoSuchElementException;
 import org.heaplab.core.cell.KeyValue;
 
 /**
- * The rows of a {@link Scan}, fetched {@code caching} rows per SCAN call. The server keeps no scanner
- * state between calls: each answer carries the row to continue from, which the next call sends back,
- * so a scanner pins no server memory while the client is slow (unlike HBase's server-side scanners).
+ * The rows of a {@link Scan}, fetched {@code caching} rows per SCAN call, region by region: each call
+ * goes to the region holding the next row with the stop row clipped to that region's end, and when a
+ * region is done the scan continues at its end key. The server keeps no scanner state between calls:
+ * each answer carries the row to continue from, which the next call sends back, so a scanner pins no
+ * server memory while the client is slow (unlike HBase's server-side scanners), and a call that fails
+ * (the region moved, the server restarted) is simply located again and resent from that row.
  * {@link #next()} returns null at the end; iteration wraps I/O errors in UncheckedIOException.
  *
  * <p>Not thread safe: one scanner per thread.
@@ -46,7 +49,13 @@ public final class ResultScanner implements Closeable, Iterable<Result> {
                     buffered.add(new Result(row));
                 }
             }
-            nextStartRow = batch.nextStartRow();
+            if (batch.nextStartRow() != null) {
+                nextStartRow = batch.nextStartRow(); // more in this region
+            } else if (Keys.regionEndsBefore(batch.regionEndKey(), stopRow)) {
+                nextStartRow = batch.regionEndKey(); // on to the next region
+            } else {
+                nextStartRow = null; // the range is done
+            }
         }
         return buffered.poll();
     }
