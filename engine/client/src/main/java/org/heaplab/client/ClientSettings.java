@@ -51,6 +51,11 @@ public record ClientSettings(int retries, long pauseMs, long busyPauseMs, long o
         return new ClientSettings(retries, pauseMs, busyPauseMs, operationTimeoutMs, ms, connectTimeoutMs);
     }
 
+    /** These settings with another hbase.client.retries.number (0: one attempt, fail at the first error). */
+    public ClientSettings withRetries(int n) {
+        return new ClientSettings(n, pauseMs, busyPauseMs, operationTimeoutMs, rpcTimeoutMs, connectTimeoutMs);
+    }
+
     /** At most this many attempts per operation. */
     public int maxAttempts() {
         return retries + 1;

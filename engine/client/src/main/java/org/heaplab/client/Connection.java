@@ -79,7 +79,12 @@ public final class Connection implements Closeable {
 
     /** A standalone region server at host:port with the default client keys and this hbase.rpc.timeout. */
     public static Connection open(String host, int port, long rpcTimeoutMs) throws IOException {
-        return open(List.of(host + ":" + port), false, ClientSettings.DEFAULTS.withRpcTimeout(rpcTimeoutMs));
+        return open(host, port, ClientSettings.DEFAULTS.withRpcTimeout(rpcTimeoutMs));
+    }
+
+    /** A standalone region server at host:port with {@code settings} (tests: e.g. no retries). */
+    public static Connection open(String host, int port, ClientSettings settings) throws IOException {
+        return open(List.of(host + ":" + port), false, settings);
     }
 
     private static Connection open(List<String> locators, boolean viaMaster, ClientSettings settings) throws IOException {

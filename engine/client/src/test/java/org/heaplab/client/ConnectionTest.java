@@ -17,8 +17,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
-import org.heaplab.rpc.BlockingRpcServer;
 import org.heaplab.rpc.ParamWriter;
+import org.heaplab.rpc.RegionLocation;
+import org.heaplab.rpc.RegionLocationCodec;
+import org.heaplab.rpc.RpcServer;
+import org.heaplab.rpc.RpcServers;
 import org.heaplab.rpc.RpcService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +36,7 @@ class ConnectionTest {
 
     /** PUT batches the fake server received (cell counts), and GET answers with one fixed cell. */
     private final List<Integer> putBatches = new CopyOnWriteArrayList<>();
-    private BlockingRpcServer server;
+    private RpcServer server;
 
     @BeforeEach
     void start() throws IOException {
@@ -51,9 +54,15 @@ class ConnectionTest {
             case TABLE_EXISTS -> RpcService.Reply.of(new ParamWriter().writeBoolean(
                 request.paramReader().readString().equals("yes")));
             case LIST_TABLES -> RpcService.Reply.of(new ParamWriter().writeInt(2).writeString("a").writeString("b"));
+            case LOCATE -> { // standalone: one region, this server
+                ParamWriter w = new ParamWriter();
+                RegionLocationCodec.write(w, List.of(new RegionLocation(request.paramReader().readString(), "r0", new byte[0],
+                    new byte[0], HOST + ":" + server.port(), true)));
+                yield RpcService.Reply.of(w);
+            }
             default -> RpcService.Reply.EMPTY;
         };
-        server = new BlockingRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), fake,
+        server = RpcServers.fromConf(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), fake,
             new Configuration().set("hbase.regionserver.handler.count", "4"), line -> { });
         server.start();
     }

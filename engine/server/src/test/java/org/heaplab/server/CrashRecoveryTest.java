@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.heaplab.client.ClientSettings;
 import org.heaplab.client.Connection;
 import org.heaplab.client.Put;
 import org.heaplab.client.Table;
@@ -82,7 +83,7 @@ class CrashRecoveryTest {
             AtomicInteger ackedThisRound = new AtomicInteger();
             CountDownLatch enough = new CountDownLatch(1);
             List<Thread> writers = new ArrayList<>();
-            try (Connection c = Connection.open(HOST, port)) {
+            try (Connection c = Connection.open(HOST, port, ClientSettings.DEFAULTS.withRetries(0))) { // fail at the kill
                 Table t = c.getTable("Crash");
                 for (int w = 0; w < WRITERS; w++) {
                     int id = w;

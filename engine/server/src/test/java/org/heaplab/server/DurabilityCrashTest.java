@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.heaplab.client.ClientSettings;
 import org.heaplab.client.Connection;
 import org.heaplab.client.Put;
 import org.heaplab.client.Table;
@@ -100,7 +101,7 @@ class DurabilityCrashTest {
             List<Thread> writers = new ArrayList<>();
             List<Connection> conns = new ArrayList<>();
             for (int w = 0; w < WRITERS.length; w++) {
-                Connection c = Connection.open(HOST, port);
+                Connection c = Connection.open(HOST, port, ClientSettings.DEFAULTS.withRetries(0)); // fail at the kill
                 conns.add(c);
                 int id = w;
                 int gen = crash;
