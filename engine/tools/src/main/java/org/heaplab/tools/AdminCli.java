@@ -7,8 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.heaplab.client.Admin;
 import org.heaplab.client.Connection;
+import org.heaplab.client.ResultScanner;
+import org.heaplab.client.Scan;
+import org.heaplab.client.Table;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.io.BloomType;
@@ -18,7 +22,6 @@ import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.StoreFileInfo;
 import org.heaplab.core.region.TableDescriptor;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.rpc.ServerStatus;
 import org.heaplab.server.EngineEnv;
 
 /**
@@ -28,9 +31,16 @@ import org.heaplab.server.EngineEnv;
  * admin create &lt;table&gt; [--family=info0] [--presplit=N --rows=TOTAL] [--compress=NONE|SNAPPY]
  *              [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL]
  *              [--blockEncoding=NONE|DIFF|ROW_INDEX_V1] [--bloom=NONE|ROW] [--inMemory=true|false]
- * admin drop &lt;table&gt; | flush &lt;table&gt; | compact &lt;table&gt; | regions &lt;table&gt; | list | status
- * admin [--report=PREFIX] metrics [--gc] [--report=PREFIX]
+ * admin drop &lt;table&gt; | flush &lt;table&gt; | compact &lt;table&gt; | regions &lt;table&gt; | count &lt;table&gt; [--json]
+ * admin tables (or list) | status
+ * admin [--report=PREFIX] metrics [--gc] [--server=HOST:PORT] [--report=PREFIX]
  * </pre>
+ *
+ * The admin connects like every client (engine-site.xml: the master of hbase.masters, else the
+ * standalone region server). status prints the cluster's status (CLUSTER_STATUS) as indented JSON;
+ * regions asks each region server holding the table for its regions; count scans the table and prints
+ * the number of rows (with --json: {"table": ..., "rows": n}); flush and compact return when every
+ * server is done.
  *
  * metrics prints the server's metrics JSON (ServerMetrics) on stdout and, with --report, also writes it
  * to PREFIX.json; --gc makes the server collect garbage first, so heap used is what is live.
@@ -41,16 +51,20 @@ import org.heaplab.server.EngineEnv;
 public final class AdminCli {
     public static final String USAGE = "Usage: bin/engine admin create <table> [--family=info0] [--presplit=N --rows=TOTAL]"
         + " [--compress=NONE|SNAPPY] [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL]"
-        + " [--blockEncoding=NONE|DIFF|ROW_INDEX_V1] [--bloom=NONE|ROW] [--inMemory=true|false] | drop <table> | flush <table> | compact <table> | regions <table> | list | status"
-        + " | metrics [--gc] [--report=PREFIX]";
+        + " [--blockEncoding=NONE|DIFF|ROW_INDEX_V1] [--bloom=NONE|ROW] [--inMemory=true|false] | drop <table> | flush <table>"
+        + " | compact <table> | regions <table> | count <table> [--json] | tables | list | status"
+        + " | metrics [--gc] [--server=HOST:PORT] [--report=PREFIX]";
+
+    /** Rows per SCAN call of admin count. */
+    static final int COUNT_CACHING = 1000;
 
     /** A parsed admin command line. */
     record Command(String verb, String table, String family, int presplit, int rows, Compression compress,
                    Durability durability, boolean gc, String report, DataBlockEncoding encoding, BloomType bloom,
-                   boolean inMemory) {
+                   boolean inMemory, boolean json, String server) {
         Command(String verb, String table, String family, int presplit, int rows, Compression compress, Durability durability) {
             this(verb, table, family, presplit, rows, compress, durability, false, null, DataBlockEncoding.NONE,
-                BloomType.ROW, false);
+                BloomType.ROW, false, false, null);
         }
     }
 
@@ -77,7 +91,7 @@ public final class AdminCli {
         try {
             Configuration conf = EngineEnv.fromSystem().loadConfiguration();
             try (Connection conn = Connection.open(conf)) {
-                execute(c, conn.getAdmin(), out);
+                execute(c, conn, out);
             }
             return 0;
         } catch (IOException | ConfigurationException e) {
@@ -103,8 +117,8 @@ public final class AdminCli {
             return new Command("help", null, null, 0, 0, null, null);
         }
         boolean needsTable = switch (verb) {
-            case "create", "drop", "flush", "compact", "regions" -> true;
-            case "status", "list", "metrics" -> false;
+            case "create", "drop", "flush", "compact", "regions", "count" -> true;
+            case "status", "list", "tables", "metrics" -> false;
             default -> throw new UsageException("unknown admin command '" + verb + "'");
         };
         String table = null;
@@ -117,13 +131,22 @@ public final class AdminCli {
         BloomType bloom = BloomType.ROW;
         boolean inMemory = false;
         boolean gc = false;
+        boolean json = false;
+        String server = null;
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
-            if (a.startsWith("--") && verb.equals("metrics")) {
+            if (a.startsWith("--") && verb.equals("count")) {
+                if (!a.equals("--json")) {
+                    throw new UsageException("unknown flag " + a + " for admin count (valid: --json)");
+                }
+                json = true;
+            } else if (a.startsWith("--") && verb.equals("metrics")) {
                 if (a.equals("--gc")) {
                     gc = true;
                 } else if (a.startsWith("--report")) {
                     report = reportPrefix(a);
+                } else if (a.startsWith("--server")) {
+                    server = serverAddress(a);
                 } else {
                     throw new UsageException("unknown flag " + a + " for admin metrics");
                 }
@@ -192,7 +215,17 @@ public final class AdminCli {
         if (report != null && !verb.equals("metrics")) {
             throw new UsageException("--report is only for admin metrics");
         }
-        return new Command(verb, table, family, presplit, rows, compress, durability, gc, report, encoding, bloom, inMemory);
+        return new Command(verb, table, family, presplit, rows, compress, durability, gc, report, encoding, bloom, inMemory,
+            json, server);
+    }
+
+    private static String serverAddress(String flag) throws UsageException {
+        String v = flag.startsWith("--server=") ? flag.substring("--server=".length()) : "";
+        int colon = v.lastIndexOf(':');
+        if (colon > 0 && v.substring(colon + 1).matches("\\d{1,5}")) {
+            return v;
+        }
+        throw new UsageException("--server needs a region server's address: --server=HOST:PORT, got '" + flag + "'");
     }
 
     private static String reportPrefix(String flag) throws UsageException {
@@ -202,7 +235,8 @@ public final class AdminCli {
         return flag.substring("--report=".length());
     }
 
-    static void execute(Command c, Admin admin, PrintStream out) throws IOException {
+    static void execute(Command c, Connection conn, PrintStream out) throws IOException {
+        Admin admin = conn.getAdmin();
         switch (c.verb()) {
             case "create" -> {
                 TableDescriptor desc;
@@ -230,11 +264,15 @@ public final class AdminCli {
                 admin.majorCompact(c.table());
                 out.println("major-compacted table " + c.table());
             }
-            case "regions" -> printRegions(admin.regions(c.table()), out);
-            case "list" -> admin.tables().forEach(out::println);
-            case "status" -> printStatus(admin.status(), out);
+            case "regions" -> printRegions(admin.regionsByServer(c.table()), out);
+            case "list", "tables" -> admin.tables().forEach(out::println);
+            case "status" -> out.println(JsonPretty.format(admin.clusterStatus()));
+            case "count" -> {
+                long n = countRows(conn.getTable(c.table()));
+                out.println(c.json() ? "{\"table\": \"" + c.table() + "\", \"rows\": " + n + "}" : Long.toString(n));
+            }
             case "metrics" -> {
-                String json = admin.metrics(c.gc());
+                String json = c.server() == null ? admin.metrics(c.gc()) : admin.metrics(c.server(), c.gc());
                 out.println(json);
                 if (c.report() != null) {
                     Path file = Path.of(c.report() + ".json");
@@ -248,29 +286,39 @@ public final class AdminCli {
         }
     }
 
-    static void printRegions(List<RegionInfo> regions, PrintStream out) {
-        out.println("region\tstart_key\tend_key\tmemstore_bytes\tstore_files\tstore_file_bytes\tcells");
-        for (RegionInfo r : regions) {
-            long bytes = 0;
-            long cells = 0;
-            for (StoreFileInfo f : r.storeFiles()) {
-                bytes += f.sizeBytes();
-                cells += f.cellCount();
-            }
-            out.println(r.encodedName() + "\t" + key(r.startKey()) + "\t" + key(r.endKey()) + "\t" + r.memstoreBytes()
-                + "\t" + r.storeFiles().size() + "\t" + bytes + "\t" + cells);
-            for (StoreFileInfo f : r.storeFiles()) {
-                out.println("  " + f.path() + "\t" + f.sizeBytes() + " bytes\t" + f.cellCount() + " cells");
+    /** Rows of {@code table}, counted by scanning it region by region. */
+    static long countRows(Table table) throws IOException {
+        long n = 0;
+        try (ResultScanner s = table.getScanner(new Scan().setCaching(COUNT_CACHING))) {
+            while (s.next() != null) {
+                n++;
             }
         }
+        return n;
     }
 
-    static void printStatus(ServerStatus s, PrintStream out) {
-        out.println("server " + s.server() + " up " + s.uptimeMs() / 1000 + " s, rpc " + s.rpcServer() + " with "
-            + s.handlers() + " handlers");
-        out.println("tables " + s.tables() + ", regions " + s.regions());
-        out.println(String.format(Locale.ROOT, "heap used %.1f MB of %.1f MB", s.heapUsedBytes() / 1048576.0,
-            s.heapMaxBytes() / 1048576.0));
+    /** One line per region (its server first), each store file below its region. */
+    static void printRegions(Map<String, List<RegionInfo>> byServer, PrintStream out) {
+        out.println("server\tregion\tstart_key\tend_key\tmemstore_bytes\tstore_files\tstore_file_bytes\tcells");
+        byServer.forEach((server, regions) -> {
+            for (RegionInfo r : regions) {
+                printRegion(server, r, out);
+            }
+        });
+    }
+
+    private static void printRegion(String server, RegionInfo r, PrintStream out) {
+        long bytes = 0;
+        long cells = 0;
+        for (StoreFileInfo f : r.storeFiles()) {
+            bytes += f.sizeBytes();
+            cells += f.cellCount();
+        }
+        out.println(server + "\t" + r.encodedName() + "\t" + key(r.startKey()) + "\t" + key(r.endKey()) + "\t"
+            + r.memstoreBytes() + "\t" + r.storeFiles().size() + "\t" + bytes + "\t" + cells);
+        for (StoreFileInfo f : r.storeFiles()) {
+            out.println("  " + f.path() + "\t" + f.sizeBytes() + " bytes\t" + f.cellCount() + " cells");
+        }
     }
 
     private static String key(byte[] k) {

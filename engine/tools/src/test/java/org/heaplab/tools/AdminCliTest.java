@@ -10,8 +10,11 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.heaplab.client.Admin;
 import org.heaplab.client.Connection;
+import org.heaplab.client.Put;
 import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.io.DataBlockEncoding;
@@ -34,6 +37,9 @@ class AdminCliTest {
             assertEquals("T", AdminCli.parse(new String[] {verb, "T"}).table());
         }
         assertEquals("status", AdminCli.parse(new String[] {"status"}).verb());
+        assertEquals("tables", AdminCli.parse(new String[] {"tables"}).verb());
+        assertTrue(AdminCli.parse(new String[] {"count", "T", "--json"}).json());
+        assertEquals("h:16020", AdminCli.parse(new String[] {"metrics", "--server=h:16020"}).server());
         assertEquals("list", AdminCli.parse(new String[] {"list"}).verb());
     }
 
@@ -69,6 +75,12 @@ class AdminCliTest {
             .getMessage().startsWith("--compress: compression codec 'LZ4'"));
         assertEquals("--durability: unknown durability 'ALWAYS'; valid values: USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL",
             assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--durability=ALWAYS"})).getMessage());
+        assertEquals("unknown flag --all for admin count (valid: --json)",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"count", "T", "--all"})).getMessage());
+        assertEquals("--server needs a region server's address: --server=HOST:PORT, got '--server=h'",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"metrics", "--server=h"})).getMessage());
+        assertEquals("admin count needs a table name",
+            assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"count"})).getMessage());
         assertEquals("unknown flag --bogus for admin create",
             assertThrows(UsageException.class, () -> AdminCli.parse(new String[] {"create", "T", "--bogus=1"})).getMessage());
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -84,23 +96,38 @@ class AdminCliTest {
             Admin admin = c.getAdmin();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8);
-            AdminCli.execute(AdminCli.parse(new String[] {"create", "TestTable", "--presplit=4", "--rows=8000"}), admin, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"create", "TestTable", "--presplit=4", "--rows=8000"}), c, ps);
             RegionInfo second = admin.regions("TestTable").get(1);
             assertArrayEquals(PeData.rowKey(2000), second.startKey(), "same split keys as pe --presplit=4 over 8000 rows");
-            AdminCli.execute(AdminCli.parse(new String[] {"flush", "TestTable"}), admin, ps);
-            AdminCli.execute(AdminCli.parse(new String[] {"compact", "TestTable"}), admin, ps);
-            AdminCli.execute(AdminCli.parse(new String[] {"regions", "TestTable"}), admin, ps);
-            AdminCli.execute(AdminCli.parse(new String[] {"status"}), admin, ps);
-            AdminCli.execute(AdminCli.parse(new String[] {"drop", "TestTable"}), admin, ps);
+            List<Put> puts = new ArrayList<>();
+            for (int i = 0; i < 8000; i += 7) { // rows in all four regions
+                puts.add(new Put(PeData.rowKey(i)).addColumn(PeData.FAMILY, PeData.QUALIFIER, new byte[10]));
+            }
+            c.getTable("TestTable").put(puts);
+            ByteArrayOutputStream counted = new ByteArrayOutputStream();
+            AdminCli.execute(AdminCli.parse(new String[] {"count", "TestTable"}), c, new PrintStream(counted, true,
+                StandardCharsets.UTF_8));
+            assertEquals(puts.size() + "\n", counted.toString(StandardCharsets.UTF_8), "count scans every region");
+            counted.reset();
+            AdminCli.execute(AdminCli.parse(new String[] {"count", "TestTable", "--json"}), c, new PrintStream(counted, true,
+                StandardCharsets.UTF_8));
+            assertEquals("{\"table\": \"TestTable\", \"rows\": " + puts.size() + "}\n", counted.toString(StandardCharsets.UTF_8));
+            AdminCli.execute(AdminCli.parse(new String[] {"flush", "TestTable"}), c, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"compact", "TestTable"}), c, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"regions", "TestTable"}), c, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"status"}), c, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"drop", "TestTable"}), c, ps);
             AdminCli.execute(AdminCli.parse(new String[] {"create", "Enc", "--blockEncoding=DIFF", "--bloom=NONE",
-                "--inMemory=true"}), admin, ps);
+                "--inMemory=true"}), c, ps);
             assertEquals(DataBlockEncoding.DIFF, server.regions().describe("Enc").encoding());
             assertEquals(BloomType.NONE, server.regions().describe("Enc").bloom());
             assertTrue(server.regions().describe("Enc").inMemory());
             String text = out.toString(StandardCharsets.UTF_8);
             assertTrue(text.contains("created table TestTable with 4 region(s), family info0, compression NONE, durability USE_DEFAULT"), text);
             assertTrue(text.contains("region\tstart_key\tend_key"), text);
-            assertTrue(text.contains("tables 1, regions 4"), text);
+            assertTrue(text.contains("\"tables\": 1,\n  \"regions\": 4"), "status: the cluster status, indented JSON: " + text);
+            assertTrue(text.contains("server\tregion\tstart_key\tend_key"), text);
+            assertTrue(text.contains(c.address() + "\t"), "regions name their server: " + text);
             assertTrue(text.contains("dropped table TestTable"), text);
             assertTrue(text.contains("created table Enc with 1 region(s), family info0, compression NONE, durability USE_DEFAULT,"
                 + " block encoding DIFF, bloom NONE, in memory true"), text);

@@ -47,7 +47,7 @@ class AdminMetricsTest {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8);
             Path prefix = dir.resolve("reports").resolve("metrics");
-            AdminCli.execute(AdminCli.parse(new String[] {"--report=" + prefix, "metrics", "--gc"}), c.getAdmin(), ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"--report=" + prefix, "metrics", "--gc"}), c, ps);
             String printed = out.toString(StandardCharsets.UTF_8);
             assertTrue(printed.startsWith("{\"format\": 1, \"tool\": \"admin\", \"command\": \"metrics\", \"gc_requested\": true, "
                 + "\"heap\": {\"used_bytes\": "), printed);
