@@ -73,8 +73,9 @@ public final class Admin {
 
     /** Every region of the table with its store files, in start-key order (each server asked for its own). */
     public List<RegionInfo> regions(String table) throws IOException {
-        List<RegionInfo> all = new ArrayList<>();
-        regionsByServer(table).values().forEach(all::addAll);
+        Map<String, RegionInfo> byName = new LinkedHashMap<>(); // each region once, whoever lists it
+        regionsByServer(table).values().forEach(list -> list.forEach(r -> byName.putIfAbsent(r.encodedName(), r)));
+        List<RegionInfo> all = new ArrayList<>(byName.values());
         all.sort(Comparator.comparing(RegionInfo::startKey, Arrays::compareUnsigned));
         return all;
     }

@@ -43,16 +43,17 @@ final class RetryState {
     /**
      * Records a failed call to {@code server} (null when it failed before a server was chosen).
      *
+     * @param sent false when the failure came before the call was sent (locating it): it cannot have run
      * @throws IOException {@code e} itself when it must not be retried (a user error, this client
      *     closed), or a {@link RetriesExhaustedException} when a non-idempotent call may have run
      */
-    void failed(IOException e, String server) throws IOException {
+    void failed(IOException e, String server, boolean sent) throws IOException {
         Failure f = Failure.of(e);
         if (!f.retryable) {
             throw e;
         }
         String where = server == null ? locator.address() : server;
-        if (!idempotent && f.mayHaveRun) {
+        if (!idempotent && sent && f.mayHaveRun) {
             throw new RetriesExhaustedException(operation + " on table " + table + " at " + where
                 + " failed and is not retried (it may have been applied): " + message(e), table, where, e);
         }

@@ -52,15 +52,18 @@ final class RetryingCaller {
         RetryState state = new RetryState(settings, locator, connections, operation, table, idempotent);
         while (true) {
             String server = null;
+            boolean sent = false;
             try {
                 RegionLocation region = locator.locate(table, row);
                 server = region.server();
                 if (!region.serverOnline()) {
                     throw new Failure.ServerOfflineException(server);
                 }
-                return call.call(connections.get(server), region);
+                RpcConnection rpc = connections.get(server);
+                sent = true;
+                return call.call(rpc, region);
             } catch (IOException e) {
-                state.failed(e, server);
+                state.failed(e, server, sent);
             }
             state.pauseBeforeRetry();
         }
@@ -73,7 +76,7 @@ final class RetryingCaller {
             try {
                 return call.call(locator.connection());
             } catch (IOException e) {
-                state.failed(e, locator.address());
+                state.failed(e, locator.address(), true);
             }
             state.pauseBeforeRetry();
         }
@@ -86,7 +89,7 @@ final class RetryingCaller {
             try {
                 return call.call(connections.get(server));
             } catch (IOException e) {
-                state.failed(e, server);
+                state.failed(e, server, true);
             }
             state.pauseBeforeRetry();
         }
@@ -108,7 +111,7 @@ final class RetryingCaller {
             try {
                 groups = ServerBatches.group(pending, rows, row -> locator.locate(table, row));
             } catch (IOException e) {
-                state.failed(e, null);
+                state.failed(e, null, false);
                 state.pauseBeforeRetry();
                 continue;
             }
@@ -116,7 +119,7 @@ final class RetryingCaller {
             List<Integer> failed = new ArrayList<>();
             for (int g = 0; g < groups.size(); g++) {
                 if (failures[g] != null) {
-                    state.failed(failures[g], groups.get(g).server());
+                    state.failed(failures[g], groups.get(g).server(), true);
                     for (int i : groups.get(g).items()) {
                         failed.add(i);
                     }

@@ -161,6 +161,15 @@ class ClientRoutingTest {
     }
 
     @Test
+    void anIncrementWhoseLocateFailedIsRetried() throws IOException {
+        cluster.master.failLocates.set(2);
+        assertEquals(3, conn.getTable("T").increment(b("c"), FakeCluster.F, FakeCluster.Q, 3),
+            "the increment was never sent while locating failed, so retrying is safe");
+        assertEquals(1, cluster.servers.get(0).calls(Method.INCREMENT));
+        assertEquals(3, cluster.master.locates.get());
+    }
+
+    @Test
     void afterTheRetriesOneLineNamesServerTableAndCause() throws IOException {
         FakeCluster.Server s1 = cluster.servers.get(1);
         Table t = conn.getTable("T");

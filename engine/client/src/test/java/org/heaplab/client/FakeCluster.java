@@ -209,6 +209,8 @@ final class FakeCluster implements AutoCloseable {
     final class Master implements RpcService {
         final RpcServer rpc;
         final AtomicInteger locates = new AtomicInteger();
+        /** The next this-many LOCATE calls fail with IO_ERROR (the master is still starting). */
+        final AtomicInteger failLocates = new AtomicInteger();
 
         Master() throws IOException {
             rpc = RpcServers.fromConf(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), this,
@@ -222,6 +224,9 @@ final class FakeCluster implements AutoCloseable {
                 throw new IllegalArgumentException("fake master: no " + request.method());
             }
             locates.incrementAndGet();
+            if (failLocates.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new IOException("master still loading its assignments");
+            }
             String table = request.paramReader().readString();
             List<RegionLocation> mine = locations.stream().filter(l -> l.table().equals(table)).toList();
             if (mine.isEmpty()) {
