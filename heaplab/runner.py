@@ -5,9 +5,9 @@ Order of work: validate the spec and the scale, find the engine distribution and
 variant write ``<variant>/ansible-vars.json`` (docs/contracts.md section 5) and run the playbook.  A failed
 variant is recorded and the run goes on.  At the end run.json is replaced with the final manifest.
 
-Ctrl-C stops ansible-playbook, which then never reaches the playbook's own "always stop the server" step;
-so heaplab stops the interrupted variant's region servers itself with one ad-hoc ``ansible`` command
-against the same inventory, vars and configuration (see ``stop_servers``).
+Ctrl-C stops ansible-playbook, which then never reaches the playbook's own "always stop the servers" step;
+so heaplab stops the interrupted variant's region servers (and master, in cluster mode) itself with
+playbooks/stop.yml against the same inventory, vars and configuration (see ``stop_servers``).
 """
 
 from __future__ import annotations
@@ -227,20 +227,21 @@ STOP_TIMEOUT_S = 360
 
 
 def stop_servers(playbook: str, opts: RunOptions, variant: str, vdir: Path) -> bool:
-    """Stop the region servers an interrupted variant may have left running; True when that worked.
+    """Stop the servers an interrupted variant may have left running; True when that worked.
 
     Runs ``ansible-playbook -i <inventory> playbooks/stop.yml -e @ansible-vars.json`` (the engine_server
-    role's stop, as variant.yml's "always" step) with the playbook's environment, output appended to the
+    role's stop on every region server, then the engine_master role's on the master, as variant.yml's
+    "always" step) with the playbook's environment, output appended to the
     variant's ansible.log.  A second Ctrl-C abandons the clean-up.
     """
     vars_path = vdir / "ansible-vars.json"
     cmd = [playbook, "-i", str(opts.inventory), str(opts.root / STOP_PLAYBOOK), "-e", f"@{vars_path}"]
-    opts.out(f"[{variant}] stopping the region servers this variant started")
+    opts.out(f"[{variant}] stopping the servers this variant started")
     how = f"stop them with `{shlex.join(cmd)}`"
     log = vdir / "ansible.log"
     try:
         with log.open("a", encoding="utf-8") as f:
-            f.write(f"\n[heaplab] stopping the region servers: {shlex.join(cmd)}\n")
+            f.write(f"\n[heaplab] stopping the servers: {shlex.join(cmd)}\n")
             f.flush()
             code = subprocess.run(
                 cmd,
@@ -251,13 +252,13 @@ def stop_servers(playbook: str, opts: RunOptions, variant: str, vdir: Path) -> b
                 check=False,
             ).returncode
     except KeyboardInterrupt:
-        opts.out(f"[{variant}] clean-up interrupted: region servers may still run; {how}")
+        opts.out(f"[{variant}] clean-up interrupted: servers may still run; {how}")
         return False
     except (OSError, subprocess.TimeoutExpired) as e:
-        opts.out(f"[{variant}] could not stop the region servers ({e}); {how}")
+        opts.out(f"[{variant}] could not stop the servers ({e}); {how}")
         return False
     if code != 0:
-        opts.out(f"[{variant}] stopping the region servers failed (ansible exit {code}, see {log}); {how}")
+        opts.out(f"[{variant}] stopping the servers failed (ansible exit {code}, see {log}); {how}")
         return False
-    opts.out(f"[{variant}] region servers stopped")
+    opts.out(f"[{variant}] servers stopped")
     return True

@@ -310,7 +310,7 @@ def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(lab_root, tmp_pat
     assert m["variants"]["hbase1-onheap"]["status"] == "interrupted"
     assert m["variants"]["hbase2-offheap"]["status"] == "unavailable"
     assert "[heaplab] interrupted (Ctrl-C)" in (run / "hbase1-onheap/ansible.log").read_text(encoding="utf-8")
-    assert "[hbase1-onheap] region servers stopped" in stdout
+    assert "[hbase1-onheap] servers stopped" in stdout
 
 
 # --- the progress view (a parser: unit tests) ------------------------------------------------------------
