@@ -33,7 +33,7 @@ import org.heaplab.rpc.ServerStatus;
 public final class RegionRpcService implements RpcService {
     /** "host:port" of this server's RPC address (the bound port once {@link #bound} was called). */
     private volatile String serverName;
-    private final String rpcServerName;
+    private volatile String rpcServerName;
     /** hbase.masters in cluster mode; null when standalone. */
     private volatile String masters;
     /** "host:port" of the HTTP metrics endpoint, or "". */
@@ -53,9 +53,10 @@ public final class RegionRpcService implements RpcService {
         this.handlers = handlers;
     }
 
-    /** The RPC address once the port is bound (the configured port may be 0 in tests). */
-    public void bound(String address) {
+    /** The RPC address once the port is bound (the configured port may be 0 in tests), and the RPC server's name. */
+    public void bound(String address, String rpcServerName) {
         this.serverName = address;
+        this.rpcServerName = rpcServerName;
     }
 
     /**

@@ -4,22 +4,26 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.region.OnlineRegions;
-import org.heaplab.rpc.BlockingRpcServer;
 import org.heaplab.rpc.RpcServer;
+import org.heaplab.rpc.RpcServers;
 
 /**
- * The region server process: binds hbase.regionserver.hostname:hbase.regionserver.port, opens
- * {@link OnlineRegions} (replaying the WAL) and serves RPCs until stopped.
+ * The region server process: binds hbase.regionserver.hostname:hbase.regionserver.port with the RPC server
+ * hbase.rpc.server.impl names, opens {@link OnlineRegions} (replaying the WAL) and serves RPCs until stopped.
+ * In cluster mode (hbase.cluster.distributed=true) it also registers with the master of hbase.masters and
+ * heartbeats ({@link MasterReporter}); the master then sends it OPEN_REGIONS for the regions it assigns here.
+ * Standalone (the default) it answers CREATE_TABLE, LOCATE and CLUSTER_STATUS itself.
  *
- * <p>Start-up order: the port is bound first (a taken port fails fast, before any data is touched),
- * then the regions open; calls that arrive meanwhile are answered with an error, so the first
- * successful STATUS call means "ready". Stopping (SIGTERM via the shutdown hook, or {@link #stop()})
- * stops accepting, lets in-flight calls finish and answer, then closes OnlineRegions, which flushes
- * the memstores and closes the WAL.
+ * <p>Start-up order: the configuration is checked, the port is bound (a taken port fails fast, before any
+ * data is touched), then the regions open; calls that arrive meanwhile are answered with an error, so the
+ * first successful STATUS call means "ready"; only then does the server register with the master. Stopping
+ * (SIGTERM via the shutdown hook, or {@link #stop()}) stops heartbeating, stops accepting, lets in-flight
+ * calls finish and answer, then closes OnlineRegions, which flushes the memstores and closes the WAL.
  *
  * <p>Thread safety: start and stop may race from different threads; stop is idempotent.
  */
@@ -30,33 +34,37 @@ public final class RegionServer {
 
     private final RpcServer rpc;
     private final OnlineRegions regions;
+    private final WritePath writePath;
+    private final MasterReporter reporter;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private boolean stopping;
 
-    private final BlockingRpcServer blockingRpc;
-
-    private final WritePath writePath;
-
-    private RegionServer(RpcServer rpc, OnlineRegions regions, BlockingRpcServer blockingRpc, WritePath writePath) {
-        this.writePath = writePath;
-        this.blockingRpc = blockingRpc;
+    private RegionServer(RpcServer rpc, OnlineRegions regions, WritePath writePath, MasterReporter reporter) {
         this.rpc = rpc;
         this.regions = regions;
+        this.writePath = writePath;
+        this.reporter = reporter;
     }
 
     /**
-     * Binds, opens the regions and starts serving.
+     * Binds, opens the regions and starts serving (and, in cluster mode, reporting to the master).
      *
      * @throws PortInUseException when the port is taken (nothing has been opened)
+     * @throws ConfigurationException for a bad value, naming the key (nothing has been opened)
      */
     public static RegionServer start(Configuration conf) throws IOException {
         WritePath.checkConf(conf); // a bad value fails before the port is bound or the WAL replayed
         org.heaplab.core.cache.ReadPath readPath = org.heaplab.core.cache.ReadPaths.fromConf(conf); // likewise
+        boolean distributed = conf.getBoolean(ClusterKeys.DISTRIBUTED, false);
+        List<String> masters = distributed ? ClusterKeys.masters(conf) : List.of();
+        long msgInterval = ClusterKeys.positiveMs(conf, ClusterKeys.MSG_INTERVAL, ClusterKeys.DEFAULT_MSG_INTERVAL_MS);
         String host = conf.get(HOSTNAME_KEY, "localhost");
         int port = conf.getInt(PORT_KEY, DEFAULT_PORT);
-        RegionRpcService service = new RegionRpcService(host + ":" + port, "BlockingRpcServer",
+        RegionRpcService service = new RegionRpcService(host + ":" + port, "",
             conf.getInt(org.heaplab.rpc.RpcConstants.HANDLER_COUNT_KEY, org.heaplab.rpc.RpcConstants.DEFAULT_HANDLER_COUNT));
-        BlockingRpcServer rpc = new BlockingRpcServer(new InetSocketAddress(host, port), service, conf, ServerLog::warn);
+        RpcServer rpc = RpcServers.fromConf(new InetSocketAddress(host, port), service, conf, ServerLog::warn);
+        ServerLog.info("rpc server: " + rpc.name() + " (" + RpcServers.IMPL_KEY + ") with " + rpc.handlerCount()
+            + " handlers");
         ServerLog.info("request buffers: " + rpc.allocator().describe());
         ServerLog.info("cell decoding: " + rpc.cellDecoder().describe());
         ServerLog.info("responses: " + rpc.responseEncoder().describe());
@@ -66,7 +74,8 @@ public final class RegionServer {
         } catch (BindException e) {
             throw new PortInUseException(host, port, e.getMessage());
         }
-        service.bound(host + ":" + rpc.port());
+        String address = host + ":" + rpc.port();
+        service.bound(address, rpc.name());
         OnlineRegions regions;
         try {
             regions = OnlineRegions.open(conf);
@@ -85,8 +94,20 @@ public final class RegionServer {
             throw e;
         }
         ServerLog.info("write path: " + writePath.describe());
+        MasterReporter reporter = null;
+        if (distributed) {
+            service.clusterMode(String.join(",", masters));
+            reporter = new MasterReporter(masters, address, service, "", msgInterval);
+            ServerLog.info("cluster mode (" + ClusterKeys.DISTRIBUTED + "=true): registering with the master at "
+                + String.join(",", masters) + " (" + ClusterKeys.MASTERS + ")");
+        } else {
+            ServerLog.info("standalone (" + ClusterKeys.DISTRIBUTED + "=false): this server holds every region");
+        }
         service.online(regions, writePath, rpc.allocator());
-        return new RegionServer(rpc, regions, rpc, writePath);
+        if (reporter != null) {
+            reporter.start();
+        }
+        return new RegionServer(rpc, regions, writePath, reporter);
     }
 
     public int port() {
@@ -95,14 +116,19 @@ public final class RegionServer {
 
     /** The RPC server's request-buffer allocator (heap vs pooled byte counters, leak checks in tests). */
     public org.heaplab.rpc.RequestBufferAllocator requestBuffers() {
-        return blockingRpc.allocator();
+        return rpc.allocator();
+    }
+
+    /** The RPC server (its name, scheduler and metrics). */
+    public RpcServer rpc() {
+        return rpc;
     }
 
     public OnlineRegions regions() {
         return regions;
     }
 
-    /** Stops serving and closes the regions (flushing memstores). Idempotent; returns when done. */
+    /** Stops heartbeating, stops serving and closes the regions (flushing memstores). Idempotent; returns when done. */
     public void stop() {
         synchronized (this) {
             if (stopping) {
@@ -111,8 +137,11 @@ public final class RegionServer {
             stopping = true;
         }
         try {
+            if (reporter != null) {
+                reporter.close();
+            }
             rpc.stop();
-            org.heaplab.rpc.RequestBufferAllocator buffers = blockingRpc.allocator();
+            org.heaplab.rpc.RequestBufferAllocator buffers = rpc.allocator();
             ServerLog.info(String.format("request buffers at stop: %d bytes from the pool, %d bytes from the heap "
                 + "(heap ratio %.3f), %d outstanding", buffers.poolAllocationBytes(), buffers.heapAllocationBytes(),
                 buffers.heapAllocationRatio(), buffers.outstanding()));
@@ -132,8 +161,13 @@ public final class RegionServer {
     /** The port is taken: one line naming the port and the key to change. */
     public static final class PortInUseException extends IOException {
         PortInUseException(String host, int port, String cause) {
+            this(host, port, cause, PORT_KEY);
+        }
+
+        /** For any server process: {@code key} is the port's configuration key. */
+        public PortInUseException(String host, int port, String cause, String key) {
             super("port " + port + " on " + host + " is already in use (" + cause + "); stop the process holding it or set "
-                + PORT_KEY + " in engine-site.xml");
+                + key + " in engine-site.xml");
         }
     }
 
@@ -188,7 +222,7 @@ public final class RegionServer {
             ServerLog.info("stopped");
         }, "shutdown"));
         ServerLog.info("region server serving on " + conf.get(HOSTNAME_KEY, "localhost") + ":" + server.port()
-            + " with " + conf.getInt(org.heaplab.rpc.RpcConstants.HANDLER_COUNT_KEY, 30) + " handlers (BlockingRpcServer)");
+            + " with " + server.rpc.handlerCount() + " handlers (" + server.rpc.name() + ")");
         try {
             server.awaitStop();
         } catch (InterruptedException e) {

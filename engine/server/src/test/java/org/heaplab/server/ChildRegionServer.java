@@ -17,14 +17,14 @@ import java.util.concurrent.TimeUnit;
  * A real region server in its own JVM (the test classpath), for the tests that kill it: its output is
  * drained into {@link #output}, and {@link #awaitServing} waits for its own "serving" log line.
  */
-final class ChildRegionServer {
-    final Process process;
+public final class ChildRegionServer {
+    public final Process process;
     final CountDownLatch serving = new CountDownLatch(1);
-    final List<String> output = new CopyOnWriteArrayList<>();
+    public final List<String> output = new CopyOnWriteArrayList<>();
     final Thread drain;
 
     /** Starts {@code RegionServer} over {@code home} (conf/ and logs/ inside) with {@code jvmFlags}. */
-    ChildRegionServer(Path home, String... jvmFlags) throws IOException {
+    public ChildRegionServer(Path home, String... jvmFlags) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of(jvmFlags));
@@ -52,7 +52,7 @@ final class ChildRegionServer {
     }
 
     /** Fails the test, naming {@code where} and the server's output, unless it serves within 60 s. */
-    void awaitServing(String where) throws InterruptedException {
+    public void awaitServing(String where) throws InterruptedException {
         assertTrue(serving.await(60, TimeUnit.SECONDS), () -> "server did not start (" + where + "): " + output);
     }
 }

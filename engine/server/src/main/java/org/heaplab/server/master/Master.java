@@ -1,0 +1,215 @@
+package org.heaplab.server.master;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.conf.StorageKeys;
+import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.RpcServer;
+import org.heaplab.rpc.RpcServers;
+import org.heaplab.server.ClusterKeys;
+import org.heaplab.server.EngineEnv;
+import org.heaplab.server.GcEventRecorder;
+import org.heaplab.server.RegionServer.PortInUseException;
+import org.heaplab.server.ServerLog;
+
+/**
+ * The master process ({@code bin/engine master}, HBase's HMaster in miniature): binds
+ * hbase.master.hostname:hbase.master.port with the RPC server hbase.rpc.server.impl names, loads its tables
+ * and assignments from {@code <hbase.rootdir>/master/}, and answers region servers (REGISTER, HEARTBEAT) and
+ * clients (LOCATE, CLUSTER_STATUS, table methods). A chore marks a region server down when its heartbeats
+ * stop for heaplab.master.regionserver.timeout. It holds no data and reassigns nothing (engine/docs/cluster.md).
+ *
+ * <p>Thread safety: start and stop may race from different threads; stop is idempotent.
+ */
+public final class Master {
+    private final RpcServer rpc;
+    private final RegionServerClients clients;
+    private final ScheduledExecutorService chore;
+    private final TableManager tables;
+    private final String address;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private boolean stopping;
+
+    private Master(RpcServer rpc, RegionServerClients clients, ScheduledExecutorService chore, TableManager tables,
+                   String address) {
+        this.rpc = rpc;
+        this.clients = clients;
+        this.chore = chore;
+        this.tables = tables;
+        this.address = address;
+    }
+
+    /**
+     * Binds, loads the tables and starts serving.
+     *
+     * @throws PortInUseException     when the port is taken (nothing has been read)
+     * @throws ConfigurationException for a bad value, naming the key
+     */
+    public static Master start(Configuration conf) throws IOException {
+        long msgInterval = ClusterKeys.positiveMs(conf, ClusterKeys.MSG_INTERVAL, ClusterKeys.DEFAULT_MSG_INTERVAL_MS);
+        long timeout = ClusterKeys.positiveMs(conf, ClusterKeys.REGIONSERVER_TIMEOUT,
+            ClusterKeys.DEFAULT_REGIONSERVER_TIMEOUT_MS);
+        if (timeout <= msgInterval) {
+            throw new ConfigurationException(ClusterKeys.REGIONSERVER_TIMEOUT + " (" + timeout + " ms) must be larger "
+                + "than " + ClusterKeys.MSG_INTERVAL + " (" + msgInterval + " ms), or every server is marked down "
+                + "between two heartbeats");
+        }
+        int handlers = conf.getInt(ClusterKeys.MASTER_HANDLER_COUNT, ClusterKeys.DEFAULT_MASTER_HANDLER_COUNT);
+        if (handlers <= 0) {
+            throw new ConfigurationException(ClusterKeys.MASTER_HANDLER_COUNT + " must be positive, got " + handlers);
+        }
+        Path masterDir = rootDir(conf).resolve("master");
+        String host = conf.get(ClusterKeys.MASTER_HOSTNAME, "localhost");
+        int port = conf.getInt(ClusterKeys.MASTER_PORT, ClusterKeys.DEFAULT_MASTER_PORT);
+
+        // the master's own RPC configuration: the region server's keys with the master's handler count
+        Configuration rpcConf = new Configuration();
+        conf.asMap().forEach(rpcConf::set);
+        rpcConf.set(RpcConstants.HANDLER_COUNT_KEY, String.valueOf(handlers));
+
+        ServerRegistry registry = new ServerRegistry(timeout, System::currentTimeMillis);
+        MasterRpcService service = new MasterRpcService(registry, msgInterval);
+        RpcServer rpc = RpcServers.fromConf(new InetSocketAddress(host, port), service, rpcConf, ServerLog::warn);
+        ServerLog.info("rpc server: " + rpc.name() + " (" + RpcServers.IMPL_KEY + ") with " + rpc.handlerCount()
+            + " handlers (" + ClusterKeys.MASTER_HANDLER_COUNT + ")");
+        try {
+            rpc.start();
+        } catch (BindException e) {
+            throw new PortInUseException(host, port, e.getMessage(), ClusterKeys.MASTER_PORT);
+        }
+        String address = host + ":" + rpc.port();
+        service.bound(address, rpc.name(), rpc.handlerCount());
+        RegionServerClients clients = new RegionServerClients(conf.getLong("hbase.rpc.timeout", 600_000));
+        TableManager tables;
+        try {
+            tables = new TableManager(new MasterStore(masterDir), registry, clients);
+        } catch (IOException | RuntimeException e) {
+            rpc.stop();
+            clients.close();
+            throw e;
+        }
+        ServerLog.info("tables: " + tables.tableCount() + " (" + tables.regionCount() + " regions) from " + masterDir
+            + "; region servers register again");
+        ServerLog.info("region servers: heartbeat every " + msgInterval + " ms (" + ClusterKeys.MSG_INTERVAL
+            + "), marked down after " + timeout + " ms without one (" + ClusterKeys.REGIONSERVER_TIMEOUT + ")");
+        ScheduledExecutorService chore = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "master-server-expiry");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = Math.max(50, Math.min(1000, timeout / 4));
+        chore.scheduleWithFixedDelay(registry::expire, period, period, TimeUnit.MILLISECONDS);
+        service.online(tables);
+        return new Master(rpc, clients, chore, tables, address);
+    }
+
+    /** hbase.rootdir as a local path (a file:// or file: prefix is accepted). */
+    private static Path rootDir(Configuration conf) {
+        String dir = conf.get(StorageKeys.ROOT_DIR, StorageKeys.DEFAULT_ROOT_DIR).trim();
+        if (dir.startsWith("file://")) {
+            dir = dir.substring("file://".length());
+        } else if (dir.startsWith("file:")) {
+            dir = dir.substring("file:".length());
+        }
+        if (dir.isEmpty()) {
+            throw new ConfigurationException(StorageKeys.ROOT_DIR + " is empty");
+        }
+        return Path.of(dir);
+    }
+
+    public int port() {
+        return rpc.port();
+    }
+
+    /** "host:port" of the master's RPC address (what region servers and clients put in hbase.masters). */
+    public String address() {
+        return address;
+    }
+
+    public RpcServer rpc() {
+        return rpc;
+    }
+
+    /** Stops serving; region servers keep retrying their heartbeats until a master answers again. Idempotent. */
+    public void stop() {
+        synchronized (this) {
+            if (stopping) {
+                return;
+            }
+            stopping = true;
+        }
+        try {
+            chore.shutdownNow();
+            rpc.stop();
+            clients.close();
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    public void awaitStop() throws InterruptedException {
+        stopped.await();
+    }
+
+    /** {@code bin/engine master}: runs in the foreground until SIGTERM. */
+    public static void main(String[] args) {
+        EngineEnv env = EngineEnv.fromSystem();
+        Configuration conf;
+        try {
+            conf = env.loadConfiguration();
+        } catch (ConfigurationException e) {
+            System.err.println("ERROR: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        GcEventRecorder gc = null;
+        try { // its own file: a master and a region server may share ENGINE_LOG_DIR on one host
+            gc = GcEventRecorder.start(env.logDir().resolve("gc-events-master.jsonl"));
+        } catch (IOException e) {
+            ServerLog.warn("GC events will not be recorded: " + e.getMessage());
+        }
+        ServerLog.info("starting master: conf " + env.siteFile() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
+            + "/master, pid " + ProcessHandle.current().pid());
+        Master master;
+        try {
+            master = start(conf);
+        } catch (PortInUseException | ConfigurationException e) {
+            System.err.println("ERROR: " + e.getMessage());
+            System.exit(1);
+            return;
+        } catch (IOException | RuntimeException e) {
+            ServerLog.error("cannot start the master: " + e);
+            System.err.println("ERROR: cannot start the master: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        GcEventRecorder gcRecorder = gc;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            ServerLog.info("stopping the master");
+            master.stop();
+            if (gcRecorder != null) {
+                try {
+                    gcRecorder.close();
+                } catch (IOException ignored) {
+                    // best effort at exit
+                }
+            }
+            ServerLog.info("stopped");
+        }, "shutdown"));
+        ServerLog.info("master serving on " + master.address() + " with " + master.rpc.handlerCount() + " handlers ("
+            + master.rpc.name() + ")");
+        try {
+            master.awaitStop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
