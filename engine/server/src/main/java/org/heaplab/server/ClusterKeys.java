@@ -7,7 +7,8 @@ import org.heaplab.core.conf.ConfigurationException;
 
 /**
  * The configuration keys of the master and of a region server's cluster mode (HBase's names where HBase has
- * the concept; engine/docs/cluster.md lists them with their defaults).
+ * the concept; engine/docs/cluster.md lists them with their defaults). The HTTP endpoints' ports
+ * (hbase.master.info.port, hbase.regionserver.info.port) are {@link InfoServer}'s.
  */
 public final class ClusterKeys {
     /** false (default): one standalone region server; true: region servers register with the master. */
@@ -17,9 +18,6 @@ public final class ClusterKeys {
     public static final String MASTER_HOSTNAME = "hbase.master.hostname";
     public static final String MASTER_PORT = "hbase.master.port";
     public static final int DEFAULT_MASTER_PORT = 16000;
-    /** The master's HTTP metrics endpoint (-1: off). */
-    public static final String MASTER_INFO_PORT = "hbase.master.info.port";
-    public static final int DEFAULT_MASTER_INFO_PORT = 16010;
     /** The master's RPC handler threads (HBase's key and default). */
     public static final String MASTER_HANDLER_COUNT = "hbase.master.handler.count";
     public static final int DEFAULT_MASTER_HANDLER_COUNT = 25;
@@ -32,9 +30,6 @@ public final class ClusterKeys {
      */
     public static final String REGIONSERVER_TIMEOUT = "heaplab.master.regionserver.timeout";
     public static final long DEFAULT_REGIONSERVER_TIMEOUT_MS = 10_000;
-    /** A region server's HTTP metrics endpoint (-1: off). */
-    public static final String REGIONSERVER_INFO_PORT = "hbase.regionserver.info.port";
-    public static final int DEFAULT_REGIONSERVER_INFO_PORT = 16030;
 
     private ClusterKeys() {
     }

@@ -88,6 +88,11 @@ public final class RegionRpcService implements RpcService {
         return r == null ? 0 : r.regionCount();
     }
 
+    /** The METRICS call's and the HTTP endpoint's figures (null until {@link #online}). */
+    public ServerMetrics metrics() {
+        return metrics;
+    }
+
     /** Starts answering calls with {@code regions}, writing puts through {@code writePath}. */
     public void online(OnlineRegions regions, WritePath writePath) {
         online(regions, writePath, new org.heaplab.rpc.HeapRequestBuffers());

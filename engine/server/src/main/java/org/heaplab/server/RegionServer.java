@@ -36,10 +36,13 @@ public final class RegionServer {
     private final OnlineRegions regions;
     private final WritePath writePath;
     private final MasterReporter reporter;
+    private final InfoServer info;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private boolean stopping;
 
-    private RegionServer(RpcServer rpc, OnlineRegions regions, WritePath writePath, MasterReporter reporter) {
+    private RegionServer(RpcServer rpc, OnlineRegions regions, WritePath writePath, MasterReporter reporter,
+                         InfoServer info) {
+        this.info = info;
         this.rpc = rpc;
         this.regions = regions;
         this.writePath = writePath;
@@ -94,20 +97,31 @@ public final class RegionServer {
             throw e;
         }
         ServerLog.info("write path: " + writePath.describe());
+        service.online(regions, writePath, rpc.allocator());
+        InfoServer info;
+        try {
+            info = InfoServer.start(conf, InfoServer.REGIONSERVER_PORT_KEY, host,
+                () -> service.metrics().endpointJson(address, rpc));
+        } catch (IOException | RuntimeException e) {
+            rpc.stop();
+            writePath.close();
+            regions.close();
+            throw e;
+        }
+        service.infoAddress(info.address());
         MasterReporter reporter = null;
         if (distributed) {
             service.clusterMode(String.join(",", masters));
-            reporter = new MasterReporter(masters, address, service, "", msgInterval);
+            reporter = new MasterReporter(masters, address, service, info.address(), msgInterval);
             ServerLog.info("cluster mode (" + ClusterKeys.DISTRIBUTED + "=true): registering with the master at "
                 + String.join(",", masters) + " (" + ClusterKeys.MASTERS + ")");
         } else {
             ServerLog.info("standalone (" + ClusterKeys.DISTRIBUTED + "=false): this server holds every region");
         }
-        service.online(regions, writePath, rpc.allocator());
         if (reporter != null) {
             reporter.start();
         }
-        return new RegionServer(rpc, regions, writePath, reporter);
+        return new RegionServer(rpc, regions, writePath, reporter, info);
     }
 
     public int port() {
@@ -117,6 +131,11 @@ public final class RegionServer {
     /** The RPC server's request-buffer allocator (heap vs pooled byte counters, leak checks in tests). */
     public org.heaplab.rpc.RequestBufferAllocator requestBuffers() {
         return rpc.allocator();
+    }
+
+    /** The HTTP metrics endpoint (a no-op with address "" when hbase.regionserver.info.port is -1 or unset). */
+    public InfoServer info() {
+        return info;
     }
 
     /** The RPC server (its name, scheduler and metrics). */
@@ -140,6 +159,7 @@ public final class RegionServer {
             if (reporter != null) {
                 reporter.close();
             }
+            info.stop();
             rpc.stop();
             org.heaplab.rpc.RequestBufferAllocator buffers = rpc.allocator();
             ServerLog.info(String.format("request buffers at stop: %d bytes from the pool, %d bytes from the heap "
@@ -193,7 +213,7 @@ public final class RegionServer {
         RegionServer server;
         try {
             server = start(conf);
-        } catch (PortInUseException | ConfigurationException e) {
+        } catch (PortInUseException | InfoServer.PortInUseException | ConfigurationException e) {
             System.err.println("ERROR: " + e.getMessage());
             System.exit(1);
             return;

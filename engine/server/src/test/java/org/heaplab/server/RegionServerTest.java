@@ -91,7 +91,7 @@ class RegionServerTest {
             assertEquals(1, s.tables());
             assertEquals(3, s.regions());
             assertEquals(8, s.handlers());
-            assertEquals("BlockingRpcServer", s.rpcServer());
+            assertEquals(org.heaplab.rpc.RpcServers.defaultImplementation(), s.rpcServer());
 
             RemoteException missing = assertThrows(RemoteException.class,
                 () -> c.getTable("nope").put(new Put(b("x")).addColumn(F, Q, b("y"))));

@@ -17,8 +17,10 @@ import org.heaplab.rpc.RpcServers;
 import org.heaplab.server.ClusterKeys;
 import org.heaplab.server.EngineEnv;
 import org.heaplab.server.GcEventRecorder;
+import org.heaplab.server.InfoServer;
 import org.heaplab.server.RegionServer.PortInUseException;
 import org.heaplab.server.ServerLog;
+import org.heaplab.server.ServerMetrics;
 
 /**
  * The master process ({@code bin/engine master}, HBase's HMaster in miniature): binds
@@ -33,17 +35,17 @@ public final class Master {
     private final RpcServer rpc;
     private final RegionServerClients clients;
     private final ScheduledExecutorService chore;
-    private final TableManager tables;
+    private final InfoServer info;
     private final String address;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private boolean stopping;
 
-    private Master(RpcServer rpc, RegionServerClients clients, ScheduledExecutorService chore, TableManager tables,
+    private Master(RpcServer rpc, RegionServerClients clients, ScheduledExecutorService chore, InfoServer info,
                    String address) {
         this.rpc = rpc;
         this.clients = clients;
         this.chore = chore;
-        this.tables = tables;
+        this.info = info;
         this.address = address;
     }
 
@@ -100,6 +102,15 @@ public final class Master {
             + "; region servers register again");
         ServerLog.info("region servers: heartbeat every " + msgInterval + " ms (" + ClusterKeys.MSG_INTERVAL
             + "), marked down after " + timeout + " ms without one (" + ClusterKeys.REGIONSERVER_TIMEOUT + ")");
+        InfoServer info;
+        try {
+            info = InfoServer.start(conf, InfoServer.MASTER_PORT_KEY, host,
+                () -> ServerMetrics.endpoint("master", address, rpc).toString());
+        } catch (IOException | RuntimeException e) {
+            rpc.stop();
+            clients.close();
+            throw e;
+        }
         ScheduledExecutorService chore = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "master-server-expiry");
             t.setDaemon(true);
@@ -108,7 +119,7 @@ public final class Master {
         long period = Math.max(50, Math.min(1000, timeout / 4));
         chore.scheduleWithFixedDelay(registry::expire, period, period, TimeUnit.MILLISECONDS);
         service.online(tables);
-        return new Master(rpc, clients, chore, tables, address);
+        return new Master(rpc, clients, chore, info, address);
     }
 
     /** hbase.rootdir as a local path (a file:// or file: prefix is accepted). */
@@ -138,6 +149,11 @@ public final class Master {
         return rpc;
     }
 
+    /** The HTTP metrics endpoint (a no-op with address "" when hbase.master.info.port is -1 or unset). */
+    public InfoServer info() {
+        return info;
+    }
+
     /** Stops serving; region servers keep retrying their heartbeats until a master answers again. Idempotent. */
     public void stop() {
         synchronized (this) {
@@ -148,6 +164,7 @@ public final class Master {
         }
         try {
             chore.shutdownNow();
+            info.stop();
             rpc.stop();
             clients.close();
         } finally {
@@ -181,7 +198,7 @@ public final class Master {
         Master master;
         try {
             master = start(conf);
-        } catch (PortInUseException | ConfigurationException e) {
+        } catch (PortInUseException | InfoServer.PortInUseException | ConfigurationException e) {
             System.err.println("ERROR: " + e.getMessage());
             System.exit(1);
             return;
