@@ -9,15 +9,15 @@ Each step is an ordinary experiment measured by one pe phase, so its table and c
 else; this module lines the steps up per variant: client threads (the last word of the step's pe command,
 as the spec fills it for the run's scale, times the client hosts), throughput and average latency.
 
-The saturation point of a variant is the first step after which more threads add less than
-``SATURATION_GAIN`` (10%) throughput: the server is then busy all the time, and more clients only queue
-longer.  PE's clients are a closed loop (each thread sends its next get when the last one is answered),
+The saturation point of a variant is the knee of its throughput curve: the fewest threads that reach
+``SATURATION_SHARE`` (90%) of its peak throughput. From there on the server is busy all the time, and more
+clients only queue longer; a variant that gets there only at the last step is not saturated (still
+climbing).  PE's clients are a closed loop (each thread sends its next get when the last one is answered),
 so past that point the average latency grows with the threads: latency ~ threads / throughput.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +33,7 @@ from heaplab.rundir import Run, RunError
 
 SWEEP_KEY = "sweep"
 FIGURE = "figures/sweep.png"
-SATURATION_GAIN = 1.10
+SATURATION_SHARE = 0.90
 
 
 class SweepError(RunError):
@@ -54,14 +54,14 @@ class Point:
 
 @dataclass(frozen=True)
 class Saturation:
-    """Where a variant stops scaling: ``threads`` is None when it still gained at the last step."""
+    """Where a variant stops scaling: ``threads`` is None when only its last step reaches the knee."""
 
     variant: str
     threads: int | None
     throughput: float | None
     peak_threads: int | None
     peak_throughput: float | None
-    last_gain: float | None  # throughput at the last step / the step before
+    last_gain: float | None  # not saturated: throughput at the last step / the step before
 
     @property
     def text(self) -> str:
@@ -71,10 +71,8 @@ class Saturation:
         if self.threads is None:
             gain = f" (+{(self.last_gain - 1) * 100:.0f}% at the last step)" if self.last_gain else ""
             return f"{self.variant}: not saturated by {self.peak_threads} threads{gain}; {peak}"
-        return (
-            f"{self.variant}: saturated at {self.threads} threads ({self.throughput:.0f} gets/s; "
-            f"more threads add less than {(SATURATION_GAIN - 1) * 100:.0f}%); {peak}"
-        )
+        share = f"{SATURATION_SHARE * 100:.0f}%+ of the {peak}"
+        return f"{self.variant}: saturated at {self.threads} threads ({self.throughput:.0f} gets/s, {share})"
 
 
 def sweep_experiments(run: Run) -> list[str]:
@@ -130,19 +128,18 @@ def points(a: Analysis) -> dict[str, list[Point]]:
 
 
 def saturation(variant: str, row: list[Point]) -> Saturation:
+    """The knee of the variant's curve: the fewest threads reaching SATURATION_SHARE of its peak throughput
+    (robust to a noisy or falling step); not saturated when only the last step gets there."""
     measured = [p for p in row if p.throughput is not None]
     if not measured:
         return Saturation(variant, None, None, None, None, None)
     peak = max(measured, key=lambda p: p.throughput or 0.0)
-    for here, nxt in itertools.pairwise(measured):
-        if (nxt.throughput or 0.0) < SATURATION_GAIN * (here.throughput or 0.0):
-            return Saturation(variant, here.threads, here.throughput, peak.threads, peak.throughput, None)
-    last_gain = (
-        measured[-1].throughput / measured[-2].throughput  # type: ignore[operator]
-        if len(measured) >= 2 and measured[-2].throughput
-        else None
-    )
-    return Saturation(variant, None, None, peak.threads, peak.throughput, last_gain)
+    knee = next(p for p in measured if (p.throughput or 0.0) >= SATURATION_SHARE * (peak.throughput or 0.0))
+    if knee is measured[-1] and len(measured) >= 2:
+        before = measured[-2].throughput
+        gain = knee.throughput / before if before else None  # type: ignore[operator]
+        return Saturation(variant, None, None, peak.threads, peak.throughput, gain)
+    return Saturation(variant, knee.threads, knee.throughput, peak.threads, peak.throughput, None)
 
 
 def to_markdown(a: Analysis) -> str:
@@ -182,7 +179,7 @@ def report_lines(a: Analysis) -> list[str]:
         "## Thread sweep",
         "",
         "Throughput (gets/s) and average latency per client thread count, one measured read per step. "
-        f"A variant saturates where one more step adds less than {(SATURATION_GAIN - 1) * 100:.0f}% "
+        f"A variant saturates at the fewest threads that reach {SATURATION_SHARE * 100:.0f}% of its peak "
         "throughput; past it, a closed loop of clients only waits longer (latency ~ threads / throughput).",
         "",
         table,

@@ -92,7 +92,7 @@ def test_sweep_table_saturation_and_claims_when_netty_wins(tmp_path: Path) -> No
     assert [round(p.throughput or 0) for p in rows["netty-rpc"]] == [1000, 2000, 4000, 4000]
     simple, netty = (sweep.saturation(v, rows[v]) for v in ("simple-rpc", "netty-rpc"))
     assert (simple.threads, netty.threads) == (4, 8)
-    assert simple.text.startswith("simple-rpc: saturated at 4 threads (2000 gets/s;")
+    assert simple.text.startswith("simple-rpc: saturated at 4 threads (2000 gets/s, 90%+ of the peak")
     md = sweep.to_markdown(a)
     header = "| step | threads | simple-rpc TPS | simple-rpc AVG (ms) | netty-rpc TPS | netty-rpc AVG (ms) |"
     assert header in md

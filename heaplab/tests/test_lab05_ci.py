@@ -1,0 +1,91 @@
+"""Lab 05 end to end at --scale ci: the real spec, CLI, ansible-playbook, playbooks and engine.
+
+As test_end_to_end_read_labs.py does for the read labs: ``python -m heaplab run 05-netty-rpc --scale ci
+--report`` at a throw-away root whose spec is the real one plus a free ``hbase.regionserver.port`` and
+``hbase.regionserver.info.port: "0"`` (the metrics endpoint on any free port, so parallel runs never fight
+over 16030). It skips, with the reason, while the spec marks a variant unavailable (until the engine has
+both SimpleRpcServer and NettyRpcServer). Then:
+- both variants completed, each with its own hbase.rpc.server.impl, and each server's log names the RPC
+  server it ran and its metrics endpoint;
+- every step of the sweep read threads x rows rows with the step's thread count;
+- both claims are judged (reproduced or not, never inconclusive), report.md has the sweep section and
+  figure, and the notebook executes on the run.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from heaplab.spec import load_spec
+from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
+from heaplab.tests.test_end_to_end import spec_with_port
+
+LAB = "05-netty-rpc"
+SPEC = REPO / "labs" / LAB / "experiment.yml"
+INFO_PORT_LINE = '  hbase.regionserver.info.port: "0"\n'
+
+
+def _unavailable() -> str | None:
+    """Why the lab cannot run yet (a variant the spec marks unavailable), or None."""
+    why = [f"{v.name}: {v.why}" for v in load_spec(SPEC).variants.values() if not v.available]
+    return "; ".join(why) or None
+
+
+def ci_spec_text() -> str:
+    """The real spec with a free RPC port and the metrics endpoint on any free port."""
+    text = spec_with_port(SPEC.read_text(encoding="utf-8"))
+    at = text.index("site:\n") + len("site:\n")
+    return text[:at] + INFO_PORT_LINE + text[at:]
+
+
+@pytest.fixture(scope="module")
+def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
+    why = _unavailable()
+    if why:
+        pytest.skip(f"lab 05 is not runnable yet: {why}")
+    lab = request.getfixturevalue("lab_root")(ci_spec_text(), lab=LAB)
+    return run_lab_at_ci(lab, LAB, tmp_path_factory.mktemp("runs"), timeout=1200)
+
+
+def test_run_completes_with_each_rpc_server(e2e: FinishedRun) -> None:
+    assert_run_completed(e2e)
+    for name in ("simple-rpc", "netty-rpc"):
+        impl = e2e.spec.variants[name].site["hbase.rpc.server.impl"]
+        xml = (e2e.run / name / "conf/engine-site.xml").read_text(encoding="utf-8")
+        assert "<name>hbase.rpc.server.impl</name>" in xml and f"<value>{impl}</value>" in xml, name
+        log = (e2e.run / name / "server/localhost/server.log").read_text(encoding="utf-8")
+        assert impl in log, f"{name}: the server log does not name {impl}"
+        assert "metrics endpoint: http://" in log, f"{name}: no metrics endpoint in the server log"
+
+
+def test_every_step_read_the_whole_table_at_its_thread_count(e2e: FinishedRun) -> None:
+    p = e2e.params
+    for name in ("simple-rpc", "netty-rpc"):
+        for i in range(1, 5):
+            summary = json.loads(
+                (e2e.run / name / f"client/read_{i}-localhost.json").read_text(encoding="utf-8")
+            )
+            assert summary["test"] == "RandomReadTest", (name, i)
+            assert summary["threads"] == p[f"threads_{i}"], (name, i)
+            assert summary["rows"] == p["total_rows"], (name, i)
+
+
+def test_claims_are_judged_and_the_report_has_the_sweep(e2e: FinishedRun) -> None:
+    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert set(claims) == {c.id for c in e2e.spec.claims}
+    for cid, judged in claims.items():
+        assert judged["verdict"] in ("reproduced", "not reproduced"), (cid, judged["why"])
+    report = (e2e.run / "report.md").read_text(encoding="utf-8")
+    assert "## Thread sweep" in report and "simple-rpc: " in report and "netty-rpc: " in report
+    assert (e2e.run / "figures/sweep.png").is_file()
+
+
+def test_notebook_reads_the_real_run(e2e: FinishedRun) -> None:
+    _, text = execute_notebook(REPO / "notebooks" / f"{LAB}.ipynb", e2e.run)
+    for exp in e2e.spec.experiments:
+        assert f"### {exp}" in text, exp
+    for claim in e2e.spec.claims:
+        assert f"| {claim.id} |" in text, claim.id
