@@ -12,10 +12,30 @@ import java.nio.ByteBuffer;
 public final class ResponseFrame {
     private final ByteBuffer[] buffers;
     private final RequestBuffer pooled;
+    private final Runnable afterRelease;
 
     private ResponseFrame(ByteBuffer[] buffers, RequestBuffer pooled) {
+        this(buffers, pooled, null);
+    }
+
+    private ResponseFrame(ByteBuffer[] buffers, RequestBuffer pooled, Runnable afterRelease) {
         this.buffers = buffers;
         this.pooled = pooled;
+        this.afterRelease = afterRelease;
+    }
+
+    /**
+     * This frame (same buffers, same owner) with {@code hook} run right after its release, that is once
+     * the transport wrote it or dropped it: {@link RpcCall} closes the call's closeAfterResponse
+     * resources there, so a server that writes later (the Responder, Netty's event loop) still closes
+     * them only after the bytes left. Use the returned frame instead of this one.
+     */
+    public ResponseFrame withReleaseHook(Runnable hook) {
+        Runnable before = afterRelease;
+        return new ResponseFrame(buffers, pooled, before == null ? hook : () -> {
+            before.run();
+            hook.run();
+        });
     }
 
     /** A frame in one heap array (error frames, the 1.x path). */
@@ -52,10 +72,16 @@ public final class ResponseFrame {
         return false;
     }
 
-    /** Gives pooled buffers back to their pool (no-op for a heap frame). Exactly once, after the write. */
+    /** Gives pooled buffers back to their pool (no-op for a heap frame), then runs the release hook. Exactly once, after the write. */
     public void release() {
-        if (pooled != null) {
-            pooled.release();
+        try {
+            if (pooled != null) {
+                pooled.release();
+            }
+        } finally {
+            if (afterRelease != null) {
+                afterRelease.run();
+            }
         }
     }
 }

@@ -20,8 +20,8 @@ import org.heaplab.core.util.Futures;
  * response frame is encoded and after every future given to {@link #holdRequestUntil} completed. The
  * frame is a copy, so with no hold the buffer goes back before the write: the client's next request,
  * sent once it has this answer, can reuse it. Resources given to {@link #closeAfterResponse} are closed
- * exactly once, after the frame was handed to the transport (written, queued behind a pending write
- * that keeps its own copy, or dropped because the connection is gone).
+ * exactly once, when the transport releases the frame: after it was written (inline, by the Responder
+ * or by Netty's event loop), or dropped because the connection is gone.
  *
  * <p>{@code onFinished} runs once, when the call is answered and its buffer released: servers count
  * calls in flight with it, so that stop() waits for deferred answers.
@@ -143,9 +143,9 @@ public final class RpcCall implements ServerCall {
             buffer.release();
         }
         try {
-            transport.send(frame);
+            // closeAfterResponse once the frame was written (or dropped): whenever the transport releases it
+            transport.send(frame.withReleaseHook(this::closeAfterResponse));
         } finally {
-            closeAfterResponse(); // after the send: the frame no longer reads the cells' memory
             long now = System.nanoTime();
             long started = startedNanos == 0 ? now : startedNanos;
             metrics.callDone(request.method(), started - receivedNanos, now - receivedNanos, error);

@@ -277,6 +277,7 @@ final class SimpleConnection implements CallTransport {
         if (failed) {
             close();
         } else if (watch) {
+            server.responderHandoffs.increment();
             server.responder().watch(this); // the socket would block: the Responder finishes it
         }
     }

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
@@ -86,6 +87,8 @@ public final class SimpleRpcServer implements RpcServer {
     private final Set<SimpleConnection> connections = ConcurrentHashMap.newKeySet();
     /** Calls dispatched and not yet finished (answered and their buffer released). */
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Responses a handler could not write without blocking, finished by the Responder. */
+    final LongAdder responderHandoffs = new LongAdder();
     private final List<Reader> readers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopping;
@@ -335,6 +338,11 @@ public final class SimpleRpcServer implements RpcServer {
     /** Reader threads. */
     public int readerCount() {
         return readerCount;
+    }
+
+    /** Responses handed to the Responder because the socket would have blocked (the rest were written inline). */
+    public long responderHandoffs() {
+        return responderHandoffs.sum();
     }
 
     /** Open connections (tests). */
