@@ -30,7 +30,9 @@ class DeferredResponseTest {
 
     private SimpleRpcServer start(RpcService service, RequestBufferAllocator alloc) throws Exception {
         SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service,
-            new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2"), log::add, alloc, ZeroCopyCellDecoder.INSTANCE);
+            // room for every call of the 40-in-flight test: a full queue would answer SERVER_BUSY
+            new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2").set(RpcConstants.MAX_CALLQUEUE_LENGTH_KEY, "64"),
+            log::add, alloc, ZeroCopyCellDecoder.INSTANCE);
         server.start();
         return server;
     }
