@@ -188,6 +188,19 @@ class ClientRoutingTest {
     }
 
     @Test
+    void theOperationTimeoutEndsTheRetriesEarly() throws IOException {
+        cluster.servers.get(1).stop();
+        try (Connection c = Connection.open(cluster.clientConf().set(ClientSettings.RETRIES_KEY, "15")
+            .set(ClientSettings.PAUSE_KEY, "20").set(ClientSettings.OPERATION_TIMEOUT_KEY, "100"))) {
+            RetriesExhaustedException e = assertThrows(RetriesExhaustedException.class,
+                () -> c.getTable("T").put(new Put(b("f")).addColumn(FakeCluster.F, FakeCluster.Q, b("x"))));
+            // waits 20, 40, 60 ms: at the latest the third would end past 100 ms, long before 15 retries
+            assertTrue(e.getMessage().contains("the next would pass hbase.client.operation.timeout=100 ms"), e.getMessage());
+            assertTrue(e.getMessage().matches("PUT on table T failed after [123] attempts: .*"), e.getMessage());
+        }
+    }
+
+    @Test
     void anOfflineServerIsNotCalledUntilLocateSaysItIsBack() throws IOException {
         cluster.move("T", 0, 0, false);
         Table t = conn.getTable("T");
