@@ -79,6 +79,11 @@ final class Reader implements Runnable {
                         }
                     } catch (CancelledKeyException e) {
                         // closed meanwhile by another thread: forget() follows
+                    } catch (RuntimeException | OutOfMemoryError e) {
+                        // one connection's trouble (a request too big for the heap) must not stop the reader
+                        SimpleConnection c = (SimpleConnection) key.attachment();
+                        server.log("closing " + c.remoteAddress() + ": " + e);
+                        c.close();
                     }
                 }
                 forgetClosed();
