@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -225,6 +227,38 @@ class ClusterClientTest {
             assertEquals(2, stale.locateCalls(), "NOT_SERVING_REGION from " + oldServer + ": one LOCATE, then " + newServer);
             assertEquals("v", new String(admin.getTable("Moved").get(row).getValue(PeData.FAMILY, PeData.QUALIFIER),
                 StandardCharsets.US_ASCII));
+        }
+    }
+
+    @Test
+    void peAndAdminWorkAcrossTheCluster() throws Exception {
+        for (String line : new String[] {"--nomapred --oneCon=true --rows=400 --valueSize=50 --presplit=6 sequentialWrite 3",
+            "--nomapred --oneCon=false --rows=400 randomRead 3", "--nomapred --oneCon=true --rows=400 --caching=7 scan 3"}) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int code = new PerformanceEvaluation(PeOptions.parse(List.of(line.split(" "))), clientConf(),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)).run();
+            assertEquals(0, code, line + ": " + err.toString(StandardCharsets.UTF_8));
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains("Summary of timings (ms)"), out.toString(StandardCharsets.UTF_8));
+        }
+        try (Connection c = Connection.open(clientConf())) {
+            assertEquals(1200, AdminCli.countRows(c.getTable("TestTable")), "every row pe wrote, over six regions on three servers");
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8);
+            for (String cmd : new String[] {"regions TestTable", "status", "count TestTable --json", "flush TestTable",
+                "compact TestTable", "tables"}) {
+                AdminCli.execute(AdminCli.parse(cmd.split(" ")), c, ps);
+            }
+            String text = out.toString(StandardCharsets.UTF_8);
+            for (int i = 0; i < 3; i++) {
+                String server = HOST + ":" + ports[i];
+                assertTrue(text.contains("\n" + server + "\t"), "regions lists " + server + ": " + text);
+                assertTrue(text.contains("\"server\": \"" + server + "\""), "status lists " + server + ": " + text);
+            }
+            assertTrue(text.contains("{\"table\": \"TestTable\", \"rows\": 1200}"), text);
+            assertTrue(text.contains("flushed table TestTable") && text.contains("major-compacted table TestTable"), text);
+            assertEquals(6, c.getAdmin().regions("TestTable").size());
+            assertEquals(1200, AdminCli.countRows(c.getTable("TestTable")), "still every row after flush and compaction");
         }
     }
 
