@@ -26,6 +26,7 @@ import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -52,8 +53,14 @@ class RpcServerFuzzTest {
     private final AtomicLong closed = new AtomicLong();
     private final AtomicBoolean doubleClose = new AtomicBoolean();
 
-    static List<String> implementations() {
-        return RpcServers.implementations();
+    /** Every implementation on the 1.x (heap) and 2.x (pooled direct) memory paths. */
+    static List<Arguments> servers() {
+        List<Arguments> out = new ArrayList<>();
+        for (String impl : RpcServers.implementations()) {
+            out.add(Arguments.of(impl, "heap"));
+            out.add(Arguments.of(impl, "pooled"));
+        }
+        return out;
     }
 
     /**
@@ -92,19 +99,19 @@ class RpcServerFuzzTest {
         }
     };
 
-    @ParameterizedTest
-    @MethodSource("implementations")
-    void badInputNeverKillsOrWedgesTheServer(String impl) throws Exception {
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("servers")
+    void badInputNeverKillsOrWedgesTheServer(String impl, String memory) throws Exception {
         long seed = Long.getLong("heaplab.fuzz.seed", System.nanoTime());
-        System.out.println("RpcServerFuzzTest " + impl + " seed=" + seed + " (rerun: -Dheaplab.fuzz.seed=" + seed + ")");
+        System.out.println("RpcServerFuzzTest " + impl + " " + memory + " seed=" + seed + " (rerun: -Dheaplab.fuzz.seed=" + seed + ")");
         String leakProperty = System.getProperty(RpcConstants.LEAK_DETECTION_PROPERTY);
         System.setProperty(RpcConstants.LEAK_DETECTION_PROPERTY, "true");
         Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "4")
             .set(RpcConstants.MAX_REQUEST_SIZE_KEY, Integer.toString(MAX_REQUEST))
             .set(RpcConstants.MAX_CALLQUEUE_LENGTH_KEY, "64")
             .set("hbase.ipc.server.read.threadpool.size", "3")
-            // 2.x memory paths, small pooled buffers: big requests span segments and the pool runs dry
-            .set(RpcConstants.ALLOCATOR_POOL_ENABLED_KEY, "true")
+            // on the 2.x path small pooled buffers: big requests span segments and the pool runs dry
+            .set(RpcConstants.ALLOCATOR_POOL_ENABLED_KEY, Boolean.toString(memory.equals("pooled")))
             .set(RpcConstants.ALLOCATOR_BUFFER_SIZE_KEY, "4096")
             .set(RpcConstants.ALLOCATOR_MAX_BUFFER_COUNT_KEY, "48")
             .set(RpcConstants.ALLOCATOR_MIN_ALLOCATE_SIZE_KEY, "512");
