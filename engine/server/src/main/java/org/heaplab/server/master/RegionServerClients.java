@@ -40,8 +40,22 @@ final class RegionServerClients implements AutoCloseable {
         });
     }
 
-    /** One call to {@code server}; a connection failure drops the connection (the next call reconnects). */
+    /**
+     * One call to {@code server}. A connection failure drops the connection and the call is sent once more
+     * on a new one: a cached connection may be stale (the server restarted since), and every call the master
+     * makes (OPEN_REGIONS, DROP_TABLE, FLUSH, MAJOR_COMPACT, LIST_REGIONS) is safe to repeat.
+     */
     Response call(String server, Method method, byte[] params) throws IOException {
+        try {
+            return callOnce(server, method, params);
+        } catch (RemoteException e) {
+            throw e;
+        } catch (IOException e) {
+            return callOnce(server, method, params);
+        }
+    }
+
+    private Response callOnce(String server, Method method, byte[] params) throws IOException {
         RpcConnection c = connection(server);
         try {
             return c.call(method, params, List.of());

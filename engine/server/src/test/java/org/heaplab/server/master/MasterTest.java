@@ -185,6 +185,8 @@ class MasterTest {
             assertNotEquals(startCode, MiniCluster.startCode(MiniCluster.status(masterAddress), names[1]),
                 "a restart registers with a new start code");
             assertTrue(c.locate().stream().allMatch(RegionLocation::serverOnline));
+            // the master's cached connection to the old process is stale: the forwarded flush reconnects
+            c.master(Method.FLUSH, new ParamWriter().writeString("T").toByteArray());
             for (int i = 0; i < 120; i++) {
                 assertEquals("v" + i, c.get(row(i)), "row " + row(i));
             }
