@@ -48,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  * to the wrong server: NOT_SERVING_REGION makes it locate again, once.
  */
 @Timeout(60)
-class ClusterClientTest {
+class ClusterRetriesTest {
     private static final String HOST = InetAddress.getLoopbackAddress().getHostAddress();
     private static final byte[][] SPLITS = {PeData.rowKey(1_000), PeData.rowKey(2_000), PeData.rowKey(3_000),
         PeData.rowKey(4_000), PeData.rowKey(5_000)};
