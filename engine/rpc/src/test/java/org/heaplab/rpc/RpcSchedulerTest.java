@@ -63,7 +63,7 @@ class RpcSchedulerTest {
     @CsvSource({
         // handlers, factor, ratio, write queues, write handlers, read queues, read handlers (0 = no split: "all")
         "30, 0.1, 0,   0, 0, 3, 30",   // HBase 2's defaults: 3 queues, 30 handlers
-        "30, 0,   0,   0, 0, 1, 30",   // HBase 1's factor 0: one shared queue
+        "30, 0,   0,   0, 0, 1, 30",   // factor 0: one shared queue
         "30, 0.1, 0.5, 1, 15, 2, 15",  // 3 queues: writers max(1, 3 - round(1.5)=2) = 1
         "10, 1,   0.7, 3, 3, 7, 7",    // a queue per handler: 3 write, 7 read
         "30, 0.1, 1,   1, 1, 2, 29",   // ratio 1 still keeps one writer
