@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 from heaplab.analysis import Analysis
 from heaplab.comparison import fmt
@@ -211,8 +212,13 @@ def sweep_figure(a: Analysis) -> Figure:
         sat = saturation(v, row)
         if sat.threads is not None:
             tps.axvline(sat.threads, color=line.get_color(), linestyle=":", linewidth=1)
+    ticks = sorted({p.threads for row in rows.values() for p in row})
     for ax, label in ((tps, "throughput (gets/s)"), (lat, "average latency (ms)")):
         ax.set_xscale("log", base=2)
+        if ticks:
+            ax.set_xticks(ticks, [str(t) for t in ticks])
+            ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_ylim(bottom=0)
         ax.set_xlabel("client threads")
         ax.set_ylabel(label)
         ax.set_title(f"{label} ({a.run.scale})")
