@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A full call queue answers SERVER_BUSY at once (the reader is not blocked) while the server keeps
- * serving: on every RpcServers implementation.
+ * serving, and a read/write split keeps reads served under a write flood: on every RpcServers implementation.
  */
 @Timeout(30)
 class ServerBusyTest {
@@ -112,5 +112,59 @@ class ServerBusyTest {
         assertEquals(5, rejected);
         RpcMetrics.MethodStats get = server.metrics().snapshot().get(Method.GET);
         assertEquals(5, get.errors(), "busy answers count as errors of their method");
+    }
+
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void withAReadWriteSplitAWriteFloodLeavesReadsServed(String impl) throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        RpcService svc = request -> {
+            if (RpcCall.isWrite(request.method())) {
+                entered.countDown();
+                try {
+                    release.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return RpcService.Reply.of(new ParamWriter().writeInt(request.callId()));
+        };
+        // 2 handlers, 2 queues, read ratio 0.5: one write queue and handler, one read queue and handler
+        Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2")
+            .set(RpcScheduler.HANDLER_FACTOR_KEY, "1").set(RpcScheduler.READ_RATIO_KEY, "0.5")
+            .set(RpcConstants.MAX_CALLQUEUE_LENGTH_KEY, "4");
+        server = RpcServers.create(impl, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), svc, conf, log::add);
+        server.start();
+        try (Socket writer = new Socket(InetAddress.getLoopbackAddress(), server.port());
+             RpcConnection reader = RpcConnection.open(InetAddress.getLoopbackAddress().getHostAddress(), server.port(),
+                 5000, 10_000)) {
+            writer.setSoTimeout(10_000);
+            OutputStream out = writer.getOutputStream();
+            DataInputStream in = new DataInputStream(writer.getInputStream());
+            out.write(FrameWriter.preamble());
+            out.write(FrameWriter.request(1, Method.PUT, new ParamWriter().writeString("t").toByteArray(), List.of()));
+            assertTrue(entered.await(10, TimeUnit.SECONDS), "the write handler is stuck");
+            for (int id = 2; id <= 12; id++) {
+                out.write(FrameWriter.request(id, id % 2 == 0 ? Method.DELETE : Method.INCREMENT, new byte[0], List.of()));
+            }
+            out.flush();
+            for (int i = 0; i < 7; i++) { // 4 queued behind the stuck PUT, 7 refused
+                assertEquals(ErrorCode.SERVER_BUSY, read(in).error());
+            }
+            for (int i = 0; i < 30; i++) { // every read answered while every write still waits
+                Response r = reader.call(Method.GET, new byte[0], List.of());
+                assertFalse(r.isError());
+            }
+            release.countDown();
+            for (int i = 0; i < 5; i++) {
+                assertFalse(read(in).isError());
+            }
+        }
+        List<RpcScheduler.QueueStats> qs = server.scheduler().queues();
+        assertEquals(List.of("write", "read"), qs.stream().map(RpcScheduler.QueueStats::kind).toList());
+        assertEquals(7, qs.get(0).rejected());
+        assertEquals(30, qs.get(1).dispatched());
+        assertEquals(0, qs.get(1).rejected());
     }
 }
