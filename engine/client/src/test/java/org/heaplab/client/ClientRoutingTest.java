@@ -161,6 +161,24 @@ class ClientRoutingTest {
     }
 
     @Test
+    void aServerThatDiesWithTheCallGetsPutsAgainButNotIncrements() throws IOException {
+        try (CrashingServer crashing = new CrashingServer()) {
+            cluster.assign("T", 0, crashing.address());
+            Table t = conn.getTable("T");
+            RetriesExhaustedException put = assertThrows(RetriesExhaustedException.class,
+                () -> t.put(new Put(b("a")).addColumn(FakeCluster.F, FakeCluster.Q, b("x"))));
+            assertEquals(6, crashing.requests.get(), "a put is idempotent: sent again on every attempt (5 retries)");
+            assertTrue(put.getMessage().contains("last server " + crashing.address()), put.getMessage());
+
+            RetriesExhaustedException inc = assertThrows(RetriesExhaustedException.class,
+                () -> t.increment(b("a"), FakeCluster.F, FakeCluster.Q, 1));
+            assertEquals(7, crashing.requests.get(), "the increment reached the server once and was not sent again");
+            assertTrue(inc.getMessage().startsWith("INCREMENT on table T at " + crashing.address()
+                + " failed and is not retried (it may have been applied): "), inc.getMessage());
+        }
+    }
+
+    @Test
     void anIncrementWhoseLocateFailedIsRetried() throws IOException {
         cluster.master.failLocates.set(2);
         assertEquals(3, conn.getTable("T").increment(b("c"), FakeCluster.F, FakeCluster.Q, 3),

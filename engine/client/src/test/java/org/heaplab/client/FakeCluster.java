@@ -262,6 +262,17 @@ final class FakeCluster implements AutoCloseable {
         locations = List.copyOf(out);
     }
 
+    /** Points region {@code index} of {@code table} at {@code server} ("host:port", e.g. a {@link CrashingServer}). */
+    void assign(String table, int index, String server) {
+        List<RegionLocation> out = new ArrayList<>();
+        int i = 0;
+        for (RegionLocation l : locations) {
+            out.add(l.table().equals(table) && i++ == index
+                ? new RegionLocation(l.table(), l.encodedName(), l.startKey(), l.endKey(), server, true) : l);
+        }
+        locations = List.copyOf(out);
+    }
+
     /** Moves region {@code index} of {@code table} to server {@code to}, marking its server online or not. */
     void move(String table, int index, int to, boolean online) {
         List<RegionLocation> out = new ArrayList<>();
