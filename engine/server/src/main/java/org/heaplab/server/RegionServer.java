@@ -19,8 +19,8 @@ import org.heaplab.rpc.RpcServers;
  * heartbeats ({@link MasterReporter}); the master then sends it OPEN_REGIONS for the regions it assigns here.
  * Standalone (the default) it answers CREATE_TABLE, LOCATE and CLUSTER_STATUS itself.
  *
- * <p>Start-up order: the configuration is checked, the port is bound (a taken port fails fast, before any
- * data is touched), then the regions open; calls that arrive meanwhile are answered with an error, so the
+ * <p>Start-up order: the configuration is checked, the RPC and HTTP ports are bound (a taken port fails fast,
+ * before any data is touched), then the regions open; calls that arrive meanwhile are answered with an error, so the
  * first successful STATUS call means "ready"; only then does the server register with the master. Stopping
  * (SIGTERM via the shutdown hook, or {@link #stop()}) stops heartbeating, stops accepting, lets in-flight
  * calls finish and answer, then closes OnlineRegions, which flushes the memstores and closes the WAL.
@@ -79,10 +79,28 @@ public final class RegionServer {
         }
         String address = host + ":" + rpc.port();
         service.bound(address, rpc.name());
+        if (distributed) { // before any call is answered: CREATE_TABLE and LOCATE belong to the master
+            service.clusterMode(String.join(",", masters));
+        }
+        InfoServer info; // bound before any data is touched too; answers 500 until the regions are open
+        try {
+            info = InfoServer.start(conf, InfoServer.REGIONSERVER_PORT_KEY, host, () -> {
+                ServerMetrics metrics = service.metrics();
+                if (metrics == null) {
+                    throw new IllegalStateException("the region server is still opening its regions");
+                }
+                return metrics.endpointJson(address, rpc);
+            });
+        } catch (IOException | RuntimeException e) {
+            rpc.stop();
+            throw e;
+        }
+        service.infoAddress(info.address());
         OnlineRegions regions;
         try {
             regions = OnlineRegions.open(conf);
         } catch (IOException | RuntimeException e) {
+            info.stop();
             rpc.stop();
             throw e;
         }
@@ -92,34 +110,21 @@ public final class RegionServer {
         try {
             writePath = WritePath.fromConf(conf, regions, rpc.handlerCount());
         } catch (RuntimeException e) {
+            info.stop();
             rpc.stop();
             regions.close();
             throw e;
         }
         ServerLog.info("write path: " + writePath.describe());
         service.online(regions, writePath, rpc.allocator());
-        InfoServer info;
-        try {
-            info = InfoServer.start(conf, InfoServer.REGIONSERVER_PORT_KEY, host,
-                () -> service.metrics().endpointJson(address, rpc));
-        } catch (IOException | RuntimeException e) {
-            rpc.stop();
-            writePath.close();
-            regions.close();
-            throw e;
-        }
-        service.infoAddress(info.address());
         MasterReporter reporter = null;
         if (distributed) {
-            service.clusterMode(String.join(",", masters));
-            reporter = new MasterReporter(masters, address, service, info.address(), msgInterval);
             ServerLog.info("cluster mode (" + ClusterKeys.DISTRIBUTED + "=true): registering with the master at "
                 + String.join(",", masters) + " (" + ClusterKeys.MASTERS + ")");
+            reporter = new MasterReporter(masters, address, service, info.address(), msgInterval);
+            reporter.start();
         } else {
             ServerLog.info("standalone (" + ClusterKeys.DISTRIBUTED + "=false): this server holds every region");
-        }
-        if (reporter != null) {
-            reporter.start();
         }
         return new RegionServer(rpc, regions, writePath, reporter, info);
     }
