@@ -104,8 +104,13 @@ public final class Master {
             + "), marked down after " + timeout + " ms without one (" + ClusterKeys.REGIONSERVER_TIMEOUT + ")");
         InfoServer info;
         try {
-            info = InfoServer.start(conf, InfoServer.MASTER_PORT_KEY, host,
-                () -> ServerMetrics.endpoint("master", address, rpc).toString());
+            TableManager t = tables;
+            info = InfoServer.start(conf, InfoServer.MASTER_PORT_KEY, host, () -> {
+                java.util.List<String> online = registry.onlineServers();
+                return ServerMetrics.endpoint("master", address, rpc).put("cluster", new org.heaplab.server.JsonWriter()
+                    .put("servers_online", online.size()).put("servers_down", registry.loads().size() - online.size())
+                    .put("tables", t.tableCount()).put("regions", t.regionCount())).toString();
+            });
         } catch (IOException | RuntimeException e) {
             rpc.stop();
             clients.close();

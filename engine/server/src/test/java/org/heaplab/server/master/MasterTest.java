@@ -150,7 +150,14 @@ class MasterTest {
                 .readBoolean());
             RemoteException exists = assertThrows(RemoteException.class, () -> createTable(c, "T"));
             assertEquals(ErrorCode.TABLE_EXISTS, exists.code());
-            assertTrue(MiniCluster.status(masterAddress).endsWith("\"tables\": 1, \"regions\": 6}"));
+            String status = MiniCluster.status(masterAddress);
+            assertTrue(status.endsWith("\"tables\": 1, \"regions\": 6}"), status);
+            assertTrue(status.contains("\"info\": \"" + servers[0].info().address() + "\""), "REGISTER carried the "
+                + "server's metrics endpoint: " + status);
+            String metrics = new String(java.net.URI.create("http://" + master.info().address() + "/metrics").toURL()
+                .openStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(metrics.contains("\"role\": \"master\"") && metrics.contains(
+                "\"cluster\": {\"servers_online\": 3, \"servers_down\": 0, \"tables\": 1, \"regions\": 6}"), metrics);
 
             c.master(Method.DROP_TABLE, new ParamWriter().writeString("T").toByteArray());
             for (RegionServer s : servers) {

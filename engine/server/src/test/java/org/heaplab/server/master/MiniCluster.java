@@ -32,7 +32,8 @@ final class MiniCluster {
         return new Configuration().set("hbase.rootdir", root.toString()).set(ClusterKeys.MASTER_HOSTNAME, HOST)
             .set(ClusterKeys.MASTER_PORT, String.valueOf(port)).set(ClusterKeys.MASTER_HANDLER_COUNT, "8")
             .set(ClusterKeys.MSG_INTERVAL, String.valueOf(HEARTBEAT_MS))
-            .set(ClusterKeys.REGIONSERVER_TIMEOUT, String.valueOf(timeoutMs));
+            .set(ClusterKeys.REGIONSERVER_TIMEOUT, String.valueOf(timeoutMs))
+            .set(org.heaplab.server.InfoServer.MASTER_PORT_KEY, "0"); // any free port
     }
 
     static Configuration serverConf(Path root, int port, String master) {
@@ -40,7 +41,8 @@ final class MiniCluster {
             .set(RegionServer.PORT_KEY, String.valueOf(port)).set("hbase.regionserver.handler.count", "4")
             .set("hfile.block.cache.size", "0.05").set("hbase.regionserver.global.memstore.size", "0.1")
             .set(ClusterKeys.DISTRIBUTED, "true").set(ClusterKeys.MASTERS, master)
-            .set(ClusterKeys.MSG_INTERVAL, String.valueOf(HEARTBEAT_MS));
+            .set(ClusterKeys.MSG_INTERVAL, String.valueOf(HEARTBEAT_MS))
+            .set(org.heaplab.server.InfoServer.REGIONSERVER_PORT_KEY, "0");
     }
 
     /** The master's CLUSTER_STATUS JSON. */
