@@ -51,6 +51,7 @@ class Point:
     throughput: float | None
     latency_avg: float | None
     problem: str | None = None
+    cpu_us_per_get: float | None = None  # when an `admin metrics` pair brackets the step
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,17 @@ def points(a: Analysis) -> dict[str, list[Point]]:
             if m.problem:
                 row.append(Point(exp, v, threads, None, None, m.problem))
             else:
-                row.append(Point(exp, v, threads, m.values.get("throughput"), m.values.get("latency_avg")))
+                values = m.values
+                row.append(
+                    Point(
+                        exp,
+                        v,
+                        threads,
+                        values.get("throughput"),
+                        values.get("latency_avg"),
+                        cpu_us_per_get=values.get("cpu_us_per_get"),
+                    )
+                )
         out[v] = row
     return out
 
@@ -144,15 +155,17 @@ def saturation(variant: str, row: list[Point]) -> Saturation:
 
 
 def to_markdown(a: Analysis) -> str:
-    """The sweep table (threads, then TPS and AVG per variant, and the last variant's TPS over the first's)
-    and one line per variant saying where it saturates; "" when the lab has no sweep."""
+    """The sweep table (threads, then TPS, AVG and, when measured, the server's CPU per get per variant, and
+    the last variant's TPS over the first's) and one line per variant saying where it saturates; "" when
+    the lab has no sweep."""
     rows = points(a)
     if not rows:
         return ""
     variants = list(rows)
+    cpu = any(p.cpu_us_per_get is not None for row in rows.values() for p in row)
     header = ["step", "threads"]
     for v in variants:
-        header += [f"{v} TPS", f"{v} AVG (ms)"]
+        header += [f"{v} TPS", f"{v} AVG (ms)"] + ([f"{v} CPU us/get"] if cpu else [])
     ratio = len(variants) >= 2
     if ratio:
         header.append(f"TPS {variants[-1]} / {variants[0]}")
@@ -162,6 +175,7 @@ def to_markdown(a: Analysis) -> str:
         for v in variants:
             p = rows[v][i]
             cells += [fmt("throughput", p.throughput), fmt("latency_avg", p.latency_avg)]
+            cells += [fmt("cpu_us_per_get", p.cpu_us_per_get)] if cpu else []
         if ratio:
             first, last = rows[variants[0]][i].throughput, rows[variants[-1]][i].throughput
             cells.append(f"{last / first:.2f}x" if first and last is not None else "-")

@@ -7,7 +7,8 @@ over 16030). It skips, with the reason, while the spec marks a variant unavailab
 both SimpleRpcServer and NettyRpcServer). Then:
 - both variants completed, each with its own hbase.rpc.server.impl, and each server's log names the RPC
   server it ran and its metrics endpoint;
-- every step of the sweep read threads x rows rows with the step's thread count;
+- every step of the sweep read threads x rows rows with the step's thread count, and the server counted
+  exactly those gets between the `admin metrics` reports around the step;
 - both claims are judged (reproduced or not, never inconclusive), report.md has the sweep section and
   figure, and the notebook executes on the run.
 """
@@ -18,6 +19,7 @@ import json
 
 import pytest
 
+from heaplab.memory import load_admin_metrics
 from heaplab.spec import load_spec
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
@@ -71,6 +73,11 @@ def test_every_step_read_the_whole_table_at_its_thread_count(e2e: FinishedRun) -
             assert summary["test"] == "RandomReadTest", (name, i)
             assert summary["threads"] == p[f"threads_{i}"], (name, i)
             assert summary["rows"] == p["total_rows"], (name, i)
+            # the `admin metrics` pair around the step: the server counted exactly the client's gets
+            after, before = (
+                load_admin_metrics(e2e.run / name / f"client/metrics_{j}-localhost.json") for j in (i, i - 1)
+            )
+            assert after.raw["reads"]["gets"] - before.raw["reads"]["gets"] == p["total_rows"], (name, i)
 
 
 def test_claims_are_judged_and_the_report_has_the_sweep(e2e: FinishedRun) -> None:

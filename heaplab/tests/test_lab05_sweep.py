@@ -19,7 +19,7 @@ from heaplab.report import write_report
 from heaplab.rundir import load_run
 from heaplab.spec import load_spec
 from heaplab.tests.conftest import REPO
-from heaplab.tests.fabricate import Shape, fabricate_run
+from heaplab.tests.fabricate import Shape, admin_metrics, fabricate_run, read_groups
 from heaplab.tests.shared_runs import execute_notebook
 
 LAB = "05-netty-rpc"
@@ -38,9 +38,23 @@ def lab05_spec(*, available: bool = True) -> dict[str, Any]:
     return raw
 
 
-def shape(base_us: float, durations: list[int]) -> Shape:
+def counters(cpu_us_per_get: float) -> dict[str, dict[str, Any]]:
+    """The `admin metrics` reports around the steps: 4000 gets before metrics_0 (the warm-up), then 4000 per
+    step, every data block a cache hit, ``cpu_us_per_get`` of server CPU per get."""
+    out = {}
+    for i in range(5):
+        gets = 4000 * (i + 1)
+        reads = read_groups(
+            gets, data_hits=gets, cpu_ms=round(gets * cpu_us_per_get / 1000), caches=("lru", "bucket")
+        )
+        out[f"metrics_{i}"] = admin_metrics(100 << 20, gc_requested=False, reads=reads)
+    return out
+
+
+def shape(base_us: float, durations: list[int], cpu_us_per_get: float = 40.0) -> Shape:
     """Every read step gets the same number of gets at ci (4000), so its throughput is 4000 / duration."""
     return Shape(
+        metrics=counters(cpu_us_per_get),
         base_us=base_us,
         young_gcs=0,
         other_gcs=0,
@@ -54,7 +68,7 @@ def shape(base_us: float, durations: list[int]) -> Shape:
 
 def netty_wins(tmp_path: Path) -> Path:
     """Simple saturates at 4 threads (2000 gets/s), Netty at 8 (4000 gets/s); 920 us against 250 us."""
-    shapes = {"simple-rpc": shape(920, [4, 2, 2, 2]), "netty-rpc": shape(250, [4, 2, 1, 1])}
+    shapes = {"simple-rpc": shape(920, [4, 2, 2, 2], 60), "netty-rpc": shape(250, [4, 2, 1, 1], 30)}
     return fabricate_run(tmp_path / "wins", lab05_spec(), shapes)
 
 
@@ -94,9 +108,15 @@ def test_sweep_table_saturation_and_claims_when_netty_wins(tmp_path: Path) -> No
     assert (simple.threads, netty.threads) == (4, 8)
     assert simple.text.startswith("simple-rpc: saturated at 4 threads (2000 gets/s, 90%+ of the peak")
     md = sweep.to_markdown(a)
-    header = "| step | threads | simple-rpc TPS | simple-rpc AVG (ms) | netty-rpc TPS | netty-rpc AVG (ms) |"
-    assert header in md
-    assert "| netty_rpc | 16 | 2000 |" in md and md.splitlines()[5].endswith("| 2.00x |")
+    assert md.splitlines()[0] == (
+        "| step | threads | simple-rpc TPS | simple-rpc AVG (ms) | simple-rpc CPU us/get | netty-rpc TPS | "
+        "netty-rpc AVG (ms) | netty-rpc CPU us/get | TPS netty-rpc / simple-rpc |"
+    )
+    last = md.splitlines()[5]
+    assert last.startswith("| netty_rpc | 16 | 2000 | 0.9") and last.endswith(
+        "| 4000 | 0.26 | 30.0 | 2.00x |"
+    )
+    assert [p.cpu_us_per_get for p in rows["simple-rpc"]] == [60.0] * 4
     verdicts = {r.claim.id: r for r in a.claims}
     assert verdicts["netty-latency-under-pressure"].verdict == REPRODUCED
     assert verdicts["netty-latency-under-pressure"].article == {"netty-rpc": 0.25, "simple-rpc": 0.92}
