@@ -125,6 +125,11 @@ public final class RegionServer {
             reporter.start();
         } else {
             ServerLog.info("standalone (" + ClusterKeys.DISTRIBUTED + "=false): this server holds every region");
+            String configured = conf.get(ClusterKeys.MASTERS);
+            if (configured != null && !configured.isBlank()) { // clients would ask a master this server never joins
+                ServerLog.warn(ClusterKeys.MASTERS + "=" + configured + " is set but " + ClusterKeys.DISTRIBUTED
+                    + "=false: this server does not register with a master; set it to true for cluster mode");
+            }
         }
         return new RegionServer(rpc, regions, writePath, reporter, info);
     }
