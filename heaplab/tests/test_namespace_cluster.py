@@ -1,0 +1,351 @@
+"""Function test: a cluster in network namespaces survives a region server killed in the middle of a write.
+
+``infra/netns/cluster.sh up`` makes a namespace ``ctl`` (ansible and the client) and nodes n1..n3, each with
+its own address, hosts file, hostname and sshd. ``heaplab run`` runs inside ctl against the inventory the
+script wrote, with the same playbooks as every other target: the master on n1, region servers on n1..n3
+(cluster mode), the client in ctl, and these phases (a lab written by this test, below):
+
+1. ``admin create TestTable --presplit=3``: the master assigns the three regions round-robin,
+2. ``admin regions TestTable``: which server holds which region,
+3. ``pe sequentialWrite 3`` (three writer threads, each in its own region, so on its own server),
+4. ``admin count TestTable --json``: rows, by scanning every region,
+5. ``admin status``: the master's view of the servers at the end.
+
+While phase 3 runs, the test SIGKILLs n2's region server (no flush, no clean WAL close) and a few seconds
+later starts it again with ``engine-daemon start regionserver`` over ssh, as an operator would. The client's
+retries must carry the writer through: the write phase succeeds, and the count equals the rows pe wrote
+(every acknowledged put survived the crash through n2's WAL replay). ``cluster.sh down`` runs whatever
+happens and must leave no namespace and no process behind.
+
+Skips, saying why, when not root, without a working ``ip netns``, when a namespace cluster is already up
+(the test would tear it down), or when ``cluster.sh up`` cannot run here (exit 2, e.g. sshd cannot be
+installed). Takes about two minutes on 2 cores; every "node" shares this machine, so nothing here is timed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heaplab.tests.conftest import REPO
+
+CLUSTER_SH = REPO / "infra" / "netns" / "cluster.sh"
+# Short on purpose: ssh control sockets live below it.
+STATE = Path("/tmp/heaplab-netns-test")
+NAMESPACES = ("ctl", "n1", "n2", "n3")
+LAB = "90-namespace-cluster"
+VARIANT = "cluster"
+KILLED = "n2"
+KILL_AFTER_S = 4.0  # after the pe JVM appears: it has created its connection and is writing
+DOWN_FOR_S = 3.0  # between the kill and the restart
+RUN_TIMEOUT_S = 420
+
+SPEC = f"""\
+lab: {LAB}
+title: Namespace cluster function test (a region server killed and restarted during a write)
+reproduces:
+  - {{doc: "none", experiment: cluster_write}}
+variants:
+  {VARIANT}:
+    profile: hbase1-onheap
+    server_jvm: ["-Xms64m", "-Xmx{{heap}}", "-XX:+UseG1GC"]
+    client_jvm: ["-Xmx{{client_heap}}", "-XX:+UseG1GC"]
+scales:
+  ci: {{heap: 256m, client_heap: 256m, threads: 3, rows: 12000, regions: 3}}
+site:
+  hbase.regionserver.handler.count: "8"
+phases:
+  - {{name: create, tool: admin, args: "create TestTable --presplit={{regions}} --rows={{total_rows}}"}}
+  - {{name: regions, tool: admin, args: "regions TestTable"}}
+  - {{name: write, tool: pe, measure: cluster_write,
+     args: "--nomapred --oneCon=true --valueSize=100 --rows={{rows}} --autoFlush=true --presplit={{regions}}
+       sequentialWrite {{threads}}"}}
+  - {{name: count, tool: admin, args: "count TestTable --json"}}
+  - {{name: status, tool: admin, args: "status"}}
+claims: []
+"""
+
+
+def _skip_reason() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, veths, sshd)"
+    if shutil.which("ip") is None:
+        return "no `ip` command (iproute2)"
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
+    if listed.returncode != 0:
+        return f"`ip netns` does not work here: {listed.stderr.strip()}"
+    present = {line.split()[0] for line in listed.stdout.splitlines() if line.strip()} & set(NAMESPACES)
+    if present:
+        return (
+            f"namespaces {', '.join(sorted(present))} exist already (a cluster is up); "
+            "this test would replace it: run infra/netns/cluster.sh down first"
+        )
+    return None
+
+
+def _cluster_sh(*args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CLUSTER_SH), "--state-dir", str(STATE), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _pids_with(*needles: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if all(n in cmdline for n in needles) and int(entry.name) != os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@dataclass
+class Crash:
+    """What the killer thread did, with wall-clock times (ms) to compare with pe's summary."""
+
+    pe_pid: int | None = None
+    killed_pid: int | None = None
+    kill_ms: float | None = None
+    restart_ms: float | None = None
+    restarted_ms: float | None = None
+    restart: subprocess.CompletedProcess[str] | None = None
+    pe_alive_at_kill: bool = False
+    error: str | None = None
+
+
+@dataclass
+class Scenario:
+    run: Path | None = None
+    proc: subprocess.CompletedProcess[str] | None = None
+    manifest: dict[str, Any] = field(default_factory=dict)
+    crash: Crash = field(default_factory=Crash)
+    down: subprocess.CompletedProcess[str] | None = None
+    left_namespaces: list[str] = field(default_factory=list)
+    left_processes: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def client(self) -> Path:
+        assert self.run is not None
+        return self.run / VARIANT / "client"
+
+    def output(self) -> str:
+        if self.proc is None:
+            return "(heaplab did not run)"
+        return f"--- stdout ---\n{self.proc.stdout[-6000:]}\n--- stderr ---\n{self.proc.stderr[-3000:]}"
+
+
+def _kill_and_restart(crash: Crash, stop: threading.Event, archive: Path) -> None:
+    """Wait for the write phase's pe JVM, SIGKILL n2's region server, start it again over ssh."""
+    client_dir = f"{STATE}/nodes/ctl/heaplab/current/client"
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while not stop.is_set() and time.monotonic() < deadline:
+        pids = _pids_with("org.heaplab.tools.PerformanceEvaluation", client_dir)
+        if pids:
+            crash.pe_pid = pids[0]
+            break
+        time.sleep(0.2)
+    else:
+        crash.error = "the write phase's pe never started"
+        return
+    if stop.wait(KILL_AFTER_S):
+        return
+    crash.pe_alive_at_kill = _alive(crash.pe_pid)
+    if not crash.pe_alive_at_kill:
+        crash.error = f"pe ended within {KILL_AFTER_S} s, before the kill: raise the scale's rows"
+        return
+    node = STATE / "nodes" / KILLED / "heaplab"
+    pid_file = node / "current" / "logs" / "regionserver.pid"
+    crash.killed_pid = int(pid_file.read_text().strip())
+    crash.kill_ms = time.time() * 1000
+    os.kill(crash.killed_pid, signal.SIGKILL)
+    while _alive(crash.killed_pid):
+        time.sleep(0.05)
+    time.sleep(DOWN_FOR_S)
+    version = archive.name.removeprefix("heaplab-engine-").removesuffix("-bin.tar.gz")
+    home = node / "engine" / f"heaplab-engine-{version}"
+    work = node / "current"
+    remote = (
+        f"ENGINE_CONF_DIR={work}/conf ENGINE_LOG_DIR={work}/logs ENGINE_PID_DIR={work}/logs "
+        f"{home}/bin/engine-daemon start regionserver"
+    )
+    crash.restart_ms = time.time() * 1000
+    crash.restart = subprocess.run(
+        ["ip", "netns", "exec", "ctl", "ssh", "-F", f"{STATE}/ssh/config", KILLED, remote],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    crash.restarted_ms = time.time() * 1000
+
+
+@pytest.fixture(scope="module")
+def scenario(engine_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Scenario:
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    started = time.monotonic()
+    up = _cluster_sh("up", timeout=600)
+    if up.returncode == 2:
+        pytest.skip(f"cluster.sh up cannot run here: {up.stderr.strip()}")
+    s = Scenario()
+    stop = threading.Event()
+    killer = None
+    try:
+        assert up.returncode == 0, f"cluster.sh up failed:\n{up.stdout}\n{up.stderr}"
+        root = _lab_root(tmp_path_factory.mktemp("nsroot"), engine_archive)
+        runs = root / "results" / "runs"
+        killer = threading.Thread(target=_kill_and_restart, args=(s.crash, stop, engine_archive), daemon=True)
+        killer.start()
+        cmd = [sys.executable, "-m", "heaplab", "run", LAB, "--scale", "ci"]
+        cmd += ["--runs-dir", str(runs), "--inventory", str(STATE / "inventory.yml")]
+        s.proc = subprocess.run(
+            ["ip", "netns", "exec", "ctl", *cmd],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HEAPLAB_ROOT": str(root)},
+            timeout=RUN_TIMEOUT_S,
+            check=False,
+        )
+        stop.set()
+        killer.join(timeout=200)
+        s.run = next(iter(runs.iterdir()), None) if runs.is_dir() else None
+        if s.run is not None:
+            s.manifest = json.loads((s.run / "run.json").read_text(encoding="utf-8"))
+    finally:
+        stop.set()
+        if killer is not None:
+            killer.join(timeout=200)
+        s.down = _cluster_sh("down", timeout=300)
+        listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+        present = {ln.split()[0] for ln in listed.splitlines() if ln.strip()}
+        s.left_namespaces = [n for n in NAMESPACES if n in present]
+        s.left_processes = _pids_with(str(STATE))
+        s.seconds = time.monotonic() - started
+    return s
+
+
+def _lab_root(tmp: Path, archive: Path) -> Path:
+    """A throw-away checkout: the real playbooks and engine archive, this test's lab."""
+    root = tmp / "repo"
+    (root / "engine/dist/target").mkdir(parents=True)
+    (root / "engine/dist/target" / archive.name).symlink_to(archive)
+    (root / "playbooks").symlink_to(REPO / "playbooks")
+    shutil.copytree(REPO / "results/published", root / "results/published")
+    shutil.copyfile(REPO / "pyproject.toml", root / "pyproject.toml")
+    lab = root / "labs" / LAB
+    lab.mkdir(parents=True)
+    (lab / "experiment.yml").write_text(SPEC, encoding="utf-8")
+    return root
+
+
+def _phase_out(s: Scenario, phase: str) -> str:
+    path = s.client / f"{phase}-ctl.out"
+    assert path.is_file(), f"no {path.name}\n{s.output()}"
+    return path.read_text(encoding="utf-8")
+
+
+def test_the_run_completes_through_the_crash(scenario: Scenario) -> None:
+    s = scenario
+    assert s.crash.error is None, f"{s.crash.error}\n{s.output()}"
+    assert s.proc is not None and s.proc.returncode == 0, s.output()
+    assert s.manifest["status"] == "complete", s.output()
+    assert s.manifest["variants"][VARIANT]["status"] == "complete"
+    assert s.manifest["target"] == str(STATE / "inventory.yml")
+
+
+def test_the_region_server_was_killed_while_pe_wrote_and_came_back(scenario: Scenario) -> None:
+    s = scenario
+    assert s.crash.pe_alive_at_kill and s.crash.killed_pid is not None, s.crash
+    assert s.crash.restart is not None and s.crash.restart.returncode == 0, s.crash.restart
+    assert "regionserver running as pid" in s.crash.restart.stdout
+    summary = json.loads((s.client / "write-ctl.json").read_text(encoding="utf-8"))
+    # The outage lies inside pe's measured window: writes were acknowledged after the restart too.
+    assert summary["start_epoch_ms"] < s.crash.kill_ms < s.crash.restarted_ms < summary["end_epoch_ms"], (
+        summary,
+        s.crash,
+    )
+    log = (s.run / VARIANT / "server" / KILLED / "server.log").read_text(encoding="utf-8")
+    assert log.count("region server serving on ") == 2, (
+        "n2 served twice: before the kill and after the restart"
+    )
+
+
+def test_regions_are_spread_over_the_three_servers(scenario: Scenario) -> None:
+    out = _phase_out(scenario, "regions")
+    for node in ("n1", "n2", "n3"):
+        assert f"{node}:" in out, f"no region on {node}:\n{out}"
+
+
+def test_no_acknowledged_write_is_lost(scenario: Scenario) -> None:
+    s = scenario
+    summary = json.loads((s.client / "write-ctl.json").read_text(encoding="utf-8"))
+    assert summary["rows"] == 3 * 12000
+    counted = json.loads(_phase_out(s, "count"))
+    assert counted == {"table": "TestTable", "rows": summary["rows"]}
+
+
+def test_the_master_sees_every_server_online_at_the_end(scenario: Scenario) -> None:
+    status = json.loads(_phase_out(scenario, "status"))
+    servers = {srv["server"]: srv for srv in status["servers"]}
+    assert sorted(servers) == ["n1:16020", "n2:16020", "n3:16020"], status
+    assert all(srv["online"] for srv in servers.values()), status
+    assert status["master"] == "n1:16000"
+
+
+def test_every_host_is_recorded_and_every_server_collected(scenario: Scenario) -> None:
+    s = scenario
+    assert s.run is not None
+    roles = {h["name"]: h["role"] for h in s.manifest["hosts"]}
+    assert roles == {"ctl": "client", "n1": "master,regionserver", "n2": "regionserver", "n3": "regionserver"}
+    hostnames = {h["name"]: h["hostname"] for h in s.manifest["hosts"]}
+    assert hostnames["n1"] == "n1" and hostnames["n3"] == "n3", "each node runs under its own hostname"
+    variant = s.run / VARIANT
+    assert sorted(p.name for p in (variant / "server").iterdir()) == ["n1", "n2", "n3"]
+    for node in ("n1", "n2", "n3"):
+        assert (variant / "server" / node / "server.log").is_file()
+    master = variant / "master" / "n1"
+    assert "master serving on n1:16000" in (master / "master.log").read_text(encoding="utf-8")
+    site = (master / "engine-site.xml").read_text(encoding="utf-8")
+    assert "<name>hbase.cluster.distributed</name>\n    <value>true</value>" in site
+    assert "<name>hbase.masters</name>\n    <value>n1:16000</value>" in site
+
+
+def test_down_leaves_nothing_behind(scenario: Scenario, record_property: Any) -> None:
+    s = scenario
+    # The duration goes to the report (junit property and -rA output), not into an assertion.
+    record_property("namespace_cluster_seconds", round(s.seconds))
+    print(f"namespace cluster scenario: {s.seconds:.0f} s")
+    assert s.down is not None and s.down.returncode == 0, s.down
+    assert s.left_namespaces == []
+    assert s.left_processes == []
+    assert not STATE.exists()
+    assert not any(Path("/etc/netns", n).exists() for n in NAMESPACES)
