@@ -172,4 +172,35 @@ class SimpleRpcServerTest {
         assertEquals("SimpleRpcServer", RpcServers.fromConf(any, svc,
             new Configuration().set(RpcServers.IMPL_KEY, "BlockingRpcServer"), log::add).name());
     }
+
+    private static long directUsed() {
+        for (java.lang.management.BufferPoolMXBean b
+            : java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+            if (b.getName().equals("direct")) {
+                return b.getMemoryUsed();
+            }
+        }
+        throw new AssertionError("no direct buffer pool bean");
+    }
+
+    @Test
+    void theHeapPathMovesBigFramesIn64KbChunksAndPinsNoDirectMemory() throws Exception {
+        SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            RpcServerBehaviourTest.ECHO, new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2"), log::add);
+        server.start();
+        long before = directUsed();
+        long grown;
+        try (RpcConnection c = RpcConnection.open(InetAddress.getLoopbackAddress().getHostAddress(), server.port(), 5000, 20_000)) {
+            List<KeyValue> cells = List.of(FrameRoundTripTest.kv("big", "b".repeat(16 * 1024 * 1024)));
+            for (int i = 0; i < 2; i++) {
+                Response r = c.call(Method.PUT, new ParamWriter().writeString("t").toByteArray(), cells);
+                assertEquals(cells, r.cells());
+            }
+            grown = directUsed() - before; // while the server's threads live (the JDK frees their cache when they end)
+        } finally {
+            server.stop();
+        }
+        // unchunked, the reader and the handler would each keep a 16 MB temporary direct buffer
+        assertTrue(grown < 4 * 1024 * 1024, "direct memory grew by " + grown + " bytes for 16 MB heap frames");
+    }
 }
