@@ -51,7 +51,32 @@ class Point:
     throughput: float | None
     latency_avg: float | None
     problem: str | None = None
-    cpu_us_per_get: float | None = None  # when an `admin metrics` pair brackets the step
+    # server side, when an `admin metrics` pair brackets the step (the rpc group since issue 5):
+    cpu_us_per_get: float | None = None  # the whole process's CPU time per get
+    handler_us_per_get: float | None = None  # handler time running calls, per get
+    queue_ms: float | None = None  # a GET's mean wait in the call queue over the step
+
+
+def _rpc_values(after: dict[str, Any] | None, before: dict[str, Any] | None, gets: float) -> dict[str, float]:
+    """Per-step figures from the ``rpc`` groups of two METRICS reports (none when a report lacks it)."""
+    rpc_after, rpc_before = (r.get("rpc") if isinstance(r, dict) else None for r in (after, before))
+    if not isinstance(rpc_after, dict) or not isinstance(rpc_before, dict):
+        return {}
+    out: dict[str, float] = {}
+    try:
+        busy = float(rpc_after["handler_busy_ms"]) - float(rpc_before["handler_busy_ms"])
+        if gets > 0:
+            out["handler_us_per_get"] = busy * 1000 / gets
+        q_after, q_before = (r.get("methods", {}).get("GET", {}) for r in (rpc_after, rpc_before))
+        n_after, n_before = float(q_after.get("count", 0)), float(q_before.get("count", 0))
+        if n_after > n_before:
+            waited = n_after * float(q_after.get("queue_mean_ms", 0)) - n_before * float(
+                q_before.get("queue_mean_ms", 0)
+            )
+            out["queue_ms"] = waited / (n_after - n_before)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return {}
+    return out
 
 
 @dataclass(frozen=True)
@@ -125,6 +150,11 @@ def points(a: Analysis) -> dict[str, list[Point]]:
                 row.append(Point(exp, v, threads, None, None, m.problem))
             else:
                 values = m.values
+                rpc = _rpc_values(
+                    m.memory.raw if m.memory else None,
+                    m.memory_baseline.raw if m.memory_baseline else None,
+                    values.get("gets", 0.0),
+                )
                 row.append(
                     Point(
                         exp,
@@ -133,6 +163,7 @@ def points(a: Analysis) -> dict[str, list[Point]]:
                         values.get("throughput"),
                         values.get("latency_avg"),
                         cpu_us_per_get=values.get("cpu_us_per_get"),
+                        **rpc,
                     )
                 )
         out[v] = row
@@ -154,35 +185,62 @@ def saturation(variant: str, row: list[Point]) -> Saturation:
     return Saturation(variant, knee.threads, knee.throughput, peak.threads, peak.throughput, None)
 
 
+SERVER_COLUMNS = (
+    ("cpu_us_per_get", "CPU us/get"),
+    ("handler_us_per_get", "handler us/get"),
+    ("queue_ms", "queue wait (ms)"),
+)
+
+
 def to_markdown(a: Analysis) -> str:
-    """The sweep table (threads, then TPS, AVG and, when measured, the server's CPU per get per variant, and
-    the last variant's TPS over the first's) and one line per variant saying where it saturates; "" when
-    the lab has no sweep."""
+    """The sweep as markdown ("" when the lab has no sweep): a table of threads, TPS and AVG per variant and
+    the last variant's TPS over the first's; when measured, a second table of the server side per step
+    (process CPU per get, handler time per get, a GET's mean wait in the call queue); then one line per
+    variant saying where it saturates."""
     rows = points(a)
     if not rows:
         return ""
     variants = list(rows)
-    cpu = any(p.cpu_us_per_get is not None for row in rows.values() for p in row)
+    steps = sweep_experiments(a.run)
     header = ["step", "threads"]
     for v in variants:
-        header += [f"{v} TPS", f"{v} AVG (ms)"] + ([f"{v} CPU us/get"] if cpu else [])
+        header += [f"{v} TPS", f"{v} AVG (ms)"]
     ratio = len(variants) >= 2
     if ratio:
         header.append(f"TPS {variants[-1]} / {variants[0]}")
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    for i, exp in enumerate(sweep_experiments(a.run)):
+    lines = _table_head(header)
+    for i, exp in enumerate(steps):
         cells = [exp, str(rows[variants[0]][i].threads)]
         for v in variants:
             p = rows[v][i]
             cells += [fmt("throughput", p.throughput), fmt("latency_avg", p.latency_avg)]
-            cells += [fmt("cpu_us_per_get", p.cpu_us_per_get)] if cpu else []
         if ratio:
             first, last = rows[variants[0]][i].throughput, rows[variants[-1]][i].throughput
             cells.append(f"{last / first:.2f}x" if first and last is not None else "-")
         lines.append("| " + " | ".join(cells) + " |")
+    server = [
+        (key, label)
+        for key, label in SERVER_COLUMNS
+        if any(getattr(p, key) is not None for row in rows.values() for p in row)
+    ]
+    if server:
+        lines += ["", "Server side, per step:", ""]
+        lines += _table_head(["step", "threads"] + [f"{v} {label}" for v in variants for _, label in server])
+        for i, exp in enumerate(steps):
+            cells = [exp, str(rows[variants[0]][i].threads)]
+            cells += [_num(getattr(rows[v][i], key)) for v in variants for key, _ in server]
+            lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines += [f"- {saturation(v, rows[v]).text}" for v in variants]
     return "\n".join(lines)
+
+
+def _table_head(header: list[str]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
 
 
 def report_lines(a: Analysis) -> list[str]:

@@ -38,23 +38,31 @@ def lab05_spec(*, available: bool = True) -> dict[str, Any]:
     return raw
 
 
-def counters(cpu_us_per_get: float) -> dict[str, dict[str, Any]]:
+def counters(cpu_us_per_get: float, queue_ms: float = 0.2) -> dict[str, dict[str, Any]]:
     """The `admin metrics` reports around the steps: 4000 gets before metrics_0 (the warm-up), then 4000 per
-    step, every data block a cache hit, ``cpu_us_per_get`` of server CPU per get."""
+    step, every data block a cache hit, ``cpu_us_per_get`` of server CPU per get, half of it in handlers,
+    and every GET waiting ``queue_ms`` in the call queue."""
     out = {}
     for i in range(5):
         gets = 4000 * (i + 1)
-        reads = read_groups(
-            gets, data_hits=gets, cpu_ms=round(gets * cpu_us_per_get / 1000), caches=("lru", "bucket")
-        )
-        out[f"metrics_{i}"] = admin_metrics(100 << 20, gc_requested=False, reads=reads)
+        cpu_ms = round(gets * cpu_us_per_get / 1000)
+        reads = read_groups(gets, data_hits=gets, cpu_ms=cpu_ms, caches=("lru", "bucket"))
+        report = admin_metrics(100 << 20, gc_requested=False, reads=reads)
+        report["rpc"] = {
+            "impl": "X",
+            "handlers": 30,
+            "queues": [],
+            "handler_busy_ms": cpu_ms // 2,
+            "methods": {"GET": {"count": gets, "errors": 0, "queue_mean_ms": queue_ms}},
+        }
+        out[f"metrics_{i}"] = report
     return out
 
 
-def shape(base_us: float, durations: list[int], cpu_us_per_get: float = 40.0) -> Shape:
+def shape(base_us: float, durations: list[int], cpu_us_per_get: float = 40.0, queue_ms: float = 0.2) -> Shape:
     """Every read step gets the same number of gets at ci (4000), so its throughput is 4000 / duration."""
     return Shape(
-        metrics=counters(cpu_us_per_get),
+        metrics=counters(cpu_us_per_get, queue_ms),
         base_us=base_us,
         young_gcs=0,
         other_gcs=0,
@@ -68,7 +76,7 @@ def shape(base_us: float, durations: list[int], cpu_us_per_get: float = 40.0) ->
 
 def netty_wins(tmp_path: Path) -> Path:
     """Simple saturates at 4 threads (2000 gets/s), Netty at 8 (4000 gets/s); 920 us against 250 us."""
-    shapes = {"simple-rpc": shape(920, [4, 2, 2, 2], 60), "netty-rpc": shape(250, [4, 2, 1, 1], 30)}
+    shapes = {"simple-rpc": shape(920, [4, 2, 2, 2], 60, 0.5), "netty-rpc": shape(250, [4, 2, 1, 1], 30, 0.1)}
     return fabricate_run(tmp_path / "wins", lab05_spec(), shapes)
 
 
@@ -108,14 +116,19 @@ def test_sweep_table_saturation_and_claims_when_netty_wins(tmp_path: Path) -> No
     assert (simple.threads, netty.threads) == (4, 8)
     assert simple.text.startswith("simple-rpc: saturated at 4 threads (2000 gets/s, 90%+ of the peak")
     md = sweep.to_markdown(a)
-    assert md.splitlines()[0] == (
-        "| step | threads | simple-rpc TPS | simple-rpc AVG (ms) | simple-rpc CPU us/get | netty-rpc TPS | "
-        "netty-rpc AVG (ms) | netty-rpc CPU us/get | TPS netty-rpc / simple-rpc |"
+    lines = md.splitlines()
+    assert lines[0] == (
+        "| step | threads | simple-rpc TPS | simple-rpc AVG (ms) | netty-rpc TPS | netty-rpc AVG (ms) | "
+        "TPS netty-rpc / simple-rpc |"
     )
-    last = md.splitlines()[5]
-    assert last.startswith("| netty_rpc | 16 | 2000 | 0.9") and last.endswith(
-        "| 4000 | 0.26 | 30.0 | 2.00x |"
+    assert lines[5].startswith("| netty_rpc | 16 | 2000 | 0.9") and lines[5].endswith(
+        "| 4000 | 0.26 | 2.00x |"
     )
+    assert lines[9] == (
+        "| step | threads | simple-rpc CPU us/get | simple-rpc handler us/get | simple-rpc queue wait (ms) | "
+        "netty-rpc CPU us/get | netty-rpc handler us/get | netty-rpc queue wait (ms) |"
+    )
+    assert lines[14] == "| netty_rpc | 16 | 60 | 30 | 0.5 | 30 | 15 | 0.1 |"
     assert [p.cpu_us_per_get for p in rows["simple-rpc"]] == [60.0] * 4
     verdicts = {r.claim.id: r for r in a.claims}
     assert verdicts["netty-latency-under-pressure"].verdict == REPRODUCED

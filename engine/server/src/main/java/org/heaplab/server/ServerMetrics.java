@@ -29,8 +29,9 @@ import org.heaplab.rpc.RpcServer;
  * chunk counters, index kind), {@code request_buffers}, {@code wal}; issue 4: {@code block_cache}
  * (one entry per cache, counters per block type), {@code store_files} (disk reads, bloom checks, file
  * count), {@code reads} (rows asked by gets, rows scanned), {@code query_cache}, {@code process}
- * (cpu_ms: process CPU time, for CPU per get). Field names are a contract
- * (docs/contracts.md): more may be added, none removed.
+ * (cpu_ms: process CPU time, for CPU per get); issue 5: {@code rpc} (as the HTTP endpoint shows it, once
+ * {@link #rpcServer} is set). The same object also builds the HTTP endpoint's JSON ({@link #endpointJson}).
+ * Field names are a contract (docs/contracts.md): more may be added, none removed.
  *
  * <p>Thread safety: stateless apart from what it reads; safe from any thread.
  */
@@ -42,6 +43,7 @@ public final class ServerMetrics {
     private final RequestBufferAllocator buffers;
     private final ReadCalls reads;
     private final IncrementCall increments;
+    private volatile RpcServer rpcServer; // once set, the METRICS report carries the rpc group too
 
     public ServerMetrics(OnlineRegions regions, RequestBufferAllocator buffers) {
         this(regions, buffers, new ReadCalls(), new IncrementCall());
@@ -81,7 +83,19 @@ public final class ServerMetrics {
             .put("store_files_read", rc.storeFilesRead()).put("store_files_skipped_by_bloom", rc.storeFilesSkippedByBloom()));
         w.put("query_cache", queryCache());
         w.put("process", new JsonWriter().put("cpu_ms", processCpuMillis()));
+        RpcServer rpcNow = rpcServer;
+        if (rpcNow != null) {
+            w.put("rpc", rpc(rpcNow));
+        }
         return w.toString();
+    }
+
+    /**
+     * Adds the RPC server's group ({@link #rpc}: queues, handler busy time, per-method counts and latencies)
+     * to the METRICS report, so `admin metrics` phases record it beside the other counters.
+     */
+    public void rpcServer(RpcServer rpc) {
+        this.rpcServer = rpc;
     }
 
     /**
