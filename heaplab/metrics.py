@@ -5,7 +5,8 @@ From the measured pe phase: throughput (rows/s, summed over client hosts), laten
 young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [start, end] window.
 From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory (when
 the reports were taken after a collection, ``admin metrics --gc``) and the read metrics of
-heaplab.read_metrics (counter deltas: data-block hit ratio, disk reads, CPU and query-cache hits per get).
+heaplab.read_metrics (counter deltas: data-block hit ratio, disk reads, CPU and query-cache hits per get);
+in cluster mode over the sum of every region server's report (heaplab.cluster_metrics).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from heaplab.client_summary import ClientSummary, load_phase_summaries
+from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.gc_events import YoungGcStats, young_gc_stats
 from heaplab.hlog import US_PER_MS, read_total
 from heaplab.memory import (
@@ -21,10 +23,8 @@ from heaplab.memory import (
     MEMORY_UNITS,
     AdminMetrics,
     MetricsFileError,
-    load_admin_metrics,
     memory_values,
 )
-from heaplab.memory import metrics_path as _metrics_path
 from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run
 
@@ -125,13 +125,13 @@ def _measure_client(run: Run, m: Measurement, phase: str) -> str | None:
 
 def _measure_memory(run: Run, m: Measurement, phase: str, baseline: str | None) -> str | None:
     client = run.client_dir(m.variant)
-    paths = {name: _metrics_path(client, name) for name in (phase, baseline) if name}
-    missing = [name for name, path in paths.items() if path is None]
+    paths = {name: report_paths(client, name) for name in (phase, baseline) if name}
+    missing = [name for name, found in paths.items() if not found]
     if missing:
         return f"no admin metrics report {', '.join(f'{n}-<host>.json' for n in missing)} in {client}"
     try:
-        m.memory = load_admin_metrics(paths[phase])  # type: ignore[arg-type]
-        m.memory_baseline = load_admin_metrics(paths[baseline]) if baseline else None  # type: ignore[arg-type]
+        m.memory = load_phase_report(paths[phase])
+        m.memory_baseline = load_phase_report(paths[baseline]) if baseline else None
     except MetricsFileError as e:
         return str(e)
     if m.memory.gc_requested:  # heap and direct memory mean something only after a collection

@@ -9,7 +9,8 @@ script wrote, with the same playbooks as every other target: the master on n1, r
 2. ``admin regions TestTable``: which server holds which region,
 3. ``pe sequentialWrite 3`` (three writer threads, each in its own region, so on its own server),
 4. ``admin count TestTable --json``: rows, by scanning every region,
-5. ``admin status``: the master's view of the servers at the end.
+5. ``admin metrics``: in cluster mode the playbook asks each region server (``metrics-ctl@<server>.json``),
+6. ``admin status``: the master's view of the servers at the end.
 
 While phase 3 runs, the test SIGKILLs n2's region server (no flush, no clean WAL close) and a few seconds
 later starts it again with ``engine-daemon start regionserver`` over ssh, as an operator would. The client's
@@ -38,6 +39,7 @@ from typing import Any
 
 import pytest
 
+from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.tests.conftest import REPO
 
 CLUSTER_SH = REPO / "infra" / "netns" / "cluster.sh"
@@ -72,6 +74,7 @@ phases:
      args: "--nomapred --oneCon=true --valueSize=100 --rows={{rows}} --autoFlush=true --presplit={{regions}}
        sequentialWrite {{threads}}"}}
   - {{name: count, tool: admin, args: "count TestTable --json"}}
+  - {{name: metrics, tool: admin, args: "metrics"}}
   - {{name: status, tool: admin, args: "status"}}
 claims: []
 """
@@ -349,3 +352,10 @@ def test_down_leaves_nothing_behind(scenario: Scenario, record_property: Any) ->
     assert s.left_processes == []
     assert not STATE.exists()
     assert not any(Path("/etc/netns", n).exists() for n in NAMESPACES)
+
+
+def test_metrics_are_collected_from_every_region_server(scenario: Scenario) -> None:
+    paths = report_paths(scenario.client, "metrics")
+    assert [p.name for p in paths] == ["metrics-ctl@n1.json", "metrics-ctl@n2.json", "metrics-ctl@n3.json"]
+    merged = load_phase_report(paths)  # heaplab's reading of the phase: the three servers summed
+    assert merged.heap_max == sum(json.loads(p.read_text())["heap"]["max_bytes"] for p in paths)
