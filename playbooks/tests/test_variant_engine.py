@@ -126,7 +126,7 @@ def test_configuration_merges_defaults_profile_overrides_then_owned_keys(first_r
     assert site == defaults | profile | overrides | owned
     # The parts of that merge the distribution's files let one see:
     assert site["hbase.ipc.max.request.size"] == defaults["hbase.ipc.max.request.size"]  # defaults only
-    assert site["hbase.rpc.server.impl"] == "BlockingRpcServer"  # the profile only
+    assert site["hbase.rpc.server.impl"] == "SimpleRpcServer"  # the profile only (HBase 1.x's server)
     assert profile["hbase.regionserver.handler.count"] == "30"
     assert site["hbase.regionserver.handler.count"] == "4"  # the override beats the profile
     assert site["hbase.rootdir"] != SITE_ROOTDIR
@@ -136,7 +136,7 @@ def test_configuration_merges_defaults_profile_overrides_then_owned_keys(first_r
 def test_server_runs_with_the_merged_configuration(first_run):
     lines = "\n".join(server_log_lines(first_run))
     assert f"data {first_run.base_dir}/current/data, pid" in lines
-    assert f"region server serving on localhost:{first_run.port} with 4 handlers (BlockingRpcServer)" in lines
+    assert f"region server serving on localhost:{first_run.port} with 4 handlers (SimpleRpcServer)" in lines
 
 
 def test_jvm_flags_reach_the_server_and_the_client(first_run):
