@@ -313,6 +313,10 @@ wait_for_ssh() {
 do_up() {
   exec 9>"$LOCK"
   flock -w 120 9 || die "another cluster.sh holds $LOCK"
+  if [[ -d "$STATE" && ! -f "$STATE/$MARKER" && -n "$(ls -A "$STATE" 2>/dev/null)" ]]; then
+    echo "ERROR: $STATE exists, is not empty and was not made by cluster.sh; choose another --state-dir" >&2
+    exit 2
+  fi
   if [[ -e "$STATE" ]] || ns_exists "$CTL" || ns_exists "${NODES[0]}"; then
     say "cleaning up an earlier cluster first"
     do_down >/dev/null
