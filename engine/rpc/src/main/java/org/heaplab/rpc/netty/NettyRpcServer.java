@@ -1,0 +1,294 @@
+package org.heaplab.rpc.netty;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.rpc.CellDecoder;
+import org.heaplab.rpc.Request;
+import org.heaplab.rpc.RequestBuffer;
+import org.heaplab.rpc.RequestBufferAllocator;
+import org.heaplab.rpc.RequestBufferAllocators;
+import org.heaplab.rpc.ResponseEncoder;
+import org.heaplab.rpc.ResponseEncoders;
+import org.heaplab.rpc.RpcCall;
+import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.RpcMetrics;
+import org.heaplab.rpc.RpcScheduler;
+import org.heaplab.rpc.RpcServer;
+import org.heaplab.rpc.RpcService;
+
+/**
+ * The HBase 2.x RPC server (HBASE-17263): Netty event loops replace SimpleRpcServer's listener, reader
+ * and responder threads; the call queues and handlers are the same {@link RpcScheduler}.
+ *
+ * <pre>
+ *   event loop (epoll or NIO, hbase.netty.worker.count of them; each owns many connections)
+ *     socket ─▶ PreambleDecoder ─▶ FrameDecoder ─▶ RequestDecoder ──RpcCall──▶ RpcScheduler queues
+ *               "HLAB"+1, then     int32 length,     frame stays in its            │
+ *               removes itself     retained slice    pooled ByteBuf                ▼
+ *                                  (no copy)         (RequestBuffer)           handler x N: runs the service
+ *     socket ◀──────────────── writeAndFlush, carried out on the event loop ◀─ RpcCall.reply / fail
+ * </pre>
+ *
+ * Compared with SimpleRpcServer: no reader thread between the socket and the queue (the event loop
+ * decodes and dispatches), no responder thread (a handler's write becomes a task on the connection's
+ * event loop; flushes of one loop are batched), requests read into Netty's pooled direct ByteBufs and
+ * decoded in place, epoll instead of the JDK selector where the native library loads.
+ *
+ * <p>Buffers: each request frame is a retained slice of Netty's pooled cumulation buffer, wrapped as a
+ * {@link RequestBuffer} by {@link NettyRequestBuffers} and decoded by the configured {@link CellDecoder}
+ * (copies: 1.x; views: 2.x). The {@link RpcCall} releases it once, after its response and every hold.
+ * OK responses are encoded by the configured {@link ResponseEncoder} (heap byte[] or pooled direct
+ * buffers, exactly as SimpleRpcServer, so only the transport differs between the two) and handed to
+ * Netty without a copy; Netty releases them after the write ({@link ResponseFrameBufs}).
+ *
+ * <p>Errors: the same as SimpleRpcServer (engine/docs/wire-protocol.md): bad preamble, frame length below
+ * the header or above hbase.ipc.max.request.size: error frame, half-close, drain, close; undecodable
+ * frame: error, connection open; full queue: SERVER_BUSY; a frame cut short by the peer: closed silently.
+ *
+ * <p>Backpressure: a connection whose unwritten responses pass {@link #WRITE_HIGH_WATER} bytes (a client
+ * that sends without reading) stops being read until they drain below {@link #WRITE_LOW_WATER}.
+ *
+ * <p>Thread safety: start and stop may be called from any thread, once each.
+ */
+public final class NettyRpcServer implements RpcServer {
+    /** Outbound bytes of one connection above which it is no longer read. */
+    static final int WRITE_HIGH_WATER = 2 * 1024 * 1024;
+    static final int WRITE_LOW_WATER = 1024 * 1024;
+
+    private final InetSocketAddress bindAddress;
+    private final Configuration conf;
+    private final Consumer<String> log;
+    private final int maxRequestSize;
+    private final RpcMetrics metrics = new RpcMetrics();
+    private final RpcScheduler scheduler;
+    private final NettyRequestBuffers requestBuffers;
+    private final CellDecoder decoder;
+    private final ResponseEncoder encoder;
+    private final RequestBufferAllocator responseBuffers;
+    private final Set<NettyConnection> connections = ConcurrentHashMap.newKeySet();
+    /** Calls made and not yet finished (answered and their buffer released): stop() waits for them. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean stopping;
+    private NettyEventLoops loops;
+    private Channel serverChannel;
+
+    /**
+     * @param conf reads hbase.netty.worker.count, hbase.netty.nativetransport, hbase.ipc.max.request.size,
+     *     the scheduler's keys and the buffer keys (hbase.server.allocator.pool.enabled picks the response
+     *     path and, with heaplab.rpc.cell.decoder, the cell decoder)
+     * @param log receives the start-up line (transport) and one line per connection-level problem
+     * @throws ConfigurationException one line naming the key when a value is out of range
+     */
+    public NettyRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log) {
+        this.bindAddress = bindAddress;
+        this.conf = conf;
+        this.log = log;
+        this.maxRequestSize = conf.getInt(RpcConstants.MAX_REQUEST_SIZE_KEY, RpcConstants.DEFAULT_MAX_REQUEST_SIZE);
+        if (maxRequestSize < RpcConstants.MIN_REQUEST_BODY) {
+            throw new ConfigurationException(RpcConstants.MAX_REQUEST_SIZE_KEY + " must be at least "
+                + RpcConstants.MIN_REQUEST_BODY + ", got " + maxRequestSize);
+        }
+        this.scheduler = new RpcScheduler(conf, service, metrics, log);
+        ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+        this.requestBuffers = new NettyRequestBuffers(alloc);
+        this.decoder = RequestBufferAllocators.cellDecoder(conf);
+        // the response path as SimpleRpcServer's: pooled direct buffers of our pool (2.x) or heap (1.x)
+        this.responseBuffers = RequestBufferAllocators.fromConf(conf, scheduler.handlerCount(), log);
+        this.encoder = ResponseEncoders.fromConf(conf, responseBuffers);
+    }
+
+    @Override
+    public synchronized void start() throws IOException {
+        if (loops != null) {
+            throw new IllegalStateException("already started");
+        }
+        loops = NettyEventLoops.fromConf(conf);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+            .group(loops.group())
+            .channel(loops.serverChannel())
+            .option(ChannelOption.SO_BACKLOG, 128)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childOption(ChannelOption.ALLOCATOR, requestBuffers.nettyAllocator())
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(WRITE_LOW_WATER, WRITE_HIGH_WATER))
+            .childHandler(new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    NettyConnection c = new NettyConnection(ch);
+                    ch.pipeline().addLast("preamble", new PreambleDecoder(c));
+                    ch.pipeline().addLast("frame", new FrameDecoder(c, maxRequestSize, log));
+                    ch.pipeline().addLast("request", new RequestDecoder(c, NettyRpcServer.this));
+                }
+            });
+        ChannelFuture bound = bootstrap.bind(bindAddress).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            loops.group().shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            Throwable t = bound.cause();
+            throw t instanceof IOException io ? io : new IOException("cannot bind " + bindAddress + ": " + t, t);
+        }
+        serverChannel = bound.channel();
+        scheduler.start();
+        log.accept(describe());
+    }
+
+    /** One line for the start-up log: transport (epoll or NIO, and why), event loops, scheduler, buffers. */
+    public String describe() {
+        return "NettyRpcServer on port " + port() + ": " + (loops == null ? "not started" : loops.description()) + "; "
+            + scheduler.describe() + "; requests: " + requestBuffers.describe() + ", " + decoder.describe()
+            + "; responses: " + encoder.describe();
+    }
+
+    /** True when the server runs on the native epoll transport (false: NIO, or not started). */
+    public boolean isEpoll() {
+        return loops != null && loops.epoll();
+    }
+
+    /** Event-loop threads. */
+    public int eventLoopCount() {
+        return loops == null ? 0 : loops.threads();
+    }
+
+    @Override
+    public int port() {
+        return serverChannel == null ? -1 : ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    @Override
+    public String name() {
+        return "NettyRpcServer";
+    }
+
+    @Override
+    public int handlerCount() {
+        return scheduler.handlerCount();
+    }
+
+    @Override
+    public RpcScheduler scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public RpcMetrics metrics() {
+        return metrics;
+    }
+
+    @Override
+    public RequestBufferAllocator allocator() {
+        return requestBuffers;
+    }
+
+    /** The same object as {@link #allocator()}, typed (tests check every frame was released). */
+    public NettyRequestBuffers requestBuffers() {
+        return requestBuffers;
+    }
+
+    /** The pool pooled responses are encoded into (2.x; unused by heap responses): tests check it drains. */
+    RequestBufferAllocator responseBuffers() {
+        return responseBuffers;
+    }
+
+    @Override
+    public CellDecoder cellDecoder() {
+        return decoder;
+    }
+
+    @Override
+    public ResponseEncoder responseEncoder() {
+        return encoder;
+    }
+
+    /** Open connections (tests). */
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    boolean isStopping() {
+        return stopping;
+    }
+
+    Consumer<String> log() {
+        return log;
+    }
+
+    /** A call over {@code buffer} answering through {@code c}, counted in flight until finished. */
+    RpcCall newCall(NettyConnection c, Request request, RequestBuffer buffer) {
+        inFlight.incrementAndGet();
+        return new RpcCall(c, request, buffer, encoder, metrics, log, inFlight::decrementAndGet);
+    }
+
+    void connectionOpened(NettyConnection c) {
+        connections.add(c);
+        if (stopping) {
+            c.channel().close();
+        }
+    }
+
+    void connectionClosed(NettyConnection c) {
+        connections.remove(c);
+    }
+
+    /**
+     * Stops accepting, stops reading, lets the handlers run every queued call and answer it (and waits for
+     * calls answered later by a completion callback), flushes what is still unwritten, closes every
+     * connection, then shuts the event loops down. Idempotent.
+     */
+    @Override
+    public void stop() {
+        synchronized (this) {
+            if (stopping) {
+                return;
+            }
+            stopping = true;
+            if (loops == null) {
+                return;
+            }
+        }
+        serverChannel.close().awaitUninterruptibly();
+        for (NettyConnection c : connections) {
+            c.channel().config().setAutoRead(false); // frames already read answer SERVER_STOPPING
+        }
+        scheduler.stop(); // runs and answers every queued call
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (inFlight.get() > 0) {
+            log.accept(inFlight.get() + " calls still unanswered at stop");
+        }
+        List<ChannelFuture> closing = new ArrayList<>();
+        for (NettyConnection c : connections) {
+            // queued behind every response already sent: they are written first
+            closing.add(c.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE)
+                .channel().closeFuture());
+        }
+        for (ChannelFuture f : closing) {
+            f.awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        loops.group().shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+}
