@@ -223,6 +223,15 @@ public final class NettyRpcServer implements RpcServer {
         return connections.size();
     }
 
+    /** Connections not being read because their unwritten responses passed the high-water mark (tests). */
+    int pausedConnections() {
+        int n = 0;
+        for (NettyConnection c : connections) {
+            n += c.channel().config().isAutoRead() ? 0 : 1;
+        }
+        return n;
+    }
+
     boolean isStopping() {
         return stopping;
     }

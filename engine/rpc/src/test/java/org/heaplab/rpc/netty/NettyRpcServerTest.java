@@ -405,6 +405,46 @@ class NettyRpcServerTest {
         assertThrows(IOException.class, this::raw, "nothing listens after stop");
     }
 
+    @Test
+    void aClientThatDoesNotReadIsNoLongerReadUntilItCatchesUp() throws Exception {
+        start(ECHO, conf(2).set(RpcConstants.MAX_CALLQUEUE_LENGTH_KEY, "1000"));
+        List<KeyValue> cells = List.of(kv("big", "x".repeat(50_000))); // each answer ~50 KB (requests under the 64 KB max)
+        int calls = 240; // ~12 MB of answers: past the kernel's socket buffers (up to 4 MB here) and the 2 MB mark
+        try (Socket s = new Socket(); RpcConnection other = connect()) {
+            s.setReceiveBufferSize(64 * 1024); // before connecting, so that the window stays small
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.port()));
+            s.setSoTimeout(20_000);
+            OutputStream out = s.getOutputStream();
+            out.write(FrameWriter.preamble());
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int id = 0; id < calls; id++) {
+                        out.write(put(id, "t", cells));
+                    }
+                    out.flush();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            writer.start(); // blocks once the server stops reading and the socket buffers fill
+            awaitTrue(() -> server.pausedConnections() == 1);
+            assertEquals(1, server.pausedConnections(), "the connection is no longer read");
+            assertEquals(List.of(kv("a", "b")), other.call(Method.PUT, new ParamWriter().writeString("t").toByteArray(),
+                List.of(kv("a", "b"))).cells(), "other clients are served meanwhile");
+            DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+            Set<Integer> answered = new TreeSet<>();
+            for (int i = 0; i < calls; i++) {
+                Response r = readResponse(in);
+                assertFalse(r.isError(), r.message());
+                assertEquals(cells, r.cells());
+                answered.add(r.callId());
+            }
+            assertEquals(calls, answered.size(), "every call answered once the client read");
+            writer.join(20_000);
+            assertEquals(0, server.pausedConnections());
+        }
+    }
+
     @ParameterizedTest(name = "hbase.netty.nativetransport={0}")
     @ValueSource(booleans = {true, false})
     void theTransportChoiceIsLoggedAndBothServe(boolean nativeTransport) throws Exception {
