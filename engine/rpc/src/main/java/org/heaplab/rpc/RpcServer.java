@@ -33,6 +33,11 @@ public interface RpcServer extends AutoCloseable {
     /** The implementation's name as hbase.rpc.server.impl spells it ("SimpleRpcServer", "NettyRpcServer"). */
     String name();
 
+    /** For the start-up log: the name and how bytes move (NettyRpcServer: epoll or NIO, and why). */
+    default String describe() {
+        return name();
+    }
+
     /** Handler threads (the scheduler's). */
     int handlerCount();
 

@@ -26,6 +26,7 @@ public final class RpcServers {
 
     static {
         IMPLS.put("SimpleRpcServer", SimpleRpcServer::new);
+        IMPLS.put("NettyRpcServer", org.heaplab.rpc.netty.NettyRpcServer::new);
     }
 
     /** Names of earlier issues, still accepted (results of earlier runs replay their engine-site.xml). */

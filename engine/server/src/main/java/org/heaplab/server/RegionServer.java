@@ -66,7 +66,7 @@ public final class RegionServer {
         RegionRpcService service = new RegionRpcService(host + ":" + port, "",
             conf.getInt(org.heaplab.rpc.RpcConstants.HANDLER_COUNT_KEY, org.heaplab.rpc.RpcConstants.DEFAULT_HANDLER_COUNT));
         RpcServer rpc = RpcServers.fromConf(new InetSocketAddress(host, port), service, conf, ServerLog::warn);
-        ServerLog.info("rpc server: " + rpc.name() + " (" + RpcServers.IMPL_KEY + ") with " + rpc.handlerCount()
+        ServerLog.info("rpc server: " + rpc.describe() + " (" + RpcServers.IMPL_KEY + ") with " + rpc.handlerCount()
             + " handlers");
         ServerLog.info("request buffers: " + rpc.allocator().describe());
         ServerLog.info("cell decoding: " + rpc.cellDecoder().describe());

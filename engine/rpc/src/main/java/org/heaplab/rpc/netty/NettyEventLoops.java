@@ -19,16 +19,19 @@ import org.heaplab.core.conf.ConfigurationException;
  * else the JDK's NIO selector. hbase.netty.worker.count event loops (0: Netty's default, 2 x cores);
  * one group accepts and serves connections, as in HBase.
  *
- * @param description one line for the start-up log saying which transport and why
+ * @param description for the start-up line: which transport and why, how many event loops
  */
-record NettyEventLoops(EventLoopGroup group, Class<? extends ServerChannel> serverChannel, boolean epoll, int threads,
-                       String description) {
+record NettyEventLoops(boolean epoll, int threads, String description) {
     public static final String WORKER_COUNT_KEY = "hbase.netty.worker.count";
     public static final int DEFAULT_WORKER_COUNT = 0;
     public static final String NATIVE_TRANSPORT_KEY = "hbase.netty.nativetransport";
     public static final boolean DEFAULT_NATIVE_TRANSPORT = true;
 
-    /** @throws ConfigurationException when hbase.netty.worker.count is negative */
+    /**
+     * Decides the transport and the number of event loops (nothing is started yet).
+     *
+     * @throws ConfigurationException when hbase.netty.worker.count is negative
+     */
     static NettyEventLoops fromConf(Configuration conf) {
         int workers = conf.getInt(WORKER_COUNT_KEY, DEFAULT_WORKER_COUNT);
         if (workers < 0) {
@@ -36,15 +39,24 @@ record NettyEventLoops(EventLoopGroup group, Class<? extends ServerChannel> serv
         }
         int threads = workers == 0 ? 2 * NettyRuntime.availableProcessors() : workers;
         boolean wantNative = conf.getBoolean(NATIVE_TRANSPORT_KEY, DEFAULT_NATIVE_TRANSPORT);
-        DefaultThreadFactory names = new DefaultThreadFactory("RpcServer.netty", true);
         String loops = threads + " event loop(s) (" + WORKER_COUNT_KEY + "=" + workers + (workers == 0 ? ": 2 x cores" : "") + ")";
         if (wantNative && Epoll.isAvailable()) {
-            return new NettyEventLoops(new EpollEventLoopGroup(threads, names), EpollServerSocketChannel.class, true, threads,
+            return new NettyEventLoops(true, threads,
                 "epoll transport (" + NATIVE_TRANSPORT_KEY + "=true, native library loaded), " + loops);
         }
         String why = !wantNative ? NATIVE_TRANSPORT_KEY + "=false"
             : NATIVE_TRANSPORT_KEY + "=true but epoll is unavailable: " + Epoll.unavailabilityCause();
-        return new NettyEventLoops(new NioEventLoopGroup(threads, names), NioServerSocketChannel.class, false, threads,
-            "NIO transport (" + why + "), " + loops);
+        return new NettyEventLoops(false, threads, "NIO transport (" + why + "), " + loops);
+    }
+
+    /** A new group of {@link #threads} event loops of the chosen kind (daemon threads RpcServer.netty-*). */
+    EventLoopGroup newGroup() {
+        DefaultThreadFactory names = new DefaultThreadFactory("RpcServer.netty", true);
+        return epoll ? new EpollEventLoopGroup(threads, names) : new NioEventLoopGroup(threads, names);
+    }
+
+    /** The server channel class matching {@link #newGroup}. */
+    Class<? extends ServerChannel> serverChannel() {
+        return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
     }
 }

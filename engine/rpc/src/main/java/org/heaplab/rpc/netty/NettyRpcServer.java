@@ -9,8 +9,10 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,7 +77,6 @@ public final class NettyRpcServer implements RpcServer {
     static final int WRITE_LOW_WATER = 1024 * 1024;
 
     private final InetSocketAddress bindAddress;
-    private final Configuration conf;
     private final Consumer<String> log;
     private final int maxRequestSize;
     private final RpcMetrics metrics = new RpcMetrics();
@@ -88,25 +89,26 @@ public final class NettyRpcServer implements RpcServer {
     /** Calls made and not yet finished (answered and their buffer released): stop() waits for them. */
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean stopping;
-    private NettyEventLoops loops;
+    private final NettyEventLoops loops;
+    private EventLoopGroup group;
     private Channel serverChannel;
 
     /**
      * @param conf reads hbase.netty.worker.count, hbase.netty.nativetransport, hbase.ipc.max.request.size,
      *     the scheduler's keys and the buffer keys (hbase.server.allocator.pool.enabled picks the response
      *     path and, with heaplab.rpc.cell.decoder, the cell decoder)
-     * @param log receives the start-up line (transport) and one line per connection-level problem
+     * @param log receives one line per connection-level problem
      * @throws ConfigurationException one line naming the key when a value is out of range
      */
     public NettyRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log) {
         this.bindAddress = bindAddress;
-        this.conf = conf;
         this.log = log;
         this.maxRequestSize = conf.getInt(RpcConstants.MAX_REQUEST_SIZE_KEY, RpcConstants.DEFAULT_MAX_REQUEST_SIZE);
         if (maxRequestSize < RpcConstants.MIN_REQUEST_BODY) {
             throw new ConfigurationException(RpcConstants.MAX_REQUEST_SIZE_KEY + " must be at least "
                 + RpcConstants.MIN_REQUEST_BODY + ", got " + maxRequestSize);
         }
+        this.loops = NettyEventLoops.fromConf(conf);
         this.scheduler = new RpcScheduler(conf, service, metrics, log);
         ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
         this.requestBuffers = new NettyRequestBuffers(alloc);
@@ -118,12 +120,12 @@ public final class NettyRpcServer implements RpcServer {
 
     @Override
     public synchronized void start() throws IOException {
-        if (loops != null) {
+        if (group != null) {
             throw new IllegalStateException("already started");
         }
-        loops = NettyEventLoops.fromConf(conf);
+        group = loops.newGroup();
         ServerBootstrap bootstrap = new ServerBootstrap()
-            .group(loops.group())
+            .group(group)
             .channel(loops.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 128)
             .option(ChannelOption.SO_REUSEADDR, true)
@@ -142,30 +144,34 @@ public final class NettyRpcServer implements RpcServer {
             });
         ChannelFuture bound = bootstrap.bind(bindAddress).awaitUninterruptibly();
         if (!bound.isSuccess()) {
-            loops.group().shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-            Throwable t = bound.cause();
-            throw t instanceof IOException io ? io : new IOException("cannot bind " + bindAddress + ": " + t, t);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            group = null; // stop() has nothing to stop
+            // as the JDK's ServerSocketChannel.bind: a BindException whatever the reason (port taken, no such address)
+            BindException e = new BindException(bound.cause().getMessage());
+            e.initCause(bound.cause());
+            throw e;
         }
         serverChannel = bound.channel();
         scheduler.start();
-        log.accept(describe());
     }
 
-    /** One line for the start-up log: transport (epoll or NIO, and why), event loops, scheduler, buffers. */
+    /**
+     * For the start-up log (the region server prints it): the transport (epoll or NIO, and why) and the
+     * event loops, decided at construction.
+     */
+    @Override
     public String describe() {
-        return "NettyRpcServer on port " + port() + ": " + (loops == null ? "not started" : loops.description()) + "; "
-            + scheduler.describe() + "; requests: " + requestBuffers.describe() + ", " + decoder.describe()
-            + "; responses: " + encoder.describe();
+        return name() + ", " + loops.description();
     }
 
-    /** True when the server runs on the native epoll transport (false: NIO, or not started). */
+    /** True when the server runs (or will run) on the native epoll transport; false: NIO. */
     public boolean isEpoll() {
-        return loops != null && loops.epoll();
+        return loops.epoll();
     }
 
     /** Event-loop threads. */
     public int eventLoopCount() {
-        return loops == null ? 0 : loops.threads();
+        return loops.threads();
     }
 
     @Override
@@ -269,7 +275,7 @@ public final class NettyRpcServer implements RpcServer {
                 return;
             }
             stopping = true;
-            if (loops == null) {
+            if (group == null) {
                 return;
             }
         }
@@ -298,6 +304,6 @@ public final class NettyRpcServer implements RpcServer {
         for (ChannelFuture f : closing) {
             f.awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
-        loops.group().shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
     }
 }

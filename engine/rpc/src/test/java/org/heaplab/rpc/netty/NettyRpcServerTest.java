@@ -447,23 +447,32 @@ class NettyRpcServerTest {
 
     @ParameterizedTest(name = "hbase.netty.nativetransport={0}")
     @ValueSource(booleans = {true, false})
-    void theTransportChoiceIsLoggedAndBothServe(boolean nativeTransport) throws Exception {
+    void theTransportChoiceIsDescribedAndBothServe(boolean nativeTransport) throws Exception {
         start(ECHO, conf(2).set(NettyEventLoops.NATIVE_TRANSPORT_KEY, Boolean.toString(nativeTransport))
             .set(NettyEventLoops.WORKER_COUNT_KEY, "3"));
         boolean epoll = nativeTransport && Epoll.isAvailable();
         assertEquals(epoll, server.isEpoll());
         assertEquals(3, server.eventLoopCount());
-        String line = log.stream().filter(l -> l.startsWith("NettyRpcServer on port " + server.port())).findFirst()
-            .orElseThrow(() -> new AssertionError("no start-up line in " + log));
-        assertTrue(line.contains(epoll ? "epoll transport" : "NIO transport"), line);
+        String line = server.describe(); // the region server's start-up line prints it
+        assertTrue(line.startsWith("NettyRpcServer, " + (epoll ? "epoll transport" : "NIO transport")), line);
         assertTrue(line.contains("3 event loop(s)"), line);
         if (!nativeTransport) {
             assertTrue(line.contains(NettyEventLoops.NATIVE_TRANSPORT_KEY + "=false"), line);
         }
+        assertEquals(List.of(), log, "nothing logged at start-up through the problem log");
         try (RpcConnection c = connect()) {
             assertEquals(List.of(kv("a", "b")), c.call(Method.PUT, new ParamWriter().writeString("t").toByteArray(),
                 List.of(kv("a", "b"))).cells());
         }
+    }
+
+    @Test
+    void aTakenPortIsABindException() throws Exception {
+        start(ECHO, conf(1));
+        NettyRpcServer second = new NettyRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.port()), ECHO,
+            conf(1), log::add);
+        assertThrows(java.net.BindException.class, second::start);
+        second.stop();
     }
 
     @Test

@@ -80,7 +80,7 @@ public final class Master {
         ServerRegistry registry = new ServerRegistry(timeout, System::currentTimeMillis);
         MasterRpcService service = new MasterRpcService(registry, msgInterval);
         RpcServer rpc = RpcServers.fromConf(new InetSocketAddress(host, port), service, rpcConf, ServerLog::warn);
-        ServerLog.info("rpc server: " + rpc.name() + " (" + RpcServers.IMPL_KEY + ") with " + rpc.handlerCount()
+        ServerLog.info("rpc server: " + rpc.describe() + " (" + RpcServers.IMPL_KEY + ") with " + rpc.handlerCount()
             + " handlers (" + ClusterKeys.MASTER_HANDLER_COUNT + ")");
         try {
             rpc.start();
