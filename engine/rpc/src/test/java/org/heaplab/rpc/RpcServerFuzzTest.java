@@ -44,7 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RpcServerFuzzTest {
     private static final int MAX_REQUEST = 32 * 1024;
     private static final int FUZZERS = 4;
-    private static final int SCENARIOS_PER_FUZZER = 120;
+    private static final int SCENARIOS_PER_FUZZER = 300;
     private static final Set<ErrorCode> FUZZ_ERRORS = EnumSet.of(ErrorCode.BAD_PREAMBLE, ErrorCode.MALFORMED_REQUEST,
         ErrorCode.REQUEST_TOO_BIG, ErrorCode.UNKNOWN_METHOD, ErrorCode.SERVER_BUSY, ErrorCode.ILLEGAL_ARGUMENT);
 

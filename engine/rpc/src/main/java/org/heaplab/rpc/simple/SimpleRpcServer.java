@@ -305,6 +305,13 @@ public final class SimpleRpcServer implements RpcServer {
         return "SimpleRpcServer";
     }
 
+    /** For the start-up log: the threads that move bytes, and the call queues. */
+    @Override
+    public String describe() {
+        return name() + ", 1 listener, " + readerCount + " readers (" + READER_COUNT_KEY + "), 1 responder; "
+            + scheduler.describe();
+    }
+
     @Override
     public int handlerCount() {
         return scheduler.handlerCount();
