@@ -12,10 +12,11 @@ script wrote, with the same playbooks as every other target: the master on n1, r
 5. ``admin metrics``: in cluster mode the playbook asks each region server (``metrics-ctl@<server>.json``),
 6. ``admin status``: the master's view of the servers at the end.
 
-While phase 3 runs, the test SIGKILLs n2's region server (no flush, no clean WAL close) and a few seconds
-later starts it again with ``engine-daemon start regionserver`` over ssh, as an operator would. The client's
-retries must carry the writer through: the write phase succeeds, and the count equals the rows pe wrote
-(every acknowledged put survived the crash through n2's WAL replay). ``cluster.sh down`` runs whatever
+While phase 3 runs, once n2's data directory has grown by 256 KB (acknowledged writes in its WAL), the test
+SIGKILLs n2's region server (no flush, no clean WAL close) and a few seconds later starts it again with
+``engine-daemon start regionserver`` over ssh, as an operator would. The client's retries must carry the
+writer through: the write phase succeeds, and the count equals the rows pe wrote (every acknowledged put
+survived the crash through n2's WAL replay). ``cluster.sh down`` runs whatever
 happens and must leave no namespace and no process behind.
 
 Skips, saying why, when not root, without a working ``ip netns``, when a namespace cluster is already up
@@ -49,7 +50,9 @@ NAMESPACES = ("ctl", "n1", "n2", "n3")
 LAB = "90-namespace-cluster"
 VARIANT = "cluster"
 KILLED = "n2"
-KILL_AFTER_S = 4.0  # after the pe JVM appears: it has created its connection and is writing
+# The kill comes once n2's data directory (its WAL) has grown this much since pe started: n2 has
+# acknowledged writes that only its WAL replay can bring back.
+KILL_AFTER_BYTES = 256 * 1024
 DOWN_FOR_S = 3.0  # between the kill and the restart
 RUN_TIMEOUT_S = 420
 
@@ -121,6 +124,16 @@ def _pids_with(*needles: str) -> list[int]:
     return found
 
 
+def _bytes_under(directory: Path) -> int:
+    total = 0
+    for path in directory.rglob("*"):
+        try:
+            total += path.stat().st_size if path.is_file() else 0
+        except OSError:  # a file rolled or removed while walking
+            continue
+    return total
+
+
 def _alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -140,6 +153,7 @@ class Crash:
     restarted_ms: float | None = None
     restart: subprocess.CompletedProcess[str] | None = None
     pe_alive_at_kill: bool = False
+    written_at_kill: int = 0  # bytes n2's data directory grew by between pe's start and the kill
     error: str | None = None
 
 
@@ -178,13 +192,18 @@ def _kill_and_restart(crash: Crash, stop: threading.Event, archive: Path) -> Non
     else:
         crash.error = "the write phase's pe never started"
         return
-    if stop.wait(KILL_AFTER_S):
-        return
+    node = STATE / "nodes" / KILLED / "heaplab"
+    data = node / "current" / "data"
+    start = _bytes_under(data)
+    while _bytes_under(data) - start < KILL_AFTER_BYTES:
+        if stop.wait(0.1) or not _alive(crash.pe_pid):
+            crash.error = f"pe ended before {KILL_AFTER_BYTES} bytes reached {KILLED}: raise the scale's rows"
+            return
+    crash.written_at_kill = _bytes_under(data) - start
     crash.pe_alive_at_kill = _alive(crash.pe_pid)
     if not crash.pe_alive_at_kill:
-        crash.error = f"pe ended within {KILL_AFTER_S} s, before the kill: raise the scale's rows"
+        crash.error = "pe ended before the kill: raise the scale's rows"
         return
-    node = STATE / "nodes" / KILLED / "heaplab"
     pid_file = node / "current" / "logs" / "regionserver.pid"
     crash.killed_pid = int(pid_file.read_text().strip())
     crash.kill_ms = time.time() * 1000
@@ -288,6 +307,7 @@ def test_the_run_completes_through_the_crash(scenario: Scenario) -> None:
 def test_the_region_server_was_killed_while_pe_wrote_and_came_back(scenario: Scenario) -> None:
     s = scenario
     assert s.crash.pe_alive_at_kill and s.crash.killed_pid is not None, s.crash
+    assert s.crash.written_at_kill >= KILL_AFTER_BYTES, "n2 held acknowledged writes when it was killed"
     assert s.crash.restart is not None and s.crash.restart.returncode == 0, s.crash.restart
     assert "regionserver running as pid" in s.crash.restart.stdout
     summary = json.loads((s.client / "write-ctl.json").read_text(encoding="utf-8"))
