@@ -50,10 +50,12 @@ import org.heaplab.rpc.RpcService;
  *     socket ◀──────────────── writeAndFlush, carried out on the event loop ◀─ RpcCall.reply / fail
  * </pre>
  *
- * Compared with SimpleRpcServer: no reader thread between the socket and the queue (the event loop
- * decodes and dispatches), no responder thread (a handler's write becomes a task on the connection's
- * event loop; flushes of one loop are batched), requests read into Netty's pooled direct ByteBufs and
- * decoded in place, epoll instead of the JDK selector where the native library loads.
+ * Compared with SimpleRpcServer: the event loops do the readers' job (decode and dispatch) and the
+ * responder's: every response is written by its connection's event loop (a handler's writeAndFlush
+ * becomes a task there), where SimpleRpcServer's handler writes inline and hands only what the socket
+ * would not take to the Responder. Requests are read into Netty's pooled direct ByteBufs and decoded in
+ * place; epoll replaces the JDK selector where the native library loads. Which is faster is what lab 05
+ * measures.
  *
  * <p>Buffers: each request frame is a retained slice of Netty's pooled cumulation buffer, wrapped as a
  * {@link RequestBuffer} by {@link NettyRequestBuffers} and decoded by the configured {@link CellDecoder}
