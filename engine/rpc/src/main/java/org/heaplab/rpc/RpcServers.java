@@ -52,7 +52,12 @@ public final class RpcServers {
      * @throws ConfigurationException one line naming the key and the valid values for an unknown name
      */
     public static RpcServer fromConf(InetSocketAddress bind, RpcService service, Configuration conf, Consumer<String> log) {
-        return factory(conf.get(IMPL_KEY, defaultImplementation())).create(bind, service, conf, log);
+        String impl = conf.get(IMPL_KEY, defaultImplementation());
+        String renamed = RENAMED.get(impl.trim());
+        if (renamed != null) {
+            log.accept(IMPL_KEY + "=" + impl.trim() + " is the old name of " + renamed + "; using " + renamed);
+        }
+        return factory(impl).create(bind, service, conf, log);
     }
 
     /** As {@link #fromConf} for a given implementation name (tests iterate {@link #implementations()}). */

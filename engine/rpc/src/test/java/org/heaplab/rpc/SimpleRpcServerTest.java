@@ -171,6 +171,7 @@ class SimpleRpcServerTest {
             new Configuration().set(RpcServers.IMPL_KEY, "org.apache.hadoop.hbase.ipc.SimpleRpcServer"), log::add).name());
         assertEquals("SimpleRpcServer", RpcServers.fromConf(any, svc,
             new Configuration().set(RpcServers.IMPL_KEY, "BlockingRpcServer"), log::add).name());
+        assertTrue(log.stream().anyMatch(l -> l.contains("old name of SimpleRpcServer")), log.toString());
     }
 
     private static long directUsed() {
