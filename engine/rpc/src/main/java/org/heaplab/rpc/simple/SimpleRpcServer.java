@@ -216,7 +216,14 @@ public final class SimpleRpcServer implements RpcServer {
             return serverChannel.accept();
         } catch (IOException e) {
             if (!stopping) {
-                log.accept("accept failed: " + e.getMessage()); // e.g. too many open files: keep serving
+                // e.g. too many open files: keep serving the open connections, and do not spin on the
+                // pending connection the selector keeps reporting
+                log.accept("accept failed: " + e.getMessage() + "; retrying in 100 ms");
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
             }
             return null;
         }
