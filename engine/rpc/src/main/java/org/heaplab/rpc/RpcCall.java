@@ -68,14 +68,19 @@ public final class RpcCall implements ServerCall {
         return receivedNanos;
     }
 
-    /** PUT, DELETE, INCREMENT: they go to the write queues when hbase.ipc.server.callqueue.read.ratio > 0. */
+    /** PUT, DELETE, INCREMENT (and REGISTER, HEARTBEAT on the master): the write queues when hbase.ipc.server.callqueue.read.ratio > 0. */
     public boolean isWrite() {
         return request != null && isWrite(request.method());
     }
 
-    /** Mutations (HBase: any MutateRequest or multi with a mutation) are writes; everything else reads. */
+    /**
+     * Mutations (HBase: any MutateRequest or multi with a mutation) are writes, and, as in HBase's
+     * RWQueueRpcExecutor, a region server's start-up and report calls to the master (REGISTER, HEARTBEAT);
+     * everything else reads.
+     */
     public static boolean isWrite(Method m) {
-        return m == Method.PUT || m == Method.DELETE || m == Method.INCREMENT;
+        return m == Method.PUT || m == Method.DELETE || m == Method.INCREMENT
+            || m == Method.REGISTER || m == Method.HEARTBEAT;
     }
 
     /** Runs the service on the calling handler thread; a service that throws is answered with the error. */

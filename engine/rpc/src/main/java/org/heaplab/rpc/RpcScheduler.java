@@ -27,7 +27,7 @@ import org.heaplab.core.conf.ConfigurationException;
  * </pre>
  *
  * Each handler serves one queue of its group (handler i takes queue i mod queues); a call goes to a
- * random queue of its group (HBase's default RandomQueueBalancer); PUT, DELETE and INCREMENT are writes.
+ * random queue of its group (HBase's default RandomQueueBalancer); writes are {@link RpcCall#isWrite}.
  * A full queue refuses the call ({@link #dispatch} returns false) and the server answers SERVER_BUSY:
  * a client's flood fills queues, not the server's memory, and never blocks a reader.
  *
