@@ -54,10 +54,35 @@ class OffHeapWritePathTest {
         return puts;
     }
 
+    /** The profile as shipped runs NettyRpcServer, whose frames stay in Netty's pooled ByteBufs. */
+    @Test
+    void theProfileRunsNettyAndReleasesEveryRequestBuffer(@TempDir Path root) throws Exception {
+        RegionServer server = RegionServer.start(offHeapConf(root));
+        RequestBufferAllocator buffers = server.requestBuffers();
+        assertEquals("NettyRpcServer", server.rpc().name());
+        try (Connection c = Connection.open(HOST, server.port())) {
+            c.getAdmin().createTable(new TableDescriptor("T", F, Compression.NONE), new byte[][] {b("m")});
+            Table t = c.getTable("T");
+            t.put(new Put(b("single")).addColumn(F, Q, b("one")));
+            t.put(batch("a", 120, 'a'));
+            t.put(batch("n", 120, 'n'));
+            assertArrayEquals(b("one"), t.get(b("single")).getValue(F, Q));
+            assertArrayEquals(b("a".repeat(100) + 7), t.get(b("a-0007")).getValue(F, Q));
+            assertArrayEquals(b("n".repeat(100) + 119), t.get(b("n-0119")).getValue(F, Q));
+        } finally {
+            server.stop();
+        }
+        assertEquals(0, buffers.outstanding(), "every request buffer went back after its response");
+    }
+
+    /**
+     * HBase 2's ByteBuffAllocator pool (PooledDirectRequestBuffers) behind SimpleRpcServer: the rest of the
+     * profile as shipped, with the RPC server pinned (NettyRpcServer reads into its own pooled ByteBufs).
+     */
     @Test
     void putGetBatchFlushCompactWithTheOffHeapProfile(@TempDir Path root) throws Exception {
         StorageAssumption.assumeStorage();
-        RegionServer server = RegionServer.start(offHeapConf(root));
+        RegionServer server = RegionServer.start(offHeapConf(root).set("hbase.rpc.server.impl", "SimpleRpcServer"));
         RequestBufferAllocator buffers = server.requestBuffers();
         assertTrue(buffers instanceof PooledDirectRequestBuffers, "the profile selects the pool: " + buffers.describe());
         try (Connection c = Connection.open(HOST, server.port())) {
