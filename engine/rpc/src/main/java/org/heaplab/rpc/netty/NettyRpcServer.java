@@ -68,19 +68,25 @@ import org.heaplab.rpc.RpcService;
  * the header or above hbase.ipc.max.request.size: error frame, half-close, drain, close; undecodable
  * frame: error, connection open; full queue: SERVER_BUSY; a frame cut short by the peer: closed silently.
  *
- * <p>Backpressure: a connection whose unwritten responses pass {@link #WRITE_HIGH_WATER} bytes (a client
- * that sends without reading) stops being read until they drain below {@link #WRITE_LOW_WATER}.
+ * <p>Backpressure: a connection whose unwritten responses pass hbase.server.netty.writable.watermark.high
+ * bytes (a client that sends without reading; 2 MB) stops being read until they drain below the low mark.
  *
  * <p>Thread safety: start and stop may be called from any thread, once each.
  */
 public final class NettyRpcServer implements RpcServer {
-    /** Outbound bytes of one connection above which it is no longer read. */
-    static final int WRITE_HIGH_WATER = 2 * 1024 * 1024;
-    static final int WRITE_LOW_WATER = 1024 * 1024;
+    /** Unwritten response bytes of one connection above which it is no longer read (0: never paused). */
+    public static final String WRITABLE_HIGH_WATERMARK_KEY = "hbase.server.netty.writable.watermark.high";
+    /** ... and below which it is read again. */
+    public static final String WRITABLE_LOW_WATERMARK_KEY = "hbase.server.netty.writable.watermark.low";
+    /** Ours: 2 MB / 1 MB (HBase's default 0 leaves a client that does not read unbounded). */
+    static final int DEFAULT_WRITE_HIGH_WATER = 2 * 1024 * 1024;
+    static final int DEFAULT_WRITE_LOW_WATER = 1024 * 1024;
 
     private final InetSocketAddress bindAddress;
     private final Consumer<String> log;
     private final int maxRequestSize;
+    private final int writeLowWater;
+    private final int writeHighWater;
     private final RpcMetrics metrics = new RpcMetrics();
     private final RpcScheduler scheduler;
     private final NettyRequestBuffers requestBuffers;
@@ -97,6 +103,7 @@ public final class NettyRpcServer implements RpcServer {
 
     /**
      * @param conf reads hbase.netty.worker.count, hbase.netty.nativetransport, hbase.ipc.max.request.size,
+     *     hbase.server.netty.writable.watermark.low/high,
      *     the scheduler's keys and the buffer keys (hbase.server.allocator.pool.enabled picks the response
      *     path and, with heaplab.rpc.cell.decoder, the cell decoder)
      * @param log receives one line per connection-level problem
@@ -109,6 +116,12 @@ public final class NettyRpcServer implements RpcServer {
         if (maxRequestSize < RpcConstants.MIN_REQUEST_BODY) {
             throw new ConfigurationException(RpcConstants.MAX_REQUEST_SIZE_KEY + " must be at least "
                 + RpcConstants.MIN_REQUEST_BODY + ", got " + maxRequestSize);
+        }
+        this.writeHighWater = conf.getInt(WRITABLE_HIGH_WATERMARK_KEY, DEFAULT_WRITE_HIGH_WATER);
+        this.writeLowWater = conf.getInt(WRITABLE_LOW_WATERMARK_KEY, Math.min(DEFAULT_WRITE_LOW_WATER, writeHighWater));
+        if (writeHighWater < 0 || writeLowWater < 0 || (writeHighWater > 0 && writeLowWater > writeHighWater)) {
+            throw new ConfigurationException(WRITABLE_LOW_WATERMARK_KEY + " (" + writeLowWater + ") and "
+                + WRITABLE_HIGH_WATERMARK_KEY + " (" + writeHighWater + ") must be 0 <= low <= high (high 0: no backpressure)");
         }
         this.loops = NettyEventLoops.fromConf(conf);
         this.scheduler = new RpcScheduler(conf, service, metrics, log);
@@ -134,7 +147,6 @@ public final class NettyRpcServer implements RpcServer {
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
             .childOption(ChannelOption.ALLOCATOR, requestBuffers.nettyAllocator())
-            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(WRITE_LOW_WATER, WRITE_HIGH_WATER))
             .childHandler(new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
@@ -144,6 +156,9 @@ public final class NettyRpcServer implements RpcServer {
                     ch.pipeline().addLast("request", new RequestDecoder(c, NettyRpcServer.this));
                 }
             });
+        if (writeHighWater > 0) {
+            bootstrap.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(writeLowWater, writeHighWater));
+        }
         ChannelFuture bound = bootstrap.bind(bindAddress).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
@@ -238,6 +253,11 @@ public final class NettyRpcServer implements RpcServer {
             n += c.channel().config().isAutoRead() ? 0 : 1;
         }
         return n;
+    }
+
+    /** True when a connection with too many unwritten responses stops being read (high watermark > 0). */
+    boolean backpressure() {
+        return writeHighWater > 0;
     }
 
     boolean isStopping() {

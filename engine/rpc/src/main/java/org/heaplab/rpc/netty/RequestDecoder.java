@@ -84,7 +84,7 @@ final class RequestDecoder extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (!server.isStopping()) {
+        if (server.backpressure() && !server.isStopping()) {
             ctx.channel().config().setAutoRead(ctx.channel().isWritable());
         }
         ctx.fireChannelWritabilityChanged();

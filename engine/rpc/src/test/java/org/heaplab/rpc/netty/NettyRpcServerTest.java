@@ -467,6 +467,18 @@ class NettyRpcServerTest {
     }
 
     @Test
+    void badKeysAreOneLineErrorsNamingTheKey() {
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        org.heaplab.core.conf.ConfigurationException e = assertThrows(org.heaplab.core.conf.ConfigurationException.class,
+            () -> new NettyRpcServer(any, ECHO, conf(1).set(NettyEventLoops.WORKER_COUNT_KEY, "-1"), log::add));
+        assertTrue(e.getMessage().startsWith(NettyEventLoops.WORKER_COUNT_KEY + " must be"), e.getMessage());
+        e = assertThrows(org.heaplab.core.conf.ConfigurationException.class, () -> new NettyRpcServer(any, ECHO,
+            conf(1).set(NettyRpcServer.WRITABLE_LOW_WATERMARK_KEY, "300").set(NettyRpcServer.WRITABLE_HIGH_WATERMARK_KEY, "200"),
+            log::add));
+        assertTrue(e.getMessage().contains(NettyRpcServer.WRITABLE_HIGH_WATERMARK_KEY), e.getMessage());
+    }
+
+    @Test
     void aTakenPortIsABindException() throws Exception {
         start(ECHO, conf(1));
         NettyRpcServer second = new NettyRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.port()), ECHO,
