@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.List;
-import org.heaplab.rpc.Method;
 import org.heaplab.rpc.ParamReader;
 import org.heaplab.rpc.ParamWriter;
 import org.heaplab.rpc.RegionListCodec;
