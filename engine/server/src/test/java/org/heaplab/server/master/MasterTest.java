@@ -58,9 +58,12 @@ class MasterTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    String rpcImpl = org.heaplab.rpc.RpcServers.defaultImplementation();
+
     void startCluster(long timeoutMs) throws Exception {
         int masterPort = MiniCluster.freePort();
-        master = Master.start(MiniCluster.masterConf(root.resolve("master"), masterPort, timeoutMs));
+        master = Master.start(MiniCluster.masterConf(root.resolve("master"), masterPort, timeoutMs)
+            .set(org.heaplab.rpc.RpcServers.IMPL_KEY, rpcImpl));
         masterAddress = master.address();
         for (int i = 0; i < 3; i++) {
             ports[i] = MiniCluster.freePort();
@@ -72,7 +75,8 @@ class MasterTest {
     }
 
     void startServer(int i) throws IOException {
-        servers[i] = RegionServer.start(MiniCluster.serverConf(root.resolve("rs" + i), ports[i], masterAddress));
+        servers[i] = RegionServer.start(MiniCluster.serverConf(root.resolve("rs" + i), ports[i], masterAddress)
+            .set(org.heaplab.rpc.RpcServers.IMPL_KEY, rpcImpl));
     }
 
     @AfterEach
@@ -96,9 +100,18 @@ class MasterTest {
         return "r" + (i % 6) + String.format("-%04d", i); // spread over all six regions ("r0-..." is the first)
     }
 
-    @Test
-    void aPreSplitTableSpreadsOverAllServersAndServesReadsAndWrites() throws Exception {
+    static java.util.List<String> implementations() {
+        return org.heaplab.rpc.RpcServers.implementations();
+    }
+
+    /** On every RPC server implementation: the master's and the region servers' (the other tests: the default). */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("implementations")
+    void aPreSplitTableSpreadsOverAllServersAndServesReadsAndWrites(String impl) throws Exception {
+        rpcImpl = impl;
         startCluster(MiniCluster.TIMEOUT_MS);
+        assertEquals(impl, master.rpc().name());
+        assertEquals(impl, servers[0].rpc().name());
         try (RawClusterClient c = new RawClusterClient(masterAddress, "T")) {
             createTable(c, "T");
             List<RegionLocation> locations = c.locate();
