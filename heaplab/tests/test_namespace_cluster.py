@@ -64,8 +64,8 @@ reproduces:
 variants:
   {VARIANT}:
     profile: hbase1-onheap
-    server_jvm: ["-Xms64m", "-Xmx{{heap}}", "-XX:+UseG1GC"]
-    client_jvm: ["-Xmx{{client_heap}}", "-XX:+UseG1GC"]
+    server_jvm: ["-XX:+UseG1GC"]  # heaplab adds -Xms/-Xmx from the scale's heap and client_heap
+    client_jvm: ["-XX:+UseG1GC"]
 scales:
   ci: {{heap: 256m, client_heap: 256m, threads: 3, rows: 12000, regions: 3}}
 site:
