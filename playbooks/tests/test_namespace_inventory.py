@@ -1,8 +1,12 @@
 """The namespace cluster's inventory: the committed copy is what cluster.sh writes, with the groups the
 playbooks need. Runs anywhere (no root): `cluster.sh inventory` creates nothing."""
 
+import os
+import shutil
 import subprocess
+from pathlib import Path
 
+import pytest
 import yaml
 
 from playbooks.tests.support import PLAYBOOKS, REPO
@@ -51,3 +55,24 @@ def test_bad_state_dir_is_one_line_exit_2():
         assert proc.returncode == 2
         assert proc.stderr.startswith("ERROR: --state-dir")
         assert proc.stderr.count("\n") == 1
+
+
+def test_without_root_up_says_why_and_exits_2():
+    """The namespace function test skips on exit 2; a user without root gets one line saying why."""
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root and no setpriv to drop privileges")
+        prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    else:
+        prefix = []
+    proc = subprocess.run(
+        [*prefix, str(CLUSTER_SH), "--state-dir", OTHER_STATE, "up"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("cluster.sh: cannot run here: needs root (")
+    assert proc.stderr.count("\n") == 1
+    assert not Path(OTHER_STATE).exists()
