@@ -14,6 +14,7 @@
 #                                                           results/runs/pe-vs-hbase-<UTC>, all
 #   MODE: writes (the issue-3 runs), reads (load, flush, warm, measure randomRead), all (both)
 #   EXTRA_OPTS="-XX:StartFlightRecording=..."               extra server JVM flags
+#   SITE="hbase.rpc.server.impl=SimpleRpcServer ..."         extra engine-site keys (key=value, space-separated)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PROFILE=${1:-hbase2-offheap}
@@ -30,14 +31,19 @@ export ENGINE_CONF_DIR=$BASE/conf ENGINE_LOG_DIR=$BASE/logs
 mkdir -p "$ENGINE_CONF_DIR" "$ENGINE_LOG_DIR"
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])')
 # The profile plus this run's data directory and port.
-python3 - "$DIST/conf/profiles/$PROFILE.xml" "$ENGINE_CONF_DIR/engine-site.xml" "$BASE/data" "$PORT" <<'PY'
+python3 - "$DIST/conf/profiles/$PROFILE.xml" "$ENGINE_CONF_DIR/engine-site.xml" "$BASE/data" "$PORT" "${SITE:-}" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
-src, dst, root, port = sys.argv[1:]
+src, dst, root, port, site = sys.argv[1:]
 tree = ET.parse(src)
 overrides = [("hbase.rootdir", root), ("hbase.regionserver.port", port)]
 if any(p.findtext("name") == "hbase.bucketcache.ioengine" for p in tree.getroot().iter("property")):
     overrides.append(("hbase.bucketcache.size", "1024"))  # the whole read table stays cached
+for pair in site.split():
+    key, sep, value = pair.partition("=")
+    if not sep or not key:
+        sys.exit(f"ERROR: SITE wants key=value pairs, got '{pair}'")
+    overrides.append((key, value))
 for key, value in overrides:
     prop = ET.SubElement(tree.getroot(), "property")
     ET.SubElement(prop, "name").text = key
