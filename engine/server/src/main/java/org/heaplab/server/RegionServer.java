@@ -205,59 +205,28 @@ public final class RegionServer {
     /** {@code bin/engine regionserver}: runs in the foreground until SIGTERM. */
     public static void main(String[] args) {
         EngineEnv env = EngineEnv.fromSystem();
-        Configuration conf;
-        try {
-            conf = env.loadConfiguration();
-        } catch (ConfigurationException e) {
-            System.err.println("ERROR: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
-        GcEventRecorder gc = null;
-        try {
-            gc = GcEventRecorder.start(Path.of(conf.get(GcEventRecorder.FILE_KEY)));
-        } catch (IOException e) {
-            ServerLog.warn("GC events will not be recorded: " + e.getMessage());
-        }
+        Configuration conf = ServerMain.loadConfigurationOrExit(env);
+        GcEventRecorder gc = ServerMain.recordGc(Path.of(conf.get(GcEventRecorder.FILE_KEY)));
         ServerLog.info("starting region server: conf " + env.siteFile() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
             + ", pid " + ProcessHandle.current().pid());
         RegionServer server;
         try {
             server = start(conf);
         } catch (PortInUseException | InfoServer.PortInUseException | ConfigurationException e) {
-            System.err.println("ERROR: " + e.getMessage());
-            System.exit(1);
+            ServerMain.exit(e.getMessage());
             return;
         } catch (OutOfMemoryError e) { // memory asked at start-up (caches) that the JVM does not have
-            System.err.println("ERROR: cannot start the region server: out of memory (" + e.getMessage() + "); lower "
+            ServerMain.exit("cannot start the region server: out of memory (" + e.getMessage() + "); lower "
                 + "hbase.bucketcache.size or hfile.block.cache.size, or raise -Xmx / -XX:MaxDirectMemorySize in jvm.options");
-            System.exit(1);
             return;
         } catch (IOException | RuntimeException e) {
             ServerLog.error("cannot start the region server: " + e);
-            System.err.println("ERROR: cannot start the region server: " + e.getMessage());
-            System.exit(1);
+            ServerMain.exit("cannot start the region server: " + e.getMessage());
             return;
         }
-        GcEventRecorder gcRecorder = gc;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            ServerLog.info("stopping: finishing in-flight calls, flushing memstores, closing the WAL");
-            server.stop();
-            if (gcRecorder != null) {
-                try {
-                    gcRecorder.close();
-                } catch (IOException ignored) {
-                    // best effort at exit
-                }
-            }
-            ServerLog.info("stopped");
-        }, "shutdown"));
+        ServerMain.stopOnShutdown("stopping: finishing in-flight calls, flushing memstores, closing the WAL", server::stop, gc);
         ServerLog.info("region server serving on " + conf.get(HOSTNAME_KEY, "localhost") + ":" + server.port()
             + " with " + server.rpc.handlerCount() + " handlers (" + server.rpc.name() + ")");
-        try {
-            server.awaitStop();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ServerMain.await(server::awaitStop);
     }
 }

@@ -20,6 +20,7 @@ import org.heaplab.server.GcEventRecorder;
 import org.heaplab.server.InfoServer;
 import org.heaplab.server.RegionServer.PortInUseException;
 import org.heaplab.server.ServerLog;
+import org.heaplab.server.ServerMain;
 import org.heaplab.server.ServerMetrics;
 
 /**
@@ -184,54 +185,25 @@ public final class Master {
     /** {@code bin/engine master}: runs in the foreground until SIGTERM. */
     public static void main(String[] args) {
         EngineEnv env = EngineEnv.fromSystem();
-        Configuration conf;
-        try {
-            conf = env.loadConfiguration();
-        } catch (ConfigurationException e) {
-            System.err.println("ERROR: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
-        GcEventRecorder gc = null;
-        try { // its own file: a master and a region server may share ENGINE_LOG_DIR on one host
-            gc = GcEventRecorder.start(env.logDir().resolve("gc-events-master.jsonl"));
-        } catch (IOException e) {
-            ServerLog.warn("GC events will not be recorded: " + e.getMessage());
-        }
+        Configuration conf = ServerMain.loadConfigurationOrExit(env);
+        // its own file: a master and a region server may share ENGINE_LOG_DIR on one host
+        GcEventRecorder gc = ServerMain.recordGc(env.logDir().resolve("gc-events-master.jsonl"));
         ServerLog.info("starting master: conf " + env.siteFile() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
             + "/master, pid " + ProcessHandle.current().pid());
         Master master;
         try {
             master = start(conf);
         } catch (PortInUseException | InfoServer.PortInUseException | ConfigurationException e) {
-            System.err.println("ERROR: " + e.getMessage());
-            System.exit(1);
+            ServerMain.exit(e.getMessage());
             return;
         } catch (IOException | RuntimeException e) {
             ServerLog.error("cannot start the master: " + e);
-            System.err.println("ERROR: cannot start the master: " + e.getMessage());
-            System.exit(1);
+            ServerMain.exit("cannot start the master: " + e.getMessage());
             return;
         }
-        GcEventRecorder gcRecorder = gc;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            ServerLog.info("stopping the master");
-            master.stop();
-            if (gcRecorder != null) {
-                try {
-                    gcRecorder.close();
-                } catch (IOException ignored) {
-                    // best effort at exit
-                }
-            }
-            ServerLog.info("stopped");
-        }, "shutdown"));
+        ServerMain.stopOnShutdown("stopping the master", master::stop, gc);
         ServerLog.info("master serving on " + master.address() + " with " + master.rpc.handlerCount() + " handlers ("
             + master.rpc.name() + ")");
-        try {
-            master.awaitStop();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ServerMain.await(master::awaitStop);
     }
 }

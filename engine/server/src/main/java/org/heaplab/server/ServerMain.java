@@ -1,0 +1,73 @@
+package org.heaplab.server;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
+
+/**
+ * What `bin/engine regionserver` and `bin/engine master` share around their own start-up: loading the
+ * configuration, recording GC pauses, failing with one line, and the shutdown hook that stops the server
+ * on SIGTERM.
+ */
+public final class ServerMain {
+    private ServerMain() {
+    }
+
+    /** The configuration of this process's engine-site.xml; a bad file exits with one line. */
+    public static Configuration loadConfigurationOrExit(EngineEnv env) {
+        try {
+            return env.loadConfiguration();
+        } catch (ConfigurationException e) {
+            exit(e.getMessage());
+            return null; // not reached
+        }
+    }
+
+    /** Starts recording GC pauses into {@code file}; on failure warns and returns null (the server still runs). */
+    public static GcEventRecorder recordGc(Path file) {
+        try {
+            return GcEventRecorder.start(file);
+        } catch (IOException e) {
+            ServerLog.warn("GC events will not be recorded: " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** Prints "ERROR: message" and exits with status 1. */
+    public static void exit(String message) {
+        System.err.println("ERROR: " + message);
+        System.exit(1);
+    }
+
+    /** On SIGTERM: logs {@code stopping}, runs {@code stop}, closes the GC recorder, logs "stopped". */
+    public static void stopOnShutdown(String stopping, Runnable stop, GcEventRecorder gc) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            ServerLog.info(stopping);
+            stop.run();
+            if (gc != null) {
+                try {
+                    gc.close();
+                } catch (IOException ignored) {
+                    // best effort at exit
+                }
+            }
+            ServerLog.info("stopped");
+        }, "shutdown"));
+    }
+
+    /** Blocks the main thread until the server has stopped. */
+    public static void await(StopWaiter waiter) {
+        try {
+            waiter.awaitStop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A server's awaitStop. */
+    @FunctionalInterface
+    public interface StopWaiter {
+        void awaitStop() throws InterruptedException;
+    }
+}
