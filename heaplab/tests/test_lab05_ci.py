@@ -1,10 +1,10 @@
 """Lab 05 end to end at --scale ci: the real spec, CLI, ansible-playbook, playbooks and engine.
 
 As test_end_to_end_read_labs.py does for the read labs: ``python -m heaplab run 05-netty-rpc --scale ci
---report`` at a throw-away root whose spec is the real one plus a free ``hbase.regionserver.port`` and
-``hbase.regionserver.info.port: "0"`` (the metrics endpoint on any free port, so parallel runs never fight
-over 16030). It skips, with the reason, while the spec marks a variant unavailable (until the engine has
-both SimpleRpcServer and NettyRpcServer). Then:
+--report`` at a throw-away root whose spec is the real one plus a free ``hbase.regionserver.port``, with
+its ``hbase.regionserver.info.port: "16030"`` replaced by ``"0"`` (the metrics endpoint on any free port,
+so parallel runs never fight over 16030). It skips, with the reason, while the spec marks a variant
+unavailable (until the engine has both SimpleRpcServer and NettyRpcServer). Then:
 - both variants completed, each with its own hbase.rpc.server.impl, and each server's log names the RPC
   server it ran and its metrics endpoint;
 - every step of the sweep read threads x rows rows with the step's thread count, and the server counted
@@ -27,6 +27,7 @@ from heaplab.tests.test_end_to_end import spec_with_port
 
 LAB = "05-netty-rpc"
 SPEC = REPO / "labs" / LAB / "experiment.yml"
+SHIPPED_INFO_PORT_LINE = '  hbase.regionserver.info.port: "16030"\n'
 INFO_PORT_LINE = '  hbase.regionserver.info.port: "0"\n'
 
 
@@ -39,8 +40,8 @@ def _unavailable() -> str | None:
 def ci_spec_text() -> str:
     """The real spec with a free RPC port and the metrics endpoint on any free port."""
     text = spec_with_port(SPEC.read_text(encoding="utf-8"))
-    at = text.index("site:\n") + len("site:\n")
-    return text[:at] + INFO_PORT_LINE + text[at:]
+    assert text.count(SHIPPED_INFO_PORT_LINE) == 1, "lab 05's spec sets HBase's info port once"
+    return text.replace(SHIPPED_INFO_PORT_LINE, INFO_PORT_LINE)
 
 
 @pytest.fixture(scope="module")
