@@ -21,8 +21,9 @@ import org.heaplab.core.conf.ConfigurationException;
  *
  * <p>The port comes from {@link #REGIONSERVER_PORT_KEY} or {@link #MASTER_PORT_KEY}: -1 turns the
  * endpoint off, 0 takes any free port (tests; {@link #address()} says which). A configuration without the
- * key runs no endpoint: bin/engine's conf/engine-site.xml holds HBase's defaults (16030, 16010), so
- * in-JVM servers in tests never fight over a fixed port. A taken port fails start-up with one line
+ * key runs no endpoint, and bin/engine's conf/engine-site.xml leaves both keys unset (HBase's ports are
+ * 16030 and 16010), so servers and tests on one host never fight over a fixed port; a deployment or lab
+ * that scrapes the endpoint sets them. A taken port fails start-up with one line
  * naming the key ({@link PortInUseException}).
  *
  * <p>One daemon thread answers the requests, one at a time: a scrape is rare and cheap, and the endpoint
@@ -32,8 +33,6 @@ import org.heaplab.core.conf.ConfigurationException;
 public final class InfoServer implements AutoCloseable {
     public static final String REGIONSERVER_PORT_KEY = "hbase.regionserver.info.port";
     public static final String MASTER_PORT_KEY = "hbase.master.info.port";
-    public static final int DEFAULT_REGIONSERVER_PORT = 16030; // in engine-site.xml, as in HBase
-    public static final int DEFAULT_MASTER_PORT = 16010;
     public static final String METRICS_PATH = "/metrics";
     private static final InfoServer OFF = new InfoServer(null, null, null);
 
