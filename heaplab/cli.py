@@ -34,6 +34,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--inventory", help=f"ansible inventory (default {DEFAULT_INVENTORY})")
     run.add_argument("--runs-dir", help=f"where run directories go (default {DEFAULT_RUNS_DIR})")
     run.add_argument("--report", action="store_true", help="write each run's report when it ends")
+    # issue 6 (lab02): e.g. a JDK 21+ for a variant with `jdk: 21` (generational ZGC)
+    run.add_argument(
+        "--java-home",
+        help="JDK home (absolute, as on the hosts) every host runs the engine with: sets heaplab_java_home",
+    )
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
     rep.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
@@ -75,6 +80,7 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         inventory=_under(root, args.inventory, DEFAULT_INVENTORY),
         runs_dir=_under(root, args.runs_dir, DEFAULT_RUNS_DIR),
         command=shlex.join(["heaplab", *argv]),
+        java_home=_java_home(args.java_home),  # issue 6 (lab02)
     )
     worst = 0
     for lab in labs:
@@ -88,6 +94,13 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         else:
             print(f"next: heaplab report {run_dir}")
     return worst
+
+
+def _java_home(value: str | None) -> str | None:
+    """Issue 6 (lab02): --java-home must be absolute (it names a directory on every host)."""
+    if value is not None and not value.startswith("/"):
+        raise SpecError(f"--java-home must be an absolute path (a JDK home on the hosts), not {value!r}")
+    return value
 
 
 def cmd_report(root: Path, args: argparse.Namespace) -> int:

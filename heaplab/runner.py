@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from heaplab import jdk as jdk_check
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
 from heaplab.playbook import run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
@@ -46,6 +47,7 @@ class RunOptions:
     runs_dir: Path
     command: str
     out: Callable[[str], None] = print
+    java_home: str | None = None  # issue 6 (lab02): `--java-home`, heaplab_java_home for every host
 
 
 def utc_stamp(now: datetime | None = None) -> str:
@@ -70,7 +72,13 @@ def preflight(root: Path) -> tuple[Path, str]:
 
 
 def ansible_vars(
-    spec: Spec, variant: Variant, params: dict[str, Any], archive: Path, run_dir: Path
+    spec: Spec,
+    variant: Variant,
+    params: dict[str, Any],
+    archive: Path,
+    run_dir: Path,
+    *,
+    java_home: str | None = None,
 ) -> dict[str, Any]:
     """The extra vars of docs/contracts.md section 5, plus the measured phases' names.
 
@@ -91,6 +99,8 @@ def ansible_vars(
         "heaplab_site": spec.site_for(params, variant),
         "heaplab_phases": phases,
         "heaplab_measured_phases": measured,
+        # issue 6 (lab02): `heaplab run --java-home`: an extra var, so it wins over the inventory's
+        **({"heaplab_java_home": java_home} if java_home else {}),
     }
 
 
@@ -143,12 +153,26 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     opts.out(f"run {spec.lab} at scale {opts.scale}: {run_dir}")
 
     status = "complete"
+    jdks: list[jdk_check.HostJdk] | None = None  # issue 6 (lab02): asked once, for the first `jdk:` variant
     try:
         for name, v in spec.variants.items():
             entry = manifest["variants"][name]
             if not v.available:
                 opts.out(f"[{name}] skipped, not yet available: {v.why}")
                 continue
+            # issue 6 (lab02): a variant with `jdk: N` runs only when every server host's JDK is N or newer
+            if v.jdk is not None:
+                if jdks is None:
+                    ansible = str(Path(playbook).with_name("ansible"))
+                    env = {**os.environ, **_ansible_env(opts), "ANSIBLE_HOST_PATTERN_MISMATCH": "ignore"}
+                    jdks = jdk_check.server_jdks(ansible, opts.inventory, env, opts.java_home)
+                why = jdk_check.too_old(v.jdk, jdks, opts.java_home)
+                if why:
+                    entry.update(available=False, why=why, status="unavailable")
+                    opts.out(f"[{name}] skipped, unavailable: {why}")
+                    continue
+                flags = jdk_check.generational_zgc(entry["server_jvm_flags"], jdk_check.lowest(jdks))
+                entry["server_jvm_flags"] = flags
             if not _run_variant(
                 spec=spec,
                 v=v,
@@ -191,7 +215,9 @@ def _run_variant(
     vdir = run_dir / v.name
     vdir.mkdir()
     vars_path = vdir / "ansible-vars.json"
-    write_json_atomic(vars_path, ansible_vars(spec, v, params, archive, run_dir))
+    extra = ansible_vars(spec, v, params, archive, run_dir, java_home=opts.java_home)
+    extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # issue 6 (lab02): as the JDK needs
+    write_json_atomic(vars_path, extra)
     log = vdir / "ansible.log"
     cmd = [playbook, "-i", str(opts.inventory), str(opts.root / PLAYBOOK), "-e", f"@{vars_path}"]
     entry.update(status="running", log=str(log.relative_to(run_dir)))

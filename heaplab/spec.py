@@ -60,7 +60,18 @@ READ_METRICS = (  # heaplab.read_metrics: counter deltas between two `admin metr
     "gets",
 )
 METRICS = CLIENT_METRICS + MEMORY_METRICS + READ_METRICS
-VARIANT_KEYS = ("profile", "published", "server_jvm", "jvm", "client_jvm", "available", "why", "site", "vars")
+VARIANT_KEYS = (
+    "profile",
+    "published",
+    "server_jvm",
+    "jvm",
+    "client_jvm",
+    "available",
+    "why",
+    "site",
+    "vars",
+    "jdk",  # issue 6 (lab02): the lowest JDK feature version the variant's servers need (heaplab.jdk)
+)
 METRICS_COMMAND = "metrics"  # `bin/engine admin metrics [--gc]`: the measured admin phase
 
 
@@ -79,6 +90,7 @@ class Variant:
     why: str | None = None
     site: dict[str, str] = field(default_factory=dict)  # on top of the lab's site
     vars: dict[str, str] = field(default_factory=dict)  # extra phase parameters
+    jdk: int | None = None  # issue 6 (lab02): checked before the variant starts (heaplab.jdk)
 
     def published_for(self, experiment: str) -> str | None:
         """The article's name for this variant in ``experiment`` (None: the article has no such row)."""
@@ -324,8 +336,18 @@ def _variants(raw: dict[str, Any], where: str, experiments: set[str]) -> dict[st
             why=v.get("why"),
             site=_site(v.get("site"), f"{vw}: site"),
             vars=vars_,
+            jdk=_jdk(v.get("jdk"), vw),
         )
     return variants
+
+
+def _jdk(raw: Any, where: str) -> int | None:
+    """Issue 6 (lab02): ``jdk: 21``, the lowest JDK feature version (8 or more) the variant needs."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not str(raw).isdigit() or int(raw) < 8:
+        raise SpecError(f"{where}: jdk must be a JDK feature version such as 21 (8 or more), not {raw!r}")
+    return int(raw)
 
 
 def _measure(raw: Any, where: str, experiments: set[str]) -> tuple[str, ...]:
