@@ -28,7 +28,7 @@ import org.heaplab.server.EngineEnv;
  * {@code bin/engine admin}: table management against the region server of engine-site.xml.
  *
  * <pre>
- * admin create &lt;table&gt; [--family=info0] [--presplit=N --rows=TOTAL] [--compress=NONE|SNAPPY]
+ * admin create &lt;table&gt; [--family=info0] [--presplit=N --rows=TOTAL [--splits=pe|ycsb]] [--compress=NONE|SNAPPY]
  *              [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL]
  *              [--blockEncoding=NONE|DIFF|ROW_INDEX_V1] [--bloom=NONE|ROW] [--inMemory=true|false]
  * admin drop &lt;table&gt; | flush &lt;table&gt; | compact &lt;table&gt; | regions &lt;table&gt; | count &lt;table&gt; [--json]
@@ -46,10 +46,13 @@ import org.heaplab.server.EngineEnv;
  * to PREFIX.json; --gc makes the server collect garbage first, so heap used is what is live.
  *
  * --presplit=N --rows=TOTAL splits like `pe --presplit=N` over TOTAL rows, so a later pe run with
- * rows x clients = TOTAL finds the table it would have made. Exit codes as pe: 0, 1 runtime, 2 usage.
+ * rows x clients = TOTAL finds the table it would have made. With --splits=ycsb (issue 6, the ycsb
+ * helper's edit) the split keys spread YCSB's keys of TOTAL records evenly instead (engine/docs/ycsb.md).
+ * Exit codes as pe: 0, 1 runtime, 2 usage.
  */
 public final class AdminCli {
-    public static final String USAGE = "Usage: bin/engine admin create <table> [--family=info0] [--presplit=N --rows=TOTAL]"
+    public static final String USAGE = "Usage: bin/engine admin create <table> [--family=info0] [--presplit=N --rows=TOTAL"
+        + " [--splits=pe|ycsb]]"
         + " [--compress=NONE|SNAPPY] [--durability=USE_DEFAULT|SKIP_WAL|ASYNC_WAL|SYNC_WAL|FSYNC_WAL]"
         + " [--blockEncoding=NONE|DIFF|ROW_INDEX_V1] [--bloom=NONE|ROW] [--inMemory=true|false] | drop <table> | flush <table>"
         + " | compact <table> | regions <table> | count <table> [--json] | tables | list | status"
@@ -61,10 +64,10 @@ public final class AdminCli {
     /** A parsed admin command line. */
     record Command(String verb, String table, String family, int presplit, int rows, Compression compress,
                    Durability durability, boolean gc, String report, DataBlockEncoding encoding, BloomType bloom,
-                   boolean inMemory, boolean json, String server) {
+                   boolean inMemory, boolean json, String server, boolean ycsbSplits) {
         Command(String verb, String table, String family, int presplit, int rows, Compression compress, Durability durability) {
             this(verb, table, family, presplit, rows, compress, durability, false, null, DataBlockEncoding.NONE,
-                BloomType.ROW, false, false, null);
+                BloomType.ROW, false, false, null, false);
         }
     }
 
@@ -133,6 +136,7 @@ public final class AdminCli {
         boolean gc = false;
         boolean json = false;
         String server = null;
+        boolean ycsbSplits = false; // --splits=ycsb (ycsb helper, issue 6)
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
             if (a.startsWith("--") && verb.equals("count")) {
@@ -158,6 +162,11 @@ public final class AdminCli {
                     case "--family" -> family = nonEmpty(flag, value);
                     case "--presplit" -> presplit = positive(flag, value);
                     case "--rows" -> rows = positive(flag, value);
+                    case "--splits" -> ycsbSplits = switch (value) { // ycsb helper, issue 6
+                        case "pe" -> false;
+                        case "ycsb" -> true;
+                        default -> throw new UsageException("--splits must be pe or ycsb, got '" + value + "'");
+                    };
                     case "--compress" -> {
                         try {
                             compress = Compression.parse(nonEmpty(flag, value));
@@ -216,7 +225,7 @@ public final class AdminCli {
             throw new UsageException("--report is only for admin metrics");
         }
         return new Command(verb, table, family, presplit, rows, compress, durability, gc, report, encoding, bloom, inMemory,
-            json, server);
+            json, server, ycsbSplits);
     }
 
     private static String serverAddress(String flag) throws UsageException {
@@ -246,7 +255,7 @@ public final class AdminCli {
                 } catch (IllegalArgumentException e) {
                     throw new IOException(e.getMessage());
                 }
-                byte[][] splits = PeData.splits(c.presplit(), c.rows());
+                byte[][] splits = c.ycsbSplits() ? ycsbSplits(c.presplit(), c.rows()) : PeData.splits(c.presplit(), c.rows());
                 admin.createTable(desc, splits);
                 out.println("created table " + c.table() + " with " + (splits.length + 1) + " region(s), family "
                     + c.family() + ", compression " + c.compress() + ", durability " + c.durability() + ", block encoding "
@@ -353,5 +362,55 @@ public final class AdminCli {
             // fall through
         }
         throw new UsageException(flag + " must be a positive integer, got '" + value + "'");
+    }
+
+    // --- admin create --splits=ycsb (ycsb helper, issue 6; engine/docs/ycsb.md) ---
+
+    /** At most this many YCSB keys are sorted to place the splits (a hashed stride beyond: the keys are random). */
+    private static final int YCSB_SPLIT_SAMPLE = 10_000_000;
+
+    /**
+     * YCSB's key of record {@code keynum} with its defaults (insertorder=hashed, zeropadding=1): "user" and
+     * the 64-bit FNV-1a hash of the number, made non-negative, in decimal (site.ycsb.Utils.fnvhash64).
+     */
+    static String ycsbKey(long keynum) {
+        return "user" + ycsbHash(keynum);
+    }
+
+    private static long ycsbHash(long keynum) {
+        long h = 0xCBF29CE484222325L;
+        for (int i = 0; i < 8; i++) {
+            h = (h ^ (keynum & 0xff)) * 1099511628211L;
+            keynum >>= 8;
+        }
+        return Math.abs(h);
+    }
+
+    /**
+     * Split keys that give each of {@code regions} regions the same share of YCSB's first {@code totalRows}
+     * keys. The keys sort as strings, so each hash is compared as its decimal digits padded on the right to
+     * 19 digits (an unsigned long); the split key is "user" + those 19 digits of the key at each quantile.
+     */
+    static byte[][] ycsbSplits(int regions, int totalRows) {
+        if (regions <= 1) {
+            return new byte[0][];
+        }
+        int stride = Math.max(1, totalRows / YCSB_SPLIT_SAMPLE);
+        long[] sortable = new long[(totalRows + stride - 1) / stride];
+        for (int i = 0; i < sortable.length; i++) {
+            long h = ycsbHash((long) i * stride);
+            long padded = h;
+            for (int digits = Long.toString(h).length(); digits < 19; digits++) {
+                padded *= 10;
+            }
+            sortable[i] = padded ^ Long.MIN_VALUE; // unsigned order as signed order
+        }
+        java.util.Arrays.sort(sortable);
+        byte[][] splits = new byte[regions - 1][];
+        for (int k = 1; k < regions; k++) {
+            String digits = Long.toUnsignedString(sortable[(int) ((long) sortable.length * k / regions)] ^ Long.MIN_VALUE);
+            splits[k - 1] = ("user" + digits).getBytes(StandardCharsets.UTF_8);
+        }
+        return splits;
     }
 }
