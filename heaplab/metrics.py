@@ -1,8 +1,10 @@
 """The metrics of one variant in one experiment of a run, named as in published_results.csv.
 
-From the measured pe phase: throughput (rows/s, summed over client hosts), latency_avg/p95/p99/p999/max
+From the measured pe phase: throughput (rows/s, summed over client hosts), latency_avg/p50/p95/p99/p999/max
 (ms; from the client summary with one client host, from the merged HdrHistogram logs with several),
-young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [start, end] window.
+young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [start, end] window, and the
+GC metrics of heaplab.gc_stats (pause distribution, safepoints, eden evacuation rate) with
+latency_spike_gc_share of heaplab.timeline (docs/analysis.md defines them).
 From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory (when
 the reports were taken after a collection, ``admin metrics --gc``) and the read metrics of
 heaplab.read_metrics (counter deltas: data-block hit ratio, disk reads, CPU and query-cache hits per get);
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from heaplab.client_summary import ClientSummary, load_phase_summaries
 from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.gc_events import YoungGcStats, young_gc_stats
+from heaplab.gc_stats import GC_UNITS, gc_values, load_variant_gc
 from heaplab.hlog import US_PER_MS, read_total
 from heaplab.memory import (
     CHUNK_SIZE_KEY,
@@ -27,9 +30,11 @@ from heaplab.memory import (
 )
 from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run
+from heaplab.timeline import latency_timeline, spike_gc_share
 
 LATENCY_KEYS = {
     "latency_avg": "mean",
+    "latency_p50": "p50",
     "latency_p95": "p95",
     "latency_p99": "p99",
     "latency_p999": "p999",
@@ -38,12 +43,14 @@ LATENCY_KEYS = {
 UNITS = {
     "throughput": "ops/s",
     "latency_avg": "ms",
+    "latency_p50": "ms",
     "latency_p95": "ms",
     "latency_p99": "ms",
     "latency_p999": "ms",
     "latency_max": "ms",
     "young_gc_avg_pause": "ms",
     "young_gc_rate": "1/s",
+    **GC_UNITS,
     **MEMORY_UNITS,
     **READ_UNITS,
 }
@@ -74,6 +81,7 @@ def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
     total = read_total(hlogs)
     return {
         "latency_avg": total.get_mean_value() / US_PER_MS,
+        "latency_p50": total.get_value_at_percentile(50) / US_PER_MS,
         "latency_p95": total.get_value_at_percentile(95) / US_PER_MS,
         "latency_p99": total.get_value_at_percentile(99) / US_PER_MS,
         "latency_p999": total.get_value_at_percentile(99.9) / US_PER_MS,
@@ -120,6 +128,12 @@ def _measure_client(run: Run, m: Measurement, phase: str) -> str | None:
         m.values["young_gc_rate"] = m.gc.rate_per_s
         if m.gc.avg_pause_ms is not None:
             m.values["young_gc_avg_pause"] = m.gc.avg_pause_ms
+        # the pause distribution, safepoints and eden rate (heaplab/gc_stats.py, docs/analysis.md)
+        m.values.update(gc_values(load_variant_gc(run, m.variant), start, end, len(servers)))
+        timeline = latency_timeline(run, m.variant, m.experiment)
+        share = spike_gc_share(timeline) if timeline is not None else None
+        if share is not None:
+            m.values["latency_spike_gc_share"] = share
     return None
 
 

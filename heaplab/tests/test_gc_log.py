@@ -1,0 +1,87 @@
+"""heaplab.gc_log on real unified-log excerpts (heaplab/tests/data/gc/: G1 from a reference run on JDK 17,
+the others from a small allocating program run with each collector)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from heaplab.gc_log import GcLogError, parse
+
+DATA = Path(__file__).parent / "data" / "gc"
+
+
+def test_g1_jdk17_young_pauses_eden_and_safepoints():
+    log = parse(DATA / "g1-jdk17.log")
+    assert log.collector == "G1"
+    assert log.region_size_bytes == 1024**2
+    assert [p.gc_id for p in log.pauses] == [0, 1, 2, 3]
+    first = log.pauses[0]
+    assert first.kind == "young"
+    assert first.duration_ms == pytest.approx(4.107)
+    assert (first.heap_before_bytes, first.heap_after_bytes) == (25 * 1024**2, 2 * 1024**2)
+    assert first.heap_capacity_bytes == 512 * 1024**2
+    assert (first.eden_before_regions, first.eden_after_regions) == (25, 0)
+    assert first.uptime_s == pytest.approx(0.297)
+    assert first.start_epoch_ms == pytest.approx(first.end_epoch_ms - 4.107)
+    sp = log.safepoints[0]
+    assert sp.operation == "G1CollectForAllocation"
+    assert sp.reaching_ms == pytest.approx(3.972082)
+    assert sp.at_safepoint_ms == pytest.approx(4.189524)
+    assert "Cleanup" in [s.operation for s in log.safepoints]
+    assert log.malformed == 0
+
+
+def test_g1_jdk25_every_kind():
+    log = parse(DATA / "g1-jdk25.log")
+    kinds = [(p.gc_id, p.kind) for p in log.pauses]
+    assert kinds == [(0, "young"), (19, "remark"), (19, "cleanup"), (60, "mixed"), (93, "full")]
+    mixed = log.pauses[3]
+    assert (mixed.eden_before_regions, mixed.eden_after_regions) == (4, 0)
+    assert log.pauses[4].eden_before_regions is None  # a full GC evacuates no eden in our sense
+    # JDK 21+ safepoint lines have "Leaving safepoint" and no "Cleanup" field
+    assert log.safepoints[0].at_safepoint_ms == pytest.approx(2.283572)
+
+
+def test_parallel_young_and_full():
+    log = parse(DATA / "parallel-jdk17.log")
+    assert log.collector == "Parallel"
+    assert log.region_size_bytes is None
+    assert [p.kind for p in log.pauses] == ["young", "young", "full"]
+    assert log.pauses[2].what == "Full (Ergonomics)"
+    assert log.pauses[2].duration_ms == pytest.approx(13.886)
+    assert all(p.eden_before_regions is None for p in log.pauses)
+
+
+def test_zgc_jdk17_pauses_are_other():
+    log = parse(DATA / "zgc-jdk17.log")
+    assert [p.what for p in log.pauses] == ["Mark Start", "Mark End", "Relocate Start"]
+    assert {p.kind for p in log.pauses} == {"other"}
+    assert log.pauses[0].duration_ms == pytest.approx(0.014)
+    assert log.pauses[0].heap_before_bytes is None
+
+
+def test_generational_zgc_young_and_old():
+    log = parse(DATA / "zgc-jdk25.log")
+    by_id = {}
+    for p in log.pauses:
+        by_id.setdefault(p.gc_id, []).append(p.kind)
+    assert by_id[0] == ["young", "young", "young", "other", "other"]  # major: Y: then O:
+    assert by_id[5] == ["young", "young", "young"]  # minor: y:
+
+
+def test_malformed_lines_are_skipped_and_counted(tmp_path):
+    lines = (DATA / "g1-jdk17.log").read_text().splitlines()
+    pause = next(line for line in lines if "] GC(1) Pause Young" in line and "[gc " in line)
+    broken = [*lines, pause.replace("17.357ms", "17.3x7ms"), "garbage without decorations", pause[:40]]
+    path = tmp_path / "gc.log"
+    path.write_text("\n".join(broken) + "\n")
+    log = parse(path)
+    assert log.malformed == 3
+    assert len(log.pauses) == 4
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(GcLogError, match="no such GC log"):
+        parse(tmp_path / "nope.log")

@@ -1,0 +1,114 @@
+"""Latency per second of the measured phase, merged over client hosts, beside every server's GC pauses.
+
+The clients' HdrHistogram interval logs (heaplab.hlog: one histogram per ~1 s interval) are put into
+1-s buckets counted from the phase start (the earliest client's start); a bucket's histogram is the sum
+of every interval of every host that started in it, so its percentiles are exact over all hosts' requests,
+not an average of per-host percentiles.  Client and server clocks are the hosts' wall clocks (one host on
+the local target; NTP on a cluster).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hdrh.histogram import HdrHistogram
+from hdrh.log import HistogramLogReader
+
+from heaplab.client_summary import load_phase_summaries
+from heaplab.gc_stats import ServerPause, load_variant_gc
+from heaplab.hlog import US_PER_MS
+from heaplab.rundir import Run
+
+BUCKET_MS = 1000.0
+SPIKE_FACTOR = 10.0  # latency_spike_gc_share: an interval is a spike when its max > 10 x the phase's p50
+
+
+def _histogram() -> HdrHistogram:
+    return HdrHistogram(1, 3_600_000_000, 3)
+
+
+@dataclass(frozen=True)
+class Row:
+    t_s: float  # the bucket's start, seconds since the phase started
+    count: int
+    p50_ms: float
+    p99_ms: float
+    p999_ms: float
+    max_ms: float
+
+
+@dataclass
+class Timeline:
+    variant: str
+    experiment: str
+    start_epoch_ms: float
+    end_epoch_ms: float
+    rows: list[Row] = field(default_factory=list)
+    pauses: list[ServerPause] = field(default_factory=list)  # every server's pauses overlapping the window
+    p50_ms: float | None = None  # of the whole phase, all hosts merged
+
+    def pauses_in(self, row: Row) -> list[ServerPause]:
+        lo = self.start_epoch_ms + row.t_s * 1000.0
+        hi = lo + BUCKET_MS
+        return [p for p in self.pauses if p.start_epoch_ms < hi and p.end_epoch_ms > lo]
+
+    def as_dicts(self) -> list[dict]:
+        """The rows as dicts with the GC pause time (ms, all servers) overlapping each interval."""
+        return [
+            {**r.__dict__, "gc_pause_ms": sum(p.duration_ms for p in self.pauses_in(r))} for r in self.rows
+        ]
+
+
+def latency_timeline(run: Run, variant: str, experiment: str) -> Timeline | None:
+    """None when the variant has no measured client phase (unavailable, failed, no summary)."""
+    phase = run.spec.measured_phase(experiment)
+    if phase is None:
+        return None
+    summaries = load_phase_summaries(run.client_dir(variant), phase.name)
+    if not summaries:
+        return None
+    start = min(s.start_epoch_ms for s in summaries)
+    end = max(s.end_epoch_ms for s in summaries)
+    buckets: dict[int, HdrHistogram] = {}
+    total = _histogram()
+    for s in summaries:
+        if s.hlog is None or not s.hlog.is_file():
+            continue
+        reader = HistogramLogReader(str(s.hlog), _histogram())
+        try:
+            while (h := reader.get_next_interval_histogram()) is not None:
+                index = max(int((h.get_start_time_stamp() - start) // BUCKET_MS), 0)
+                buckets.setdefault(index, _histogram()).add(h)
+                total.add(h)
+        finally:
+            reader.input_file.close()
+    tl = Timeline(variant, experiment, start, end)
+    for index in sorted(buckets):
+        h = buckets[index]
+        tl.rows.append(
+            Row(
+                t_s=index * BUCKET_MS / 1000.0,
+                count=h.get_total_count(),
+                p50_ms=h.get_value_at_percentile(50) / US_PER_MS,
+                p99_ms=h.get_value_at_percentile(99) / US_PER_MS,
+                p999_ms=h.get_value_at_percentile(99.9) / US_PER_MS,
+                max_ms=h.get_max_value() / US_PER_MS,
+            )
+        )
+    if total.get_total_count():
+        tl.p50_ms = total.get_value_at_percentile(50) / US_PER_MS
+    pauses = [p for s in load_variant_gc(run, variant) for p in s.pauses]
+    overlapping = [p for p in pauses if p.start_epoch_ms < end and p.end_epoch_ms > start]
+    tl.pauses = sorted(overlapping, key=lambda p: p.start_epoch_ms)
+    return tl
+
+
+def spike_gc_share(tl: Timeline) -> float | None:
+    """latency_spike_gc_share: of the 1-s intervals whose max latency exceeds 10 x the phase's p50, the
+    fraction that overlap a GC pause of any server.  None when no interval is a spike (nothing to share)."""
+    if tl.p50_ms is None:
+        return None
+    spikes = [r for r in tl.rows if r.count and r.max_ms > SPIKE_FACTOR * tl.p50_ms]
+    if not spikes:
+        return None
+    return sum(1 for r in spikes if tl.pauses_in(r)) / len(spikes)
