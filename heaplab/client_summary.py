@@ -1,15 +1,26 @@
-"""Read a pe client summary, ``<variant>/client/<phase>-<host>.json`` (docs/contracts.md section 3).
+"""Read a client summary, ``<variant>/client/<phase>-<host>.json`` (docs/contracts.md section 3).
 
-Decodes what the engine's ``pe --report=PREFIX`` writes.  Latencies in the file are microseconds.
+Decodes what the engine's ``pe --report=PREFIX`` and ``ycsb --report=PREFIX`` write.  Latencies in the
+file are microseconds.  A ycsb summary also has ``ops`` (per YCSB operation: operations and latency) and,
+when operations failed, ``failed`` (per YCSB measurement such as ``READ-FAILED``: count); both are
+optional for readers (empty for pe).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PERCENTILE_KEYS = ("mean", "min", "p50", "p75", "p95", "p99", "p999", "p9999", "max")
+
+
+@dataclass(frozen=True)
+class OpSummary:
+    """One YCSB operation (READ, UPDATE, INCREMENT, ...) of a ycsb summary."""
+
+    operations: int
+    latency_us: dict[str, float]
 
 
 @dataclass(frozen=True)
@@ -27,6 +38,14 @@ class ClientSummary:
     start_epoch_ms: float
     end_epoch_ms: float
     hlog: Path | None
+    tool: str = "pe"
+    test: str = ""
+    ops: dict[str, OpSummary] = field(default_factory=dict)
+    failed: dict[str, int] = field(default_factory=dict)
+
+
+def _latency(raw: dict) -> dict[str, float]:
+    return {k: float(raw[k]) for k in PERCENTILE_KEYS if k in raw}
 
 
 def summary_path(client_dir: Path, phase: str, host: str) -> Path:
@@ -37,7 +56,7 @@ def load_client_summary(path: Path, phase: str, host: str) -> ClientSummary:
     raw = json.loads(path.read_text(encoding="utf-8"))
     if raw.get("format") != 1:
         raise ValueError(f"{path}: unsupported client summary format {raw.get('format')!r}")
-    latency = {k: float(raw["latency_us"][k]) for k in PERCENTILE_KEYS if k in raw["latency_us"]}
+    latency = _latency(raw["latency_us"])
     hlog = raw.get("hlog")
     return ClientSummary(
         path=path,
@@ -54,6 +73,13 @@ def load_client_summary(path: Path, phase: str, host: str) -> ClientSummary:
         end_epoch_ms=float(raw["end_epoch_ms"]),
         # Only the file name counts: the engine may record the path it wrote on the remote host.
         hlog=(path.parent / Path(hlog).name) if hlog else None,
+        tool=str(raw.get("tool", "pe")),
+        test=str(raw.get("test", "")),
+        ops={
+            name: OpSummary(int(op["operations"]), _latency(op.get("latency_us", {})))
+            for name, op in (raw.get("ops") or {}).items()
+        },
+        failed={name: int(n) for name, n in (raw.get("failed") or {}).items()},
     )
 
 

@@ -415,7 +415,7 @@ def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phas
 
 
 def _check_background(phases: list[Phase], where: str) -> None:
-    """A background phase is a pe phase that measures nothing; its ``until`` names a later phase."""
+    """A background phase is a pe or ycsb phase that measures nothing; its ``until`` names a later phase."""
     names = [q.name for q in phases]
     for i, q in enumerate(phases):
         pw = f"{where}: phase {q.name}"
@@ -423,8 +423,8 @@ def _check_background(phases: list[Phase], where: str) -> None:
             raise SpecError(f"{pw}: until is only for a phase with background: true")
         if not q.background:
             continue
-        if q.tool != "pe":
-            raise SpecError(f"{pw}: only a pe phase can run in the background, not {q.tool}")
+        if q.tool not in ("pe", "ycsb"):  # ycsb: issue 6
+            raise SpecError(f"{pw}: only a pe or ycsb phase can run in the background, not {q.tool}")
         if q.measure:
             raise SpecError(f"{pw}: a background phase cannot measure (its window overlaps other phases)")
         if q.until is not None and q.until not in names[i + 1 :]:

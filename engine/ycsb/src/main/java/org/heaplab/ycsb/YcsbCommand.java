@@ -25,6 +25,9 @@ import site.ycsb.measurements.Measurements;
  * down, table missing, every operation failed), 2 usage. Never a stack trace for a user mistake.
  */
 public final class YcsbCommand {
+    /** Set when SIGTERM or SIGINT ends the run (a background phase stopped by its until phase). */
+    private static volatile boolean stopped;
+
     private YcsbCommand() {
     }
 
@@ -67,6 +70,13 @@ public final class YcsbCommand {
                 System.exit(1);
                 return;
             }
+            // stopped from outside: exit as the JVM would (128 + signal), with no report and no ERROR line
+            for (String[] sig : new String[][] {{"TERM", "143"}, {"INT", "130"}}) {
+                sun.misc.Signal.handle(new sun.misc.Signal(sig[0]), s -> {
+                    stopped = true;
+                    System.exit(Integer.parseInt(sig[1]));
+                });
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(() -> afterYcsb(o), "ycsb-report"));
         }
         Client.main(o.clientArgs().toArray(new String[0]));
@@ -108,6 +118,10 @@ public final class YcsbCommand {
 
     /** The shutdown hook: PREFIX.json and PREFIX.hlog, YCSB's text lines on stdout, the exit code. */
     private static void afterYcsb(YcsbOptions o) {
+        if (stopped) {
+            System.err.println("ycsb: stopped by a signal before the end; no report written");
+            return;
+        }
         try {
             YcsbReport.printText(YcsbReport.exportFile(o.report()), System.out);
             YcsbReport.Outcome r = YcsbReport.write(o.report(), o.load() ? "load" : "run", o.testName(), o.args(), o.threads());
