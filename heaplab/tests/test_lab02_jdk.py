@@ -81,11 +81,11 @@ def test_generational_zgc_flag_only_on_jdk_21_and_22() -> None:
 
 
 def test_too_old_says_which_host_runs_what_and_how_to_point_at_a_newer_jdk() -> None:
-    hosts = [jdk.HostJdk("n1", 25, 'openjdk version "25"'), jdk.HostJdk("n2", 17, 'openjdk version "17.0.15"')]
+    hosts = [jdk.HostJdk("n1", 25, 'openjdk version "25"'), jdk.HostJdk("n2", 17, 'openjdk version "17.0.1"')]
     assert jdk.too_old(17, hosts, None) is None
     why = jdk.too_old(21, hosts, None)
     assert why is not None and "\n" not in why
-    assert "needs JDK 21+" in why and 'n2: openjdk version "17.0.15"' in why and "n1" not in why
+    assert "needs JDK 21+" in why and 'n2: openjdk version "17.0.1"' in why and "n1" not in why
     assert "--java-home" in why and "heaplab_java_home" in why
     missing = jdk.too_old(21, [jdk.HostJdk("n1", None, "No such file or directory: /x/bin/java")], "/x")
     assert missing is not None and "--java-home /x gives n1: No such file" in missing
@@ -117,7 +117,12 @@ def test_a_variant_needing_jdk_99_is_unavailable_in_a_real_run(lab_root, tmp_pat
     cmd = [sys.executable, "-m", "heaplab", "run", "99-jdk", "--scale", "ci", "--runs-dir", str(runs)]
     cmd += ["--inventory", str(lab.inventory)]
     proc = subprocess.run(
-        cmd, capture_output=True, text=True, env={**os.environ, "HEAPLAB_ROOT": str(lab.root)}, timeout=120
+        cmd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
+        timeout=120,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (run,) = runs.iterdir()
