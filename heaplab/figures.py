@@ -16,6 +16,7 @@ from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 from heaplab.hlog import Interval, read_intervals
 from heaplab.metrics import Measurement
 from heaplab.rundir import Run
+from heaplab.timeline import latency_timeline
 
 
 def intervals_of(m: Measurement) -> list[Interval]:
@@ -109,4 +110,55 @@ def memory_figure(run: Run, experiment: str, measured: dict[str, Measurement]) -
     ax.set_title(f"{run.lab} {experiment}: memory per cell after the insert ({run.scale})")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper right", fontsize="small")
+    return fig
+
+
+def timeline_figure(run: Run, experiment: str, variants: list[str]) -> Figure:
+    """Per variant: p50/p99/p99.9/max latency per second (all client hosts merged) and every server's GC
+    pauses as bars (right axis, ms) at the second they started (heaplab/timeline.py)."""
+    timelines = [tl for v in variants if (tl := latency_timeline(run, v, experiment)) is not None and tl.rows]
+    fig = Figure(figsize=(10, 3.2 * max(len(timelines), 1)), layout="constrained")
+    FigureCanvasAgg(fig)
+    if not timelines:
+        ax = fig.add_subplot()
+        ax.text(0.5, 0.5, f"no latency timeline for {experiment}", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    axes = fig.subplots(len(timelines), 1, squeeze=False)[:, 0]
+    for ax, tl in zip(axes, timelines, strict=True):
+        xs = [r.t_s + 0.5 for r in tl.rows]  # the middle of each 1-s interval
+        for attr, label, style in (
+            ("p50_ms", "p50", "-"),
+            ("p99_ms", "p99", "-"),
+            ("p999_ms", "p99.9", "-"),
+            ("max_ms", "max", ":"),
+        ):
+            ax.plot(xs, [max(getattr(r, attr), 1e-3) for r in tl.rows], style, marker=".", label=label)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylabel("latency per second (ms)")
+        span = max((tl.end_epoch_ms - tl.start_epoch_ms) / 1000.0, xs[-1] + 0.5, 1.0)
+        ax.set_xlim(0, span)
+        gc_ax = ax.twinx()
+        starts = [(p.start_epoch_ms - tl.start_epoch_ms) / 1000.0 for p in tl.pauses]
+        colors = ["tab:red" if p.kind == "full" else "tab:gray" for p in tl.pauses]
+        gc_ax.bar(
+            starts,
+            [p.duration_ms for p in tl.pauses],
+            width=max(span / 200, 0.05),
+            align="edge",
+            color=colors,
+            alpha=0.45,
+            label="GC pause (ms, right axis; red: full)",
+        )
+        gc_ax.set_ylabel("GC pause (ms)")
+        gc_ax.set_ylim(0, max([p.duration_ms for p in tl.pauses] + [1.0]) * 3)  # bars in the lower third
+        ax.set_title(f"{run.lab} {experiment}: {tl.variant} ({run.scale})")
+        ax.grid(True, which="both", alpha=0.3)
+        lines, labels = ax.get_legend_handles_labels()
+        bars, bar_labels = gc_ax.get_legend_handles_labels()
+        ax.legend(lines + bars, labels + bar_labels, loc="upper center", ncols=5, fontsize="small")
+        ax.set_xlabel("seconds since the measured phase started")
     return fig

@@ -244,3 +244,48 @@ def young_timeline(run: Run, variant: str, experiment: str) -> list[dict]:
             }
         )
     return rows
+
+
+def timeline_figure_name(experiment: str) -> str:
+    return f"figures/timeline-{experiment}.png"
+
+
+def _ms(values: dict[str, float], key: str) -> str:
+    return f"{values[key]:.1f}" if key in values else "-"
+
+
+def report_lines(run: Run, measurements: dict[str, dict]) -> list[str]:
+    """report.md's "GC" section: per experiment and variant the pauses of the measured window (every
+    region server pooled; docs/analysis.md), and the latency timeline figure."""
+    lines = [
+        "## GC",
+        "",
+        "Stop-the-world pauses that started in the measured phase's window, all region servers pooled "
+        "(rate and totals per server), from each server's unified GC log (docs/analysis.md).",
+    ]
+    for experiment, by_variant in measurements.items():
+        shown = [m for m in by_variant.values() if m.problem is None and "gc_count" in m.values]
+        if not shown:
+            continue
+        lines += [
+            "",
+            f"### {experiment}",
+            "",
+            "| variant | pauses | per hour | avg (ms) | p99 (ms) | max (ms) | full GCs "
+            "| safepoint total (ms) | spikes during GC |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for m in shown:
+            v = m.values
+            share = f"{v['latency_spike_gc_share']:.0%}" if "latency_spike_gc_share" in v else "-"
+            lines.append(
+                f"| {m.variant} | {v['gc_count']:.0f} | {_ms(v, 'gc_count_per_hour')} "
+                f"| {_ms(v, 'gc_pause_avg')} | {_ms(v, 'gc_pause_p99')} | {_ms(v, 'gc_pause_max')} "
+                f"| {v['full_gc_count']:.0f} "
+                f"| {_ms(v, 'safepoint_total')} | {share} |"
+            )
+        lines += [
+            "",
+            f"![latency per second and GC pauses, {experiment}]({timeline_figure_name(experiment)})",
+        ]
+    return [*lines, ""] if len(lines) > 4 else []

@@ -10,7 +10,9 @@ from typing import Any
 
 from heaplab.analysis import Analysis, analyse
 from heaplab.claims import write_claims_json
-from heaplab.figures import latency_figure, memory_figure, save_png
+from heaplab.figures import latency_figure, memory_figure, save_png, timeline_figure
+from heaplab.gc_stats import report_lines as gc_lines  # GC section (gc helper, issue 6)
+from heaplab.gc_stats import timeline_figure_name
 from heaplab.sweep import report_lines as sweep_lines
 from heaplab.sweep import write_figure as write_sweep_figure
 
@@ -140,6 +142,7 @@ def render(a: Analysis) -> str:
     for experiment in a.run.spec.experiments:
         lines += _experiment(a, experiment)
     lines += sweep_lines(a)  # labs with a thread sweep (heaplab/sweep.py); nothing otherwise
+    lines += gc_lines(a.run, a.measurements)  # GC pauses + latency timeline (heaplab/gc_stats.py, issue 6)
     lines += _claims(a)
     return "\n".join(lines) + "\n"
 
@@ -153,6 +156,9 @@ def write_report(run_dir: str | Path, published_csv: Path | None = None) -> Path
             save_png(memory_figure(a.run, experiment, measured), a.run.path / memory_figure_name(experiment))
         if a.run.spec.measured_phase(experiment) is not None:
             save_png(latency_figure(a.run, experiment, measured), a.run.path / figure_name(experiment))
+            # issue 6: per-second latency beside GC pauses (heaplab/timeline.py)
+            shown = [name for name, m in measured.items() if m.problem is None and m.window_ms]
+            save_png(timeline_figure(a.run, experiment, shown), a.run.path / timeline_figure_name(experiment))
     write_sweep_figure(a)
     write_claims_json(a.run, a.claims, a.run.path / CLAIMS)
     path = a.run.path / REPORT
