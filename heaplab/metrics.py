@@ -48,6 +48,7 @@ UNITS = {
     "latency_p99": "ms",
     "latency_p999": "ms",
     "latency_max": "ms",
+    "latency_p999_over_p50": "x",
     "young_gc_avg_pause": "ms",
     "young_gc_rate": "1/s",
     **GC_UNITS,
@@ -122,6 +123,8 @@ def _measure_client(run: Run, m: Measurement, phase: str) -> str | None:
     m.window_ms = (start, end)
     m.values["throughput"] = sum(s.throughput for s in m.summaries)
     m.values.update(_latency_ms(m.summaries))
+    if m.values.get("latency_p50") and "latency_p999" in m.values:  # how far the tail sits above the median
+        m.values["latency_p999_over_p50"] = m.values["latency_p999"] / m.values["latency_p50"]
     servers = run.server_hosts(m.variant)
     if servers:
         m.gc = young_gc_stats(run.gc_events(m.variant), start, end, len(servers))

@@ -40,6 +40,23 @@ CLIENT_METRICS = (
     "young_gc_avg_pause",
     "young_gc_rate",
 )
+GC_METRICS = (  # issue 6 (gc helper): heaplab.gc_stats / heaplab.timeline, defined in docs/analysis.md
+    "latency_p50",
+    "latency_p999_over_p50",
+    "gc_pause_avg",
+    "gc_pause_min",
+    "gc_pause_max",
+    "gc_pause_stddev",
+    "gc_pause_p99",
+    "gc_pause_total",
+    "gc_count",
+    "gc_count_per_hour",
+    "full_gc_count",
+    "safepoint_total",
+    "gc_pause_initial_peak",
+    "eden_evacuation_rate",
+    "latency_spike_gc_share",
+)
 MEMORY_METRICS = (
     "resident_after_insert",
     "heap_retained",
@@ -59,7 +76,7 @@ READ_METRICS = (  # heaplab.read_metrics: counter deltas between two `admin metr
     "query_cache_hit_ratio",
     "gets",
 )
-METRICS = CLIENT_METRICS + MEMORY_METRICS + READ_METRICS
+METRICS = CLIENT_METRICS + GC_METRICS + MEMORY_METRICS + READ_METRICS
 VARIANT_KEYS = (
     "profile",
     "published",
