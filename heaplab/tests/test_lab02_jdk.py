@@ -135,3 +135,11 @@ def test_a_variant_needing_jdk_99_is_unavailable_in_a_real_run(lab_root, tmp_pat
     assert "[future] skipped, unavailable: needs JDK 99+" in proc.stdout
     assert not (run / "future").exists(), "no playbook ran for the unavailable variant"
     assert lab.leftover_processes() == []
+
+
+def test_claims_may_name_every_gc_metric() -> None:
+    """Lab 02's claims name heaplab.gc_stats' metrics: every one of them is a metric a claim may name."""
+    from heaplab.gc_stats import GC_UNITS  # noqa: PLC0415
+    from heaplab.spec import METRICS  # noqa: PLC0415
+
+    assert set(GC_UNITS) <= set(METRICS)
