@@ -50,8 +50,8 @@ test: venv
 	@$(BIN)/python -c "import glob, xml.etree.ElementTree as ET; r=[ET.parse(f).getroot() for f in glob.glob('engine/*/target/surefire-reports/TEST-*.xml')]; n=lambda k: sum(int(x.get(k, 0)) for x in r); print(f'engine JUnit: {n(\"tests\")} tests, {n(\"failures\")} failures, {n(\"errors\")} errors, {n(\"skipped\")} skipped in {len(r)} classes')"
 	@echo "== lint: ruff, ansible-lint"
 	$(MAKE) --no-print-directory lint
-	@echo "== python: heaplab, notebooks, playbooks, end-to-end ci run"
-	$(BIN)/pytest
+	@echo "== python: heaplab, notebooks, playbooks, end-to-end ci runs (two workers, one test file per worker at a time)"
+	$(BIN)/pytest -n 2 --dist loadfile --durations=15
 
 lint: venv
 	$(BIN)/ruff check heaplab playbooks
