@@ -1,4 +1,4 @@
-"""The ``heaplab`` command: ``labs``, ``run``, ``report``.
+"""The ``heaplab`` command: ``labs``, ``run``, ``report``, ``compare``.
 
 User errors (unknown lab or scale, no engine build, not a run directory) print one ``heaplab: error: ...``
 line on stderr and exit non-zero, never a traceback.
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, find_root
+from heaplab.repeats import compare, to_markdown  # issue 6 (gc): heaplab compare, run --repeat
 from heaplab.report import write_report
 from heaplab.rundir import RunError, resolve_run
 from heaplab.runner import EXIT_INTERRUPTED, RunOptions, RunSetupError, run_lab
@@ -24,7 +25,7 @@ EXIT_USAGE = 2
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="heaplab", description="Run the HeapLab labs and report on their runs.")
     p.add_argument("--root", help="repository root (default: $HEAPLAB_ROOT or the checkout above the cwd)")
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="{labs,run,report}")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="{labs,run,report,compare}")
     sub.add_parser("labs", help="list the labs and their titles")
     run = sub.add_parser("run", help="run a lab (or all) through the playbooks")
     run.add_argument("lab", help="lab name (a directory under labs/) or 'all'")
@@ -38,6 +39,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--java-home",
         help="JDK home (absolute, as on the hosts) every host runs the engine with: sets heaplab_java_home",
+    )
+    # issue 6 (gc): N runs in a row, then the compare table (heaplab/repeats.py)
+    run.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="run the lab N times in a row, then compare"
+    )
+    cmp_ = sub.add_parser("compare", help="a lab's metrics across runs: mean and 95%% CI per variant")
+    cmp_.add_argument("runs", nargs="+", help="run directories of one lab and scale")
+    cmp_.add_argument(
+        "--metric", action="append", help="a metric to compare (repeatable; default: latency, GC)"
     )
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
@@ -71,6 +81,10 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
             raise SpecError(f"no labs under {root / 'labs'}")
     else:
         labs = [args.lab]
+    if args.repeat < 1 or (args.repeat > 1 and len(labs) > 1):  # issue 6 (gc)
+        raise SpecError(
+            f"--repeat must be a positive number of runs of one lab, not {args.repeat} of {args.lab}"
+        )
     # Validate every lab and the scale before anything runs.
     for lab in labs:
         load_spec(resolve_lab(root, lab)).params(args.scale)
@@ -83,8 +97,10 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         java_home=_java_home(args.java_home),  # issue 6 (lab02)
     )
     worst = 0
-    for lab in labs:
+    done: list[Path] = []
+    for lab in labs * args.repeat:
         code, run_dir = run_lab(lab, opts)
+        done.append(run_dir)
         print(f"run directory: {run_dir}")
         worst = max(worst, code)
         if code == EXIT_INTERRUPTED:
@@ -93,7 +109,16 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
             print(f"report: {write_report(run_dir)}")
         else:
             print(f"next: heaplab report {run_dir}")
+    if args.repeat > 1 and len(done) > 1:  # issue 6 (gc): the runs side by side
+        print(to_markdown(compare(done), len(done)))
     return worst
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Issue 6 (gc): mean and 95% CI across runs (heaplab/repeats.py)."""
+    paths = [Path(r) for r in args.runs]
+    print(to_markdown(compare(paths, args.metric), len(paths)))
+    return 0
 
 
 def _java_home(value: str | None) -> str | None:
@@ -114,11 +139,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     root = find_root(args.root)
     try:
-        if args.cmd == "labs":
-            return cmd_labs(root)
-        if args.cmd == "run":
-            return cmd_run(root, args, argv)
-        return cmd_report(root, args)
+        commands = {
+            "labs": lambda: cmd_labs(root),
+            "run": lambda: cmd_run(root, args, argv),
+            "compare": lambda: cmd_compare(args),  # issue 6 (gc)
+            "report": lambda: cmd_report(root, args),
+        }
+        return commands[args.cmd]()
     except SpecError as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -159,6 +159,13 @@ def timeline_figure(run: Run, experiment: str, variants: list[str]) -> Figure:
         ax.grid(True, which="both", alpha=0.3)
         lines, labels = ax.get_legend_handles_labels()
         bars, bar_labels = gc_ax.get_legend_handles_labels()
-        ax.legend(lines + bars, labels + bar_labels, loc="upper center", ncols=5, fontsize="small")
+        ax.legend(
+            lines + bars,
+            labels + bar_labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.2),
+            ncols=5,
+            fontsize="small",
+        )
         ax.set_xlabel("seconds since the measured phase started")
     return fig

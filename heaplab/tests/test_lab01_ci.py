@@ -1,0 +1,88 @@
+"""Lab 01 end to end at --scale ci: the real spec (plus a free RPC port), CLI, playbooks and engine.
+
+One run (module fixture) of ``heaplab run 01-tail-latency --scale ci --report``; then:
+- the run completed, the background writer ran beside the measured gets and was stopped at their end;
+- the server's unified GC log parses (no malformed line) and its pauses agree with gc-events.jsonl;
+- the measured window has GC pauses, the timeline covers it second by second with every get counted once,
+  and the GC metrics are in claims.json (each claim judged, or inconclusive only for the spike share when
+  no second had a spike);
+- report.md has the GC section and the timeline figure, and the notebook executes on the run.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from heaplab.gc_log import parse
+from heaplab.metrics import measure
+from heaplab.rundir import load_run
+from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
+from heaplab.tests.test_end_to_end import spec_with_port
+from heaplab.timeline import latency_timeline
+
+LAB = "01-tail-latency"
+SPEC = REPO / "labs" / LAB / "experiment.yml"
+VARIANT = "hbase1-onheap"
+
+
+@pytest.fixture(scope="module")
+def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
+    lab = request.getfixturevalue("lab_root")(spec_with_port(SPEC.read_text(encoding="utf-8")), lab=LAB)
+    return run_lab_at_ci(lab, LAB, tmp_path_factory.mktemp("runs"), timeout=600)
+
+
+def test_run_completes_with_the_writer_beside_the_gets(e2e: FinishedRun) -> None:
+    assert_run_completed(e2e)
+    client = e2e.run / VARIANT / "client"
+    summary = json.loads((client / "get-localhost.json").read_text(encoding="utf-8"))
+    assert summary["test"] == "RandomReadTest"
+    assert summary["rows"] == e2e.params["read_total"]
+    assert (client / "writer-localhost.out").is_file()
+    assert not (client / "writer-localhost.json").exists(), "the writer is stopped before it finishes"
+
+
+def test_gc_log_parses_and_agrees_with_the_events(e2e: FinishedRun) -> None:
+    server = e2e.run / VARIANT / "server/localhost"
+    log = parse(server / "gc-regionserver.log")
+    assert log.malformed == 0
+    assert log.collector == "G1" and log.region_size_bytes
+    assert log.safepoints
+    events = [json.loads(x) for x in (server / "gc-events.jsonl").read_text(encoding="utf-8").splitlines()]
+    young_events = [e for e in events if e["young"]]
+    young_log = [p for p in log.pauses if p.kind in ("young", "mixed")]
+    # the JVM's notifications and its log see the same young collections (the last may be cut at exit)
+    assert abs(len(young_log) - len(young_events)) <= 1
+    assert all(p.eden_before_regions is not None for p in young_log)
+
+
+def test_timeline_and_gc_metrics(e2e: FinishedRun) -> None:
+    run = load_run(e2e.run)
+    m = measure(run, VARIANT, "tail_latency")
+    assert m.problem is None
+    assert m.values["gc_count"] >= 1, "the heap is meant to be small enough for GCs while measuring"
+    for name in ("gc_pause_avg", "gc_pause_max", "gc_pause_p99", "safepoint_total", "eden_evacuation_rate"):
+        assert name in m.values, name
+    assert m.values["latency_p999_over_p50"] >= 1
+    tl = latency_timeline(run, VARIANT, "tail_latency")
+    assert tl is not None and tl.rows
+    assert sum(r.count for r in tl.rows) == e2e.params["read_total"]
+    assert tl.pauses, "the pauses of the window are beside the timeline"
+    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert set(claims) == {c.id for c in e2e.spec.claims}
+    for cid, judged in claims.items():
+        if cid == "spikes-are-gc" and "latency_spike_gc_share" not in m.values:
+            continue  # no second had a spike: nothing to attribute
+        assert judged["verdict"] in ("reproduced", "not reproduced"), (cid, judged["why"])
+
+
+def test_report_and_notebook(e2e: FinishedRun) -> None:
+    report = (e2e.run / "report.md").read_text(encoding="utf-8")
+    assert "## GC" in report and "figures/timeline-tail_latency.png" in report
+    assert (e2e.run / "figures/timeline-tail_latency.png").is_file()
+    _, text = execute_notebook(REPO / "notebooks" / f"{LAB}.ipynb", e2e.run)
+    assert "tail_latency" in text
+    for claim in e2e.spec.claims:
+        assert claim.id in text, claim.id
