@@ -8,6 +8,7 @@ milliseconds, no remark/cleanup pauses).  Safepoint time comes from the log only
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import statistics
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from heaplab.client_summary import load_phase_summaries
 from heaplab.gc_events import GC_EVENTS, GcEvent, load_gc_events
-from heaplab.gc_log import GC_LOG, Pause, Safepoint, parse
+from heaplab.gc_log import GC_LOG, GcLog, Pause, Safepoint, parse
 from heaplab.rundir import Run
 
 INITIAL_PEAK_S = 60.0  # gc_pause_initial_peak looks at the first minute of the server's uptime
@@ -86,7 +87,8 @@ def load_server_gc(server_dir: Path, host: str) -> ServerGc | None:
     """One server's pauses (and safepoints), or None when it left neither file."""
     log_path = server_dir / GC_LOG
     if log_path.is_file():
-        log = parse(log_path)
+        stat = log_path.stat()
+        log = _parse_once(str(log_path), stat.st_mtime_ns, stat.st_size)
         pauses = [_from_log(host, p, log.region_size_bytes) for p in log.pauses]
         return ServerGc(host, GC_LOG, sorted(pauses, key=lambda p: p.start_epoch_ms), log.safepoints)
     events_path = server_dir / GC_EVENTS
@@ -96,6 +98,12 @@ def load_server_gc(server_dir: Path, host: str) -> ServerGc | None:
         pauses = [_from_event(e, u) for e, u in zip(events, uptimes, strict=False)]
         return ServerGc(host, GC_EVENTS, pauses, None)
     return None
+
+
+@functools.lru_cache(maxsize=16)
+def _parse_once(path: str, mtime_ns: int, size: int) -> GcLog:
+    """parse(), once per file version: a report measures every experiment of a run from the same logs."""
+    return parse(path)
 
 
 def _uptimes(path: Path) -> list[float | None]:

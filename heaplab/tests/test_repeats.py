@@ -82,3 +82,26 @@ def test_cli_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 def test_cli_repeat_must_be_positive(capsys: pytest.CaptureFixture[str], fake_root: Path) -> None:
     assert main(["--root", str(fake_root), "run", "03-offheap-write", "--scale", "ci", "--repeat", "0"]) == 2
     assert "--repeat must be a positive number" in capsys.readouterr().err
+
+
+def test_cli_run_repeat_runs_n_times_then_compares(
+    tmp_path: Path, fake_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`heaplab run LAB --repeat 3`: three runs in a row (the runner replaced by fabricated runs), then
+    the compare table over the three."""
+    made: list[Path] = []
+
+    def fake_run_lab(lab: str, opts: object) -> tuple[int, Path]:
+        assert lab == "03-offheap-write"
+        i = len(made)
+        made.append(fabricate_run(tmp_path / f"run{i}", lab03_spec(), {"hbase1-onheap": Shape()}, seed=i))
+        return 0, made[-1]
+
+    monkeypatch.setattr("heaplab.cli.run_lab", fake_run_lab)
+    argv = ["--root", str(fake_root), "run", "03-offheap-write", "--scale", "ci", "--repeat", "3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert len(made) == 3
+    assert out.count("run directory: ") == 3
+    assert "3 run(s); 95% CI" in out
+    assert "| single_put | hbase1-onheap | latency_p999 | ms | 3 |" in out
