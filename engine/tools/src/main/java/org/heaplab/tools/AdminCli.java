@@ -373,7 +373,7 @@ public final class AdminCli {
      * YCSB's key of record {@code keynum} with its defaults (insertorder=hashed, zeropadding=1): "user" and
      * the 64-bit FNV-1a hash of the number, made non-negative, in decimal (site.ycsb.Utils.fnvhash64).
      */
-    static String ycsbKey(long keynum) {
+    public static String ycsbKey(long keynum) {
         return "user" + ycsbHash(keynum);
     }
 
@@ -391,7 +391,7 @@ public final class AdminCli {
      * keys. The keys sort as strings, so each hash is compared as its decimal digits padded on the right to
      * 19 digits (an unsigned long); the split key is "user" + those 19 digits of the key at each quantile.
      */
-    static byte[][] ycsbSplits(int regions, int totalRows) {
+    public static byte[][] ycsbSplits(int regions, int totalRows) {
         if (regions <= 1) {
             return new byte[0][];
         }

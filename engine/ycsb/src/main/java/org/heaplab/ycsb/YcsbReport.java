@@ -104,8 +104,12 @@ final class YcsbReport {
             Histogram total = new Histogram(3);
             intervals.forEach(total::add);
             switch (kind) {
-                case COUNTED, COMPOSITE -> ops.put(name, new JsonWriter().put("operations", total.getTotalCount())
-                    .put("latency_us", latency(total)));
+                case COUNTED, COMPOSITE -> {
+                    if (total.getTotalCount() > 0) { // YCSB also lists an operation whose every call failed, with 0
+                        ops.put(name, new JsonWriter().put("operations", total.getTotalCount())
+                            .put("latency_us", latency(total)));
+                    }
+                }
                 case FAILED -> {
                     failed.put(name, total.getTotalCount());
                     anyFailed = true;
