@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# ``ycsb --report=PREFIX`` also keeps YCSB's JSON export as PREFIX.ycsb.json (not a summary).
+YCSB_EXPORT_SUFFIX = ".ycsb.json"
 PERCENTILE_KEYS = ("mean", "min", "p50", "p75", "p95", "p99", "p999", "p9999", "max")
 
 
@@ -88,6 +90,8 @@ def load_phase_summaries(client_dir: Path, phase: str) -> list[ClientSummary]:
     out = []
     prefix = f"{phase}-"
     for path in sorted(client_dir.glob(f"{phase}-*.json")):
+        if path.name.endswith(YCSB_EXPORT_SUFFIX):
+            continue  # YCSB's own export beside a ycsb phase's summary
         host = path.stem[len(prefix) :]
         out.append(load_client_summary(path, phase, host))
     return out
