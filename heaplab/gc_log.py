@@ -32,15 +32,15 @@ KINDS = ("young", "mixed", "full", "remark", "cleanup", "other")
 
 _DECORATIONS = re.compile(r"^\[([^\]]+)\]\[([\d.]+)s\]\[(\w+)\s*\]\[([\w, ]+?)\s*\] ?(.*)$")
 _GC_ID = re.compile(r"^GC\((\d+)\) ")
-_SIZE = r"(\d+)([KMG])"
+_SIZE = r"(\d+)([BKMGT])"
 _PAUSE = re.compile(
     r"^GC\((?P<id>\d+)\) (?:(?P<gen>[yYO]): )?Pause (?P<what>.*?)"
     rf"(?: {_SIZE}->{_SIZE}\({_SIZE}\))? (?P<ms>\d+(?:\.\d+)?)ms$"
 )
 _EDEN = re.compile(r"^GC\((\d+)\) Eden regions: (\d+)->(\d+)\((\d+)\)$")
-_REGION_SIZE = re.compile(r"^Heap Region Size: (\d+)([KMG])$")
+_REGION_SIZE = re.compile(r"^Heap Region Size: (\d+)([BKMGT])$")
 _SAFEPOINT = re.compile(r'^Safepoint "([^"]*)",.*Reaching safepoint: (\d+) ns,.*At safepoint: (\d+) ns')
-_UNIT = {"K": 1024, "M": 1024**2, "G": 1024**3}
+_UNIT = {"B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 
 
 class GcLogError(ValueError):

@@ -85,3 +85,21 @@ def test_malformed_lines_are_skipped_and_counted(tmp_path):
 def test_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(GcLogError, match="no such GC log"):
         parse(tmp_path / "nope.log")
+
+
+def test_sizes_in_any_unit(tmp_path):
+    path = tmp_path / "gc.log"
+    path.write_text(
+        "[2026-11-22T05:51:19.189+0000][0.016s][info][gc,init] Heap Region Size: 32M\n"
+        "[2026-11-22T05:51:19.470+0000][0.297s][info][gc          ] GC(0) Pause Young (Normal) "
+        "(G1 Evacuation Pause) 1G->512K(4G) 3.5ms\n"
+    )
+    log = parse(path)
+    assert log.region_size_bytes == 32 * 1024**2
+    (p,) = log.pauses
+    assert (p.heap_before_bytes, p.heap_after_bytes, p.heap_capacity_bytes) == (
+        1024**3,
+        512 * 1024,
+        4 * 1024**3,
+    )
+    assert p.end_epoch_ms == 1_795_326_679_470.0
