@@ -3,7 +3,8 @@
 A throw-away lab (conftest ``lab_root``: the real playbooks and engine, a free port) creates ``usertable``
 pre-split for YCSB's keys (``admin create --splits=ycsb``), loads it with YCSB's ``load`` and runs
 workloada (a few thousand operations) as the measured phase, both as ``tool: ycsb`` phases that get
-``--report`` from the playbook like pe.  One run serves every test (module fixture).  It checks that the
+``--report`` from the playbook like pe, with a ycsb reader in the background beside the run, stopped
+when it ends.  One run serves every test (module fixture).  It checks that the
 summaries count what YCSB counted (its own JSON export), that the merged ``.hlog`` decodes to the same
 number of operations in about-1-s intervals, that YCSB's per-operation interval logs are collected, and
 that the claims on ``throughput`` and ``latency_p999`` are judged from the ycsb summary in report.md.
@@ -42,6 +43,9 @@ phases:
   - {name: create, tool: admin,
      args: "create usertable --family=family --presplit={regions} --rows={records} --splits=ycsb"}
   - {name: load, tool: ycsb, args: "load -P workloada -p recordcount={records} -threads {threads}"}
+  # a reader beside the measured run, stopped (SIGTERM) when the run ends: exit 143, no report
+  - {name: reader, tool: ycsb, background: true, until: run,
+     args: "run -P workloadc -p recordcount={records} -p operationcount=100000000"}
   - {name: run, tool: ycsb, measure: ycsb_read,
      args: "run -P workloada -p recordcount={records} -p operationcount={ops} -threads {threads}"}
 claims:
@@ -102,6 +106,13 @@ def test_merged_hlog_holds_every_operation(e2e: FinishedRun) -> None:
         assert all(i.end_epoch_ms - i.start_epoch_ms <= 1500 for i in intervals), "about 1 s intervals"
     for op in ("READ", "UPDATE"):  # YCSB's own interval log per operation is collected too
         assert (client / f"run-localhost.ycsb-{op}.hdr").is_file(), op
+
+
+def test_a_background_ycsb_phase_is_stopped_without_a_report(e2e: FinishedRun) -> None:
+    client = _client(e2e)
+    assert not (client / "reader-localhost.json").exists(), "stopped by its until phase: no summary"
+    assert (client / "gc-reader-localhost.log").is_file(), "its GC log (gc-ycsb.log) is kept"
+    assert "stopped by a signal" in (client / "reader-localhost.err").read_text(encoding="utf-8")
 
 
 def test_claims_come_out_of_the_ycsb_summary(e2e: FinishedRun) -> None:
