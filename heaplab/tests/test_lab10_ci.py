@@ -1,0 +1,96 @@
+"""Lab 10 end to end at --scale ci: the real spec, CLI, ansible-playbook, playbooks, engine and YCSB.
+
+``python -m heaplab run 10-ycsb-cluster --scale ci --report`` at a throw-away root whose spec is the real
+one plus a free ``hbase.regionserver.port`` (one run for the whole module). Then:
+- the run completed, the tables were loaded with YCSB (records rows; inc_records counters);
+- every step of every sweep ran exactly its operationcount of the right YCSB operation (ci sets no time
+  cap) at the step's ``-threads``, with no failed operation;
+- report.md has the sweep overview and one table per workload with its threads, and the figures;
+- every claim is judged (reproduced or not, never inconclusive), and the notebook executes on the run.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
+from heaplab.tests.test_end_to_end import spec_with_port
+
+LAB = "10-ycsb-cluster"
+SPEC = REPO / "labs" / LAB / "experiment.yml"
+VARIANT = "hbase1-onheap"
+# workload -> (phase prefix, operations parameter, the YCSB operations its steps do)
+WORKLOADS = {
+    "ycsb_insert": ("insert", "insert_ops", {"INSERT"}),
+    "ycsb_read": ("read", "read_ops", {"READ"}),
+    "ycsb_scan": ("scan", "scan_ops", {"SCAN"}),
+    "ycsb_read_insert": ("read_insert", "mix_ops", {"READ", "INSERT"}),
+    "ycsb_insert_heavy": ("insert_heavy", "heavy_ops", {"READ", "INSERT"}),
+    "ycsb_read_heavy": ("read_heavy", "heavy_ops", {"READ", "INSERT"}),
+    "ycsb_increment": ("increment", "inc_ops", {"INCREMENT"}),
+}
+
+
+@pytest.fixture(scope="module")
+def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
+    lab = request.getfixturevalue("lab_root")(spec_with_port(SPEC.read_text(encoding="utf-8")), lab=LAB)
+    return run_lab_at_ci(lab, LAB, tmp_path_factory.mktemp("runs"), timeout=600)
+
+
+def _summary(e2e: FinishedRun, phase: str) -> dict[str, Any]:
+    path = e2e.run / VARIANT / "client" / f"{phase}-localhost.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_run_completes_and_loads_both_tables(e2e: FinishedRun) -> None:
+    assert_run_completed(e2e)
+    p = e2e.params
+    load, counters = _summary(e2e, "load"), _summary(e2e, "load_counters")
+    assert (load["tool"], load["command"], load["operations"]) == ("ycsb", "load", p["records"])
+    assert (counters["command"], counters["operations"]) == ("load", p["inc_records"])
+    assert not load.get("failed") and not counters.get("failed")
+
+
+def test_every_step_did_its_operations_at_its_threads(e2e: FinishedRun) -> None:
+    p = e2e.params
+    assert p["max_s"] == 0  # no time cap at ci: each step runs exactly its operationcount
+    for workload, (prefix, ops, kinds) in WORKLOADS.items():
+        for i in (1, 2, 3):
+            s = _summary(e2e, f"{prefix}_{i}")
+            where = (workload, i)
+            assert (s["tool"], s["command"]) == ("ycsb", "run"), where
+            assert s["threads"] == p[f"threads_{i}"], where
+            assert s["operations"] == p[ops], where
+            assert sum(o["operations"] for o in s["ops"].values()) == p[ops], where
+            assert set(s["ops"]) <= kinds and kinds & set(s["ops"]), (where, s["ops"].keys())
+            assert not s.get("failed"), (where, s["failed"])
+            assert s["throughput"] > 0 and s["latency_us"]["mean"] > 0, where
+            assert (e2e.run / VARIANT / "client" / f"{prefix}_{i}-localhost.hlog").is_file(), where
+
+
+def test_report_has_the_sweeps_and_every_claim_is_judged(e2e: FinishedRun) -> None:
+    p = e2e.params
+    report = (e2e.run / "report.md").read_text(encoding="utf-8")
+    assert "## Thread sweeps" in report and "| sweep | variant | peak TPS |" in report
+    for workload in WORKLOADS:
+        assert f"### {workload}\n" in report, workload
+        for i, exp in enumerate([f"{workload}_t1", f"{workload}_t2", workload], start=1):
+            assert f"| {exp} | {p[f'threads_{i}']} | " in report, exp
+        assert (e2e.run / f"figures/sweep-{workload}.png").is_file(), workload
+    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert set(claims) == {c.id for c in e2e.spec.claims}
+    for cid, judged in claims.items():
+        assert judged["verdict"] in ("reproduced", "not reproduced"), (cid, judged["why"])
+
+
+def test_notebook_reads_the_real_run(e2e: FinishedRun) -> None:
+    nb, text = execute_notebook(REPO / "notebooks" / f"{LAB}.ipynb", e2e.run)
+    for workload in WORKLOADS:
+        assert f"| {workload} |" in text, workload
+    for claim in e2e.spec.claims:
+        assert f"| {claim.id} |" in text, claim.id
+    assert sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])) >= 2
