@@ -1,0 +1,130 @@
+"""Lab 02 end to end at --scale ci: the real spec, CLI, ansible-playbook, playbooks, engine and YCSB.
+
+One run, shared by every test of the module: ``python -m heaplab run 02-g1-tuning --scale ci --report`` at a
+throw-away root whose spec is the real one plus a free ``hbase.regionserver.port`` and without the
+``parallel`` variant and its claim (it differs from g1-default in its flags only; four variants would
+take the run past the ci budget), with ``--java-home`` a JDK 21+ of this machine when there is one (then
+zgc runs, on generational ZGC), else the JDK on PATH (then zgc must be recorded unavailable, saying why).
+Then:
+- every variant that ran started its region server with its own collector (the GC log's first line) and
+  exactly its flags, and the measured YCSB run read every operation of the scale;
+- every claim is judged, the notebook executes on the run and shows each variant's pauses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from heaplab import jdk
+from heaplab.spec import load_spec
+from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.shared_runs import execute_notebook
+
+LAB = "02-g1-tuning"
+SPEC = REPO / "labs" / LAB / "experiment.yml"
+COLLECTOR_LINE = {  # the unified GC log's first `[gc]` line names the collector
+    "g1-default": "Using G1",
+    "g1-tuned": "Using G1",
+    "zgc": "Using The Z Garbage Collector",
+}
+
+
+def ci_spec_text() -> str:
+    """The real spec without the parallel variant, with a free RPC port (lab_root fills ``{port}``)."""
+    spec = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+    del spec["variants"]["parallel"]
+    for r in spec["reproduces"]:
+        r["variants"] = [v for v in r["variants"] if v != "parallel"]
+    spec["claims"] = [c for c in spec["claims"] if "parallel" not in c["expect"]]
+    spec["site"] = {"hbase.regionserver.port": "{port}", **spec["site"]}
+    return yaml.safe_dump(spec, sort_keys=False)
+
+
+def newer_jdk() -> str | None:
+    """A JDK 21+ home of this machine for the zgc variant, or None (zgc is then unavailable)."""
+    homes = jdk.local_jdks(21)
+    return str(homes[-1]) if homes else None
+
+
+@pytest.fixture(scope="module")
+def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
+    lab = request.getfixturevalue("lab_root")(ci_spec_text(), lab=LAB)
+    runs = tmp_path_factory.mktemp("runs")
+    cmd = [sys.executable, "-m", "heaplab", "run", LAB, "--scale", "ci", "--report", "--runs-dir", str(runs)]
+    cmd += ["--inventory", str(lab.inventory)]
+    java_home = newer_jdk()
+    if java_home:
+        cmd += ["--java-home", java_home]
+    proc = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
+        timeout=900,
+        check=False,
+    )
+    (run,) = runs.iterdir()
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
+
+
+def ran(e2e: FinishedRun) -> list[str]:
+    return [n for n, v in e2e.manifest["variants"].items() if v["status"] == "complete"]
+
+
+def test_run_completes_and_zgc_runs_only_on_a_jdk_21(e2e: FinishedRun) -> None:
+    assert e2e.proc.returncode == 0, e2e.output()
+    assert "Traceback" not in e2e.proc.stderr
+    assert e2e.manifest["status"] == "complete"
+    assert set(ran(e2e)) >= {"g1-default", "g1-tuned"}, e2e.output()
+    zgc = e2e.manifest["variants"]["zgc"]
+    if newer_jdk():
+        assert zgc["status"] == "complete", e2e.output()
+        assert "-XX:+UseZGC" in zgc["server_jvm_flags"]
+        assert e2e.manifest["jdk"].startswith("openjdk version") and '"17' not in e2e.manifest["jdk"]
+    else:
+        assert zgc["status"] == "unavailable" and zgc["why"].startswith("needs JDK 21+ on the servers")
+    assert e2e.lab.leftover_processes() == [], "a server outlived the run"
+
+
+def test_each_server_ran_its_own_collector_and_flags(e2e: FinishedRun) -> None:
+    for name in ran(e2e):
+        flags = e2e.manifest["variants"][name]["server_jvm_flags"]
+        options = (e2e.run / name / "conf/jvm.options").read_text(encoding="utf-8").split()
+        assert all(f in options for f in flags), (name, flags, options)
+        log = (e2e.run / name / "server/localhost/gc-regionserver.log").read_text(encoding="utf-8")
+        assert COLLECTOR_LINE[name] in log, name
+    tuned = e2e.manifest["variants"]["g1-tuned"]["server_jvm_flags"]
+    params = e2e.params
+    threads = f"-XX:ParallelGCThreads={params['gc_threads']}"
+    for flag in ("-XX:+ParallelRefProcEnabled", "-XX:-ResizePLAB", threads):
+        assert flag in tuned
+    assert f"-XX:G1NewSizePercent={params['new_size_percent']}" in tuned
+
+
+def test_the_measured_ycsb_run_read_every_operation(e2e: FinishedRun) -> None:
+    for name in ran(e2e):
+        path = e2e.run / name / "client/read-localhost.json"
+        summary = json.loads(path.read_text(encoding="utf-8"))
+        assert summary["tool"] == "ycsb" and summary["command"] == "run", name
+        assert summary["operations"] == e2e.params["operations"], name
+        assert summary["ops"]["READ"]["operations"] == e2e.params["operations"], name
+        assert not summary.get("failed"), (name, summary.get("failed"))
+
+
+def test_claims_are_judged_and_the_notebook_reads_the_run(e2e: FinishedRun) -> None:
+    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert set(claims) == {c.id for c in e2e.spec.claims}
+    report = (e2e.run / "report.md").read_text(encoding="utf-8")
+    assert "g1_read_100" in report
+    _, text = execute_notebook(REPO / "notebooks" / f"{LAB}.ipynb", e2e.run)
+    for name in ran(e2e):
+        assert f"| {name} | " in text, name
+    for claim in e2e.spec.claims:
+        assert f"| {claim.id} |" in text, claim.id
