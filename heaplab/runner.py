@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from heaplab import hbase_pe  # issue 6 (hbase)
 from heaplab import jdk as jdk_check
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
 from heaplab.playbook import run_playbook
@@ -149,6 +150,7 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         "jdk": None,
         "variants": {name: _variant_entry(spec, v, params) for name, v in spec.variants.items()},
     }
+    hbase_pe.mark_unavailable(manifest["variants"], spec, opts.root)  # issue 6 (hbase): HBase not fetched
     write_run_json(run_dir, manifest)
     opts.out(f"run {spec.lab} at scale {opts.scale}: {run_dir}")
 
@@ -157,8 +159,8 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     try:
         for name, v in spec.variants.items():
             entry = manifest["variants"][name]
-            if not v.available:
-                opts.out(f"[{name}] skipped, not yet available: {v.why}")
+            if not entry["available"]:  # issue 6 (hbase): or marked so by hbase_pe.mark_unavailable
+                opts.out(f"[{name}] skipped, not yet available: {entry['why']}")
                 continue
             # issue 6 (lab02): a variant with `jdk: N` runs only when every server host's JDK is N or newer
             if v.jdk is not None:
@@ -217,6 +219,7 @@ def _run_variant(
     vars_path = vdir / "ansible-vars.json"
     extra = ansible_vars(spec, v, params, archive, run_dir, java_home=opts.java_home)
     extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # issue 6 (lab02): as the JDK needs
+    extra.update(hbase_pe.ansible_vars(v.server, opts.root))  # issue 6 (hbase): server: apache-hbase
     write_json_atomic(vars_path, extra)
     log = vdir / "ansible.log"
     cmd = [playbook, "-i", str(opts.inventory), str(opts.root / PLAYBOOK), "-e", f"@{vars_path}"]
@@ -235,6 +238,8 @@ def _run_variant(
         )
     except OSError as e:
         code, entry["error"] = -1, f"cannot start ansible-playbook: {e}"
+    if v.server == "apache-hbase":  # issue 6 (hbase): HBase PE's output -> <phase>-<host>.json
+        hbase_pe.convert_variant(vdir / "client", extra["heaplab_phases"])
     if code == 0:
         entry["status"] = "complete"
         return True

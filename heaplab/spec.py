@@ -88,7 +88,13 @@ VARIANT_KEYS = (
     "site",
     "vars",
     "jdk",  # issue 6 (lab02): the lowest JDK feature version the variant's servers need (heaplab.jdk)
+    "server",  # issue 6 (hbase): engine (default) or apache-hbase (docs/apache-hbase.md)
 )
+# issue 6 (hbase): what a variant runs. apache-hbase: Apache HBase 2.6 standalone from
+# infra/apache-hbase/ (fetch.sh), its pe phases run HBase's own PerformanceEvaluation, its admin phases
+# only flush|compact|drop TABLE (org.heaplab.hbase.LabAdmin); it needs no engine profile.
+SERVERS = ("engine", "apache-hbase")
+HBASE_ADMIN_COMMANDS = ("flush", "compact", "drop")
 METRICS_COMMAND = "metrics"  # `bin/engine admin metrics [--gc]`: the measured admin phase
 
 
@@ -108,6 +114,7 @@ class Variant:
     site: dict[str, str] = field(default_factory=dict)  # on top of the lab's site
     vars: dict[str, str] = field(default_factory=dict)  # extra phase parameters
     jdk: int | None = None  # issue 6 (lab02): checked before the variant starts (heaplab.jdk)
+    server: str = "engine"  # issue 6 (hbase): engine | apache-hbase
 
     def published_for(self, experiment: str) -> str | None:
         """The article's name for this variant in ``experiment`` (None: the article has no such row)."""
@@ -343,9 +350,10 @@ def _variants(raw: dict[str, Any], where: str, experiments: set[str]) -> dict[st
             raise SpecError(
                 f"{vw}: vars {', '.join(shadowed)} would hide the scale parameter(s) of that name"
             )
+        server = _server(v, vw)  # issue 6 (hbase)
         variants[name] = Variant(
             name=name,
-            profile=str(_req(v, "profile", vw)),
+            profile=str(v.get("profile", server) if server != "engine" else _req(v, "profile", vw)),
             published=_published(v.get("published"), vw, experiments),
             server_jvm=[str(f) for f in v.get("server_jvm", v.get("jvm", []))],
             client_jvm=[str(f) for f in v.get("client_jvm", [])],
@@ -354,8 +362,31 @@ def _variants(raw: dict[str, Any], where: str, experiments: set[str]) -> dict[st
             site=_site(v.get("site"), f"{vw}: site"),
             vars=vars_,
             jdk=_jdk(v.get("jdk"), vw),
+            server=server,
         )
     return variants
+
+
+def _server(v: dict[str, Any], where: str) -> str:
+    """Issue 6 (hbase): ``server: apache-hbase`` (default engine)."""
+    server = str(v.get("server", "engine"))
+    if server not in SERVERS:
+        raise SpecError(f"{where}: unknown server {server!r}; valid: {', '.join(SERVERS)}")
+    return server
+
+
+def _check_hbase_phases(variants: dict[str, Variant], phases: list[Phase], where: str) -> None:
+    """Issue 6 (hbase): an apache-hbase variant runs pe phases and the admin steps LabAdmin knows."""
+    if not any(v.server == "apache-hbase" for v in variants.values()):
+        return
+    for p in phases:
+        words = p.args.split()
+        admin_ok = p.tool == "admin" and bool(words) and words[0] in HBASE_ADMIN_COMMANDS
+        if p.tool != "pe" and not admin_ok:
+            raise SpecError(
+                f"{where}: phase {p.name}: an apache-hbase variant runs pe phases and admin "
+                f"{'|'.join(HBASE_ADMIN_COMMANDS)} TABLE only, not {p.tool} {' '.join(words[:1])}".rstrip()
+            )
 
 
 def _jdk(raw: Any, where: str) -> int | None:
@@ -514,6 +545,7 @@ def parse_spec(raw: Any, path: Path | None = None) -> Spec:
     scales = {str(k): dict(v) for k, v in _req(raw, "scales", where).items()}
     phases = _phases(raw, where, experiments)
     claims = _claims(raw, where, reproduces, variants)
+    _check_hbase_phases(variants, phases, where)  # issue 6 (hbase)
     spec = Spec(
         lab=str(_req(raw, "lab", where)),
         title=str(raw.get("title", "")),

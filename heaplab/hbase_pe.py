@@ -1,0 +1,257 @@
+"""Apache HBase PerformanceEvaluation output -> our client summary JSON (docs/contracts.md section 3).
+
+HBase's PE (org.apache.hadoop.hbase.PerformanceEvaluation, run by infra/apache-hbase/bin/hbase-lab pe)
+writes no report file: it logs, per client thread, ``Latency (us) : mean=..., min=..., max=...,
+stdDev=..., 50th=..., 75th=..., 95th=..., 99th=..., 99.9th=..., 99.99th=..., 99.999th=...``,
+``Num measures (latency) : N`` and ``Finished TestClient-i in Tms over R rows``, then the run's summary
+(``[ Avg TPS/QPS]\t261\t row per second``).  heaplab turns the saved output ``<phase>-<host>.out`` of an
+apache-hbase variant into ``<phase>-<host>.json`` after the variant ran, so every reader of client
+summaries works on both servers.  How the numbers are made (docs/apache-hbase.md):
+
+- ``operations``: the measured calls, the sum of the threads' ``Num measures``; ``rows``: the sum of the
+  threads' rows; ``duration_ms``: the slowest thread's time; ``throughput``: rows / duration, the
+  definition of the engine's pe report (HBase PE's own ``Avg TPS/QPS``, the sum of per-thread rates, is
+  kept as ``hbase_avg_tps``).
+- ``latency_us``: HBase PE keeps one histogram per thread and prints no merged one, so ``mean`` is the
+  measures-weighted mean (exact), ``min``/``max`` the extremes (exact) and each percentile the
+  measures-weighted mean of the threads' percentiles (an estimate; the threads run the same workload).
+  The per-thread values are kept under ``clients``.
+- ``start_epoch_ms``/``end_epoch_ms``: from the log lines' timestamps (``Timed test starting`` of the
+  first thread, ``Finished TestClient`` of the last), read in the host's time zone (``tz``, default the
+  controller's local zone: the local target is the controller).
+- ``hlog``: null. HBase PE writes no HdrHistogram interval log, so latency over time (timelines) and the
+  merge of several client hosts through .hlog files are not available for HBase variants.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+from heaplab.client_summary import PERCENTILE_KEYS
+
+# HBase PE's names for the percentiles (2.6: lower-case mean=; older releases print Mean=).
+_HBASE_KEYS = {
+    "mean": "mean",
+    "min": "min",
+    "max": "max",
+    "50th": "p50",
+    "75th": "p75",
+    "95th": "p95",
+    "99th": "p99",
+    "99.9th": "p999",
+    "99.99th": "p9999",
+}
+_STAMP = r"(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})"
+_THREAD = r"\[(?P<thread>[^\]]+)\]"
+_LATENCY = re.compile(_STAMP + r".*?" + _THREAD + r".*?Latency \(us\) : (?P<values>.*)$", re.IGNORECASE)
+_MEASURES = re.compile(_THREAD + r".*?Num measures \(latency\) : (?P<n>\d+)")
+_FINISHED = re.compile(
+    _STAMP + r".*?Finished (?P<client>TestClient-\d+) in (?P<ms>\d+)ms over (?P<rows>\d+) rows"
+)
+_STARTING = re.compile(_STAMP + r".*?Timed test starting in thread (?P<client>TestClient-\d+)")
+_TEST = re.compile(r"Test : (?P<test>\w+), Thread : (?P<client>TestClient-\d+)")
+_TPS = re.compile(r"\[ Avg TPS/QPS\]\s+(?P<tps>[\d.]+)")
+_PAIR = re.compile(r"([\w.]+)=([\d.]+)")
+
+# PE's command words -> its test class names (as the engine's pe report names them).
+TESTS = {
+    "sequentialWrite": "SequentialWriteTest",
+    "randomWrite": "RandomWriteTest",
+    "sequentialRead": "SequentialReadTest",
+    "randomRead": "RandomReadTest",
+    "scan": "ScanTest",
+    "scanRange100": "RandomScanWithRange100Test",
+    "increment": "IncrementTest",
+}
+
+
+class HBasePeError(ValueError):
+    """The output is not a finished HBase PE run; the message names the file."""
+
+
+@dataclass
+class _Client:
+    name: str
+    latency_us: dict[str, float]
+    measures: int = 0
+    duration_ms: float = 0.0
+    rows: int = 0
+    start: datetime | None = None
+    end: datetime | None = None
+
+
+def _stamp(text: str, tz: tzinfo | None) -> datetime:
+    when = datetime.strptime(text, "%Y-%m-%d %H:%M:%S,%f")
+    return when.replace(tzinfo=tz) if tz is not None else when.astimezone()
+
+
+def _command_of(args: str) -> tuple[str, int]:
+    """PE's command word and thread count: the last two words of its arguments."""
+    words = shlex.split(args)
+    if len(words) >= 2 and words[-1].isdigit():
+        return words[-2], int(words[-1])
+    return "", 0
+
+
+def _flag(args: str, name: str, default: int) -> int:
+    m = re.search(rf"--{name}=(\d+)", args)
+    return int(m.group(1)) if m else default
+
+
+def _read_line(line: str, clients: dict[str, _Client], found: dict[str, Any], tz: tzinfo | None) -> None:
+    """Take what one line of HBase PE's output says (per-client numbers, the test name, the TPS)."""
+    if m := _LATENCY.search(line):
+        values = {k.lower(): float(v) for k, v in _PAIR.findall(m.group("values"))}
+        lat = {ours: values[theirs] for theirs, ours in _HBASE_KEYS.items() if theirs in values}
+        clients.setdefault(m.group("thread"), _Client(m.group("thread"), {})).latency_us = lat
+    elif m := _MEASURES.search(line):
+        clients.setdefault(m.group("thread"), _Client(m.group("thread"), {})).measures = int(m.group("n"))
+    elif m := _FINISHED.search(line):
+        c = clients.setdefault(m.group("client"), _Client(m.group("client"), {}))
+        c.duration_ms, c.rows, c.end = (
+            float(m.group("ms")),
+            int(m.group("rows")),
+            _stamp(m.group("ts"), tz),
+        )
+    elif m := _STARTING.search(line):
+        c = clients.setdefault(m.group("client"), _Client(m.group("client"), {}))
+        c.start = _stamp(m.group("ts"), tz)
+    elif m := _TEST.search(line):
+        found["test"] = m.group("test")
+    elif m := _TPS.search(line):
+        found["tps"] = float(m.group("tps"))
+
+
+def parse(
+    text: str, *, args: str = "", source: str = "HBase PE output", tz: tzinfo | None = None
+) -> dict[str, Any]:
+    """The client summary of one HBase PE run (``args``: PE's command line as the phase ran it)."""
+    clients: dict[str, _Client] = {}
+    found: dict[str, Any] = {"test": "", "tps": None}
+    for line in text.splitlines():
+        _read_line(line, clients, found, tz)
+    test, tps = found["test"], found["tps"]
+    done = [c for c in clients.values() if c.end is not None and c.latency_us]
+    if not done or tps is None:
+        raise HBasePeError(
+            f"{source}: no finished HBase PE run (no per-client latency or no Avg TPS/QPS line)"
+        )
+    measures = sum(c.measures for c in done)
+    weights = [c.measures if measures else 1 for c in done]
+    total_w = sum(weights)
+    latency = {}
+    for key in PERCENTILE_KEYS:
+        vals = [c.latency_us.get(key) for c in done]
+        if any(v is None for v in vals):
+            continue
+        if key == "min":
+            latency[key] = min(vals)
+        elif key == "max":
+            latency[key] = max(vals)
+        else:
+            latency[key] = round(sum(v * w for v, w in zip(vals, weights, strict=True)) / total_w, 3)
+    rows = sum(c.rows for c in done)
+    duration = max(c.duration_ms for c in done)
+    starts = [c.start for c in done if c.start is not None]
+    end = max(c.end for c in done if c.end is not None)
+    start_ms = (min(starts).timestamp() * 1000) if starts else end.timestamp() * 1000 - duration
+    command, threads = _command_of(args)
+    return {
+        "format": 1,
+        "tool": "hbase-pe",
+        "command": command,
+        "args": args,
+        "test": test or TESTS.get(command, command),
+        "threads": threads or len(done),
+        "rows_per_thread": _flag(args, "rows", rows // max(len(done), 1)),
+        "value_size": _flag(args, "valueSize", 1000),  # HBase PE's default value size
+        "batch_size": max(_flag(args, "multiPut", 1), 1),
+        "operations": measures or rows,
+        "rows": rows,
+        "duration_ms": duration,
+        "throughput": round(rows * 1000.0 / duration, 3) if duration > 0 else 0.0,
+        "hbase_avg_tps": tps,
+        "latency_us": latency,
+        "start_epoch_ms": round(start_ms),
+        "end_epoch_ms": round(end.timestamp() * 1000),
+        "hlog": None,
+        "clients": [
+            {
+                "client": c.name,
+                "rows": c.rows,
+                "measures": c.measures,
+                "duration_ms": c.duration_ms,
+                "latency_us": c.latency_us,
+            }
+            for c in sorted(done, key=lambda c: c.name)
+        ],
+    }
+
+
+def convert_variant(
+    client_dir: Path, phases: list[dict[str, Any]], *, tz: tzinfo | None = None
+) -> list[Path]:
+    """Write ``<phase>-<host>.json`` beside each pe phase's ``<phase>-<host>.out`` (and ``.err``).
+
+    ``phases``: the variant's phases as passed to the playbook (name, tool, args).  A pe phase whose output
+    is not a finished run (a background phase stopped early, a failed phase) gets no JSON, as with the
+    engine's pe.  Returns the files written.
+    """
+    written = []
+    for phase in phases:
+        if phase.get("tool") != "pe":
+            continue
+        for out in sorted(client_dir.glob(f"{phase['name']}-*.out")):
+            text = out.read_text(encoding="utf-8", errors="replace")
+            err = out.with_suffix(".err")
+            if err.is_file():
+                text += "\n" + err.read_text(encoding="utf-8", errors="replace")
+            try:
+                summary = parse(text, args=str(phase.get("args", "")), source=str(out), tz=tz)
+            except HBasePeError:
+                continue
+            target = out.with_suffix(".json")
+            target.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+            written.append(target)
+    return written
+
+
+# Where infra/apache-hbase/fetch.sh leaves the packed HBase (lib/ + bin/hbase-lab + classes/).
+ARCHIVE_GLOB = "infra/apache-hbase/target/apache-hbase-*.tar"
+FETCH_HINT = "run infra/apache-hbase/fetch.sh (downloads Apache HBase 2.6 from Maven Central, about 115 MB)"
+
+
+def find_archive(root: Path) -> Path | None:
+    """The packed Apache HBase of infra/apache-hbase/fetch.sh, or None when it has not run."""
+    found = sorted(root.glob(ARCHIVE_GLOB))
+    return found[-1] if found else None
+
+
+def unavailable_why(server: str, root: Path) -> str | None:
+    """Why an apache-hbase variant cannot run here (None: it can, or it is an engine variant)."""
+    if server != "apache-hbase" or find_archive(root) is not None:
+        return None
+    return f"Apache HBase is not fetched ({ARCHIVE_GLOB} missing): {FETCH_HINT}"
+
+
+def ansible_vars(server: str, root: Path) -> dict[str, Any]:
+    """The extra vars an apache-hbase variant adds (playbooks/roles/apache_hbase); none for the engine."""
+    if server != "apache-hbase":
+        return {}
+    archive = find_archive(root)
+    return {"heaplab_server": server, "heaplab_hbase_archive": str(archive.resolve()) if archive else ""}
+
+
+def mark_unavailable(entries: dict[str, dict[str, Any]], spec: Any, root: Path) -> None:
+    """run.json's variant entries: an apache-hbase variant is unavailable, with the fetch command, until
+    infra/apache-hbase/fetch.sh has run (the engine variants still run)."""
+    for name, v in spec.variants.items():
+        why = unavailable_why(v.server, root) if v.available else None
+        if why:
+            entries[name].update(available=False, why=why, status="unavailable")

@@ -1,0 +1,89 @@
+"""Lab 11 end to end at --scale ci: the engine and the real Apache HBase 2.6 standalone in one run.
+
+Skipped (with the command to run) unless infra/apache-hbase/fetch.sh has packed HBase: the download is
+about 115 MB and a ci run of both variants takes a couple of minutes, so `make test` runs it only where
+HBase was fetched. The run is ``python -m heaplab run 11-vs-apache-hbase --scale ci --report`` at a
+throw-away root (the real spec plus a free ``hbase.regionserver.port`` for the engine; HBase picks its own
+free ports) with the fetched HBase linked in. Then:
+- both variants completed; HBase ran standalone with no fixed default port and left its server log, its
+  GC log (the engine launcher's -Xlog flags) and hbase-site.xml in the run;
+- every measured pe phase of HBase has a client summary made from HBase PE's output (tool hbase-pe, the
+  rows the phase asked for, no .hlog);
+- report.md has one table with both variants for every workload, and every claim is judged.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from heaplab.hbase_pe import find_archive
+from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
+from heaplab.tests.test_end_to_end import spec_with_port
+
+LAB = "11-vs-apache-hbase"
+SPEC = REPO / "labs" / LAB / "experiment.yml"
+NOTEBOOK = REPO / "notebooks" / f"{LAB}.ipynb"
+HBASE = "apache-hbase-2.6"
+ENGINE = "engine-hbase2-offheap"
+HBASE_DEFAULT_PORTS = ("16000", "16010", "16020", "16030", "2181")
+
+
+@pytest.fixture(scope="module")
+def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
+    archive = find_archive(REPO)
+    if archive is None:
+        pytest.skip(
+            "Apache HBase is not fetched: run infra/apache-hbase/fetch.sh (about 115 MB) to run lab 11"
+        )
+    lab = request.getfixturevalue("lab_root")(spec_with_port(SPEC.read_text(encoding="utf-8")), lab=LAB)
+    target = lab.root / "infra/apache-hbase/target"
+    target.mkdir(parents=True)
+    (target / archive.name).symlink_to(archive)
+    return run_lab_at_ci(lab, LAB, tmp_path_factory.mktemp("runs"), timeout=1200)
+
+
+def test_both_servers_ran(e2e: FinishedRun) -> None:
+    assert_run_completed(e2e)
+    server = e2e.run / HBASE / "server/localhost"
+    log = (server / "server.log").read_text(encoding="utf-8")
+    assert "HMaster" in log
+    assert "Pause Young" in (server / "gc-regionserver.log").read_text(encoding="utf-8")
+    site = (e2e.run / HBASE / "conf/hbase-site.xml").read_text(encoding="utf-8")
+    assert "<name>hbase.cluster.distributed</name><value>false</value>" in site
+    for port in HBASE_DEFAULT_PORTS:
+        assert f"<value>{port}</value>" not in site, f"HBase's fixed default port {port} in hbase-site.xml"
+
+
+def test_hbase_pe_phases_have_summaries(e2e: FinishedRun) -> None:
+    p = e2e.params
+    expected = {
+        "single_put": ("RandomWriteTest", p["rows"]),
+        "batch_put": ("RandomWriteTest", p["batch_rows"]),
+        "random_read": ("RandomReadTest", p["read_rows"]),
+        "scan": ("ScanTest", p["read_rows"]),
+    }
+    for phase, (test, rows) in expected.items():
+        summary = json.loads((e2e.run / HBASE / f"client/{phase}-localhost.json").read_text(encoding="utf-8"))
+        assert summary["tool"] == "hbase-pe" and summary["test"] == test, phase
+        assert summary["rows"] == rows * p["threads"], phase
+        assert summary["hlog"] is None and summary["throughput"] > 0, phase
+        assert (e2e.run / HBASE / f"client/gc-{phase}-localhost.log").is_file(), phase
+
+
+def test_report_has_both_servers_and_judges_every_claim(e2e: FinishedRun) -> None:
+    report = (e2e.run / "report.md").read_text(encoding="utf-8")
+    assert HBASE in report and ENGINE in report
+    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))
+    for cid, claim in claims["claims"].items() if "claims" in claims else claims.items():
+        if not isinstance(claim, dict):
+            continue
+        assert claim["measured"][HBASE] is not None, cid
+        assert claim["measured"][ENGINE] is not None, cid
+
+
+def test_notebook_executes_on_the_run(e2e: FinishedRun) -> None:
+    _, text = execute_notebook(NOTEBOOK, e2e.run)
+    assert HBASE in text and "engine / HBase" in text

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Fetch Apache HBase 2.6 from Maven Central and pack what lab 11's apache-hbase variant deploys:
+#   infra/apache-hbase/target/apache-hbase-<version>/{bin/hbase-lab, conf/log4j.properties, lib/*.jar, classes/}
+#   infra/apache-hbase/target/apache-hbase-<version>.tar   (what the playbook unpacks on each host)
+# Needs Maven and a JDK 17; about 115 MB from Maven Central the first time (then ~/.m2 serves it).
+#   infra/apache-hbase/fetch.sh            HBASE_VERSION=2.6.4 by default (the pom's hbase.version)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+VERSION=${HBASE_VERSION:-$(sed -n 's:.*<hbase.version>\(.*\)</hbase.version>.*:\1:p' "$HERE/pom.xml")}
+OUT=$HERE/target/apache-hbase-$VERSION
+rm -rf "$OUT" "$OUT.tar"
+mkdir -p "$OUT/bin" "$OUT/classes"
+echo "fetching Apache HBase $VERSION jars from Maven Central into $OUT/lib"
+mvn -B -q -f "$HERE/pom.xml" package -Dhbase.version="$VERSION" -Dhbase.lib.dir="$OUT/lib"
+echo "compiling org.heaplab.hbase.LabAdmin against them"
+"${JAVA_HOME:+$JAVA_HOME/bin/}javac" -nowarn -d "$OUT/classes" -cp "$OUT/lib/*" \
+  "$HERE"/src/org/heaplab/hbase/*.java
+cp "$HERE/bin/hbase-lab" "$OUT/bin/"
+mkdir -p "$OUT/conf" && cp "$HERE"/conf/log4j.properties "$OUT/conf/"
+tar -C "$HERE/target" -cf "$OUT.tar" "apache-hbase-$VERSION"
+echo "packed $OUT.tar ($(du -h "$OUT.tar" | cut -f1), $(ls "$OUT/lib" | wc -l) jars)"
