@@ -14,6 +14,9 @@ Parameters of a variant's phases, flags and site values: the scale's, the derive
 ``vars`` (whose values may use the scale's).  Derived: ``total_rows = threads * rows``.  ``heap`` sets the
 server's -Xms/-Xmx and ``client_heap`` the client's -Xmx.  Site values: the lab's ``site``, then the
 variant's ``site`` on top (booleans written true/false).
+
+A variant's ``jdk: N`` (issue 6) is the lowest JDK feature version its servers need; heaplab.runner checks
+the server hosts' JDK (heaplab.jdk) before the variant starts and records it unavailable when too old.
 """
 
 from __future__ import annotations
