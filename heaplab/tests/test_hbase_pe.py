@@ -16,7 +16,7 @@ import pytest
 from heaplab import hbase_pe
 from heaplab.client_summary import load_client_summary
 from heaplab.runner import ansible_vars
-from heaplab.spec import SpecError, parse_spec
+from heaplab.spec import SpecError, load_spec, parse_spec
 
 DATA = Path(__file__).parent / "data" / "hbase-pe"
 SINGLE_ARGS = (
@@ -142,3 +142,15 @@ def test_ansible_vars_of_an_hbase_variant(tmp_path: Path) -> None:
         "heaplab_server": "apache-hbase",
         "heaplab_hbase_archive": str(packed.resolve()),
     }
+
+
+def test_lab11_spec_compares_both_servers_on_every_workload() -> None:
+    spec = load_spec(Path(__file__).parents[2] / "labs/11-vs-apache-hbase/experiment.yml")
+    assert {v.server for v in spec.variants.values()} == {"engine", "apache-hbase"}
+    for exp in spec.experiments:
+        assert spec.measured_phase(exp) is not None, exp
+        assert any(c.experiment == exp and c.metric == "throughput" for c in spec.claims), exp
+    for scale in spec.scales:  # the same pe command line for both servers
+        params = spec.params(scale)
+        engine, hbase = (spec.phases_for(params, v) for v in spec.variants.values())
+        assert [p["args"] for p in engine] == [p["args"] for p in hbase]

@@ -86,4 +86,4 @@ def test_report_has_both_servers_and_judges_every_claim(e2e: FinishedRun) -> Non
 
 def test_notebook_executes_on_the_run(e2e: FinishedRun) -> None:
     _, text = execute_notebook(NOTEBOOK, e2e.run)
-    assert HBASE in text and "engine / HBase" in text
+    assert HBASE in text and "TPS engine / HBase" in text
