@@ -33,6 +33,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
+from heaplab import gc_log  # issue 6 (gc helper): the unified GC log parser
 from heaplab.client_summary import PERCENTILE_KEYS
 
 # HBase PE's names for the percentiles (2.6: lower-case mean=; older releases print Mean=).
@@ -255,3 +256,38 @@ def mark_unavailable(entries: dict[str, dict[str, Any]], spec: Any, root: Path) 
         why = unavailable_why(v.server, root) if v.available else None
         if why:
             entries[name].update(available=False, why=why, status="unavailable")
+
+
+def gc_events_from_log(server_dir: Path) -> Path | None:
+    """Write ``gc-events.jsonl`` (docs/contracts.md section 4) from HBase's ``gc-regionserver.log``.
+
+    The engine's region server appends its stop-the-world pauses to gc-events.jsonl itself; HBase does not,
+    so heaplab derives the same file from HBase's unified GC log (the launcher's -Xlog flags, parsed by
+    heaplab.gc_log) and the young-GC metrics work for both servers. Young and mixed pauses count as young
+    (as the JVM's "G1 Young Generation" collector reports them); every pause gets ``"source"``.
+    Returns the file written, or None when there is no GC log.
+    """
+
+    log = server_dir / gc_log.GC_LOG
+    if not log.is_file():
+        return None
+    lines = []
+    for p in gc_log.parse(log).pauses:
+        young = p.kind in ("young", "mixed")
+        collector = "G1 Young Generation" if young else ("G1 Old Generation" if p.kind == "full" else p.kind)
+        event = {
+            "start_epoch_ms": round(p.end_epoch_ms - p.duration_ms, 3),
+            "uptime_ms": round(p.uptime_s * 1000 - p.duration_ms, 3),
+            "collector": collector,
+            "action": f"pause {p.kind}",
+            "cause": p.what,
+            "duration_ms": p.duration_ms,
+            "heap_before_bytes": p.heap_before_bytes,
+            "heap_after_bytes": p.heap_after_bytes,
+            "young": young,
+            "source": gc_log.GC_LOG,
+        }
+        lines.append(json.dumps(event))
+    target = server_dir / "gc-events.jsonl"
+    target.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return target

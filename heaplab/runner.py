@@ -240,6 +240,8 @@ def _run_variant(
         code, entry["error"] = -1, f"cannot start ansible-playbook: {e}"
     if v.server == "apache-hbase":  # issue 6 (hbase): HBase PE's output -> <phase>-<host>.json
         hbase_pe.convert_variant(vdir / "client", extra["heaplab_phases"])
+        for server_dir in sorted((vdir / "server").glob("*/")):
+            hbase_pe.gc_events_from_log(server_dir)
     if code == 0:
         entry["status"] = "complete"
         return True

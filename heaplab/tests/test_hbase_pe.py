@@ -15,6 +15,7 @@ import pytest
 
 from heaplab import hbase_pe
 from heaplab.client_summary import load_client_summary
+from heaplab.gc_events import load_gc_events
 from heaplab.runner import ansible_vars
 from heaplab.spec import SpecError, load_spec, parse_spec
 
@@ -154,3 +155,16 @@ def test_lab11_spec_compares_both_servers_on_every_workload() -> None:
         params = spec.params(scale)
         engine, hbase = (spec.phases_for(params, v) for v in spec.variants.values())
         assert [p["args"] for p in engine] == [p["args"] for p in hbase]
+
+
+def test_gc_events_derived_from_hbase_gc_log(tmp_path: Path) -> None:
+    src = Path(__file__).parent / "data/lab11-ci-run/apache-hbase-2.6/server/localhost/gc-regionserver.log"
+    (tmp_path / "gc-regionserver.log").write_bytes(src.read_bytes())
+    path = hbase_pe.gc_events_from_log(tmp_path)
+    events = load_gc_events(path, "localhost")
+    young_in_log = sum(
+        1 for line in src.read_text().splitlines() if "Pause Young" in line and line.endswith("ms")
+    )
+    assert young_in_log > 0 and sum(e.young for e in events) == young_in_log
+    assert all(e.duration_ms > 0 and e.start_epoch_ms > 1.7e12 for e in events)
+    assert hbase_pe.gc_events_from_log(tmp_path / "nothing") is None
