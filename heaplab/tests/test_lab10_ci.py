@@ -93,4 +93,4 @@ def test_notebook_reads_the_real_run(e2e: FinishedRun) -> None:
         assert f"| {workload} |" in text, workload
     for claim in e2e.spec.claims:
         assert f"| {claim.id} |" in text, claim.id
-    assert sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])) >= 2
+    assert sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])) >= 1
