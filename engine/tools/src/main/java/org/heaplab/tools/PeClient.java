@@ -18,7 +18,8 @@ import org.heaplab.core.wal.Durability;
  * One PE client thread ("TestClient-i"): runs its rows of the command against a table and measures
  * each call in microseconds. As in HBase PE: with --multiPut=N the puts go out N per call and only
  * calls that send are measured; with --autoFlush=false puts go through a 2 MB buffered mutator and
- * every mutate call is measured; the leftovers are sent (unmeasured) at the end.
+ * every mutate call is measured; the leftovers are sent (unmeasured) at the end. With --sampleRate
+ * (randomRead) only the row numbers that are multiples of everyN issue a get.
  *
  * <p>Not thread safe: one instance per thread.
  */
@@ -75,8 +76,15 @@ final class PeClient implements Callable<PeSummary.ClientResult> {
         BufferedMutator mutator = o.command().isWrite() && !o.autoFlush()
             ? table.bufferedMutator(BufferedMutator.DEFAULT_WRITE_BUFFER) : null;
         List<Put> batch = o.multiPut() > 0 ? new ArrayList<>(o.multiPut()) : null;
+        int everyN = o.everyN();
         long start = System.currentTimeMillis();
         for (int i = 0; i < o.rows(); i++) {
+            if (everyN > 1 && (startRow() + i) % everyN != 0) {
+                if ((i + 1) % period == 0 && progress != null) {
+                    progress.report(this, i + 1);
+                }
+                continue; // HBase PE's --sampleRate: this row is not sampled
+            }
             long t0 = System.nanoTime();
             boolean measured = step(i, mutator, batch);
             if (measured) {

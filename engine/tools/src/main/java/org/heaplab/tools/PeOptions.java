@@ -1,6 +1,7 @@
 package org.heaplab.tools;
 
 import java.util.List;
+import java.util.Set;
 import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.io.DataBlockEncoding;
@@ -10,17 +11,23 @@ import org.heaplab.core.io.DataBlockEncoding;
  * plus --report. --writeToWAL=false (HBase PE's flag) makes every put SKIP_WAL. The family options
  * --blockEncoding, --bloomFilter, --inmemory (and --compress) apply when pe creates the table; --caching
  * is the scans' rows per RPC (HBase PE's default 30). Immutable; {@link #parse} validates everything
- * before anything runs.
+ * before anything runs. --sampleRate=F (HBase PE's, randomRead only): each client still walks its
+ * --rows row numbers but only every (int) (1 / F)-th of them issues a get, so about rows x F gets per
+ * client are sent and measured. Flags HBase PE has and this engine does not are refused by name
+ * ({@link #UNSUPPORTED}), apart from words that are no flag at all.
  */
 public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int rows, boolean autoFlush,
                         int presplit, int multiPut, String table, Compression compress, String report,
                         PeCommand command, int clients, String args, boolean writeToWAL,
-                        DataBlockEncoding blockEncoding, BloomType bloomFilter, boolean inMemory, int caching) {
+                        DataBlockEncoding blockEncoding, BloomType bloomFilter, boolean inMemory, int caching,
+                        double sampleRate) {
 
     public static final String USAGE = "Usage: bin/engine pe [--nomapred] [--oneCon=true|false] [--valueSize=N] [--rows=N]"
         + " [--autoFlush=true|false] [--presplit=N] [--multiPut=N] [--table=T] [--compress=NONE|SNAPPY]"
         + " [--writeToWAL=true|false (false: puts skip the WAL, durability SKIP_WAL; default true: the table's)]"
         + " [--blockEncoding=NONE|DIFF|ROW_INDEX_V1] [--bloomFilter=NONE|ROW] [--inmemory=true|false] [--caching=N (30)]"
+        + " [--sampleRate=F (0 < F <= 1, randomRead only: every (int)(1/F)-th row of a client's --rows issues a get,"
+        + " about rows x F gets per client; default 1.0)]"
         + " [--report=PREFIX] <sequentialWrite|randomWrite|randomRead|sequentialRead|scan|scanRange100|increment> <nclients>";
 
     /** HBase PE's defaults. */
@@ -29,6 +36,16 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
     public static final String DEFAULT_TABLE = "TestTable";
     /** HBase PE's scan caching. */
     public static final int DEFAULT_CACHING = 30;
+
+    /**
+     * HBase PE's flags this engine's pe does not implement (HBase 2.x parseOpts): refused with their own
+     * message so a student porting an HBase command line knows it is not a typo.
+     */
+    public static final Set<String> UNSUPPORTED = Set.of("--filterAll", "--families", "--columns",
+        "--inmemoryCompaction", "--measureAfter", "--period", "--latency", "--latencyThreshold", "--traceRate",
+        "--valueRandom", "--valueZipf", "--splitPolicy", "--randomSleep", "--cycles", "--replicas", "--bufferSize",
+        "--size", "--addColumns", "--asyncPrefetch", "--startRow", "--flushCommits", "--connCount", "--multiGet",
+        "--usetags", "--numoftags", "--blockSize", "--cacheBlocks", "--scanReadType");
 
     public static PeOptions parse(List<String> argv) throws UsageException {
         boolean nomapred = false;
@@ -45,6 +62,7 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
         BloomType bloomFilter = null;
         boolean inMemory = false;
         int caching = DEFAULT_CACHING;
+        double sampleRate = 1.0;
         String report = null;
         PeCommand command = null;
         Integer clients = null;
@@ -94,8 +112,11 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
                     }
                     case "--inmemory" -> inMemory = bool(flag, value);
                     case "--caching" -> caching = positive(flag, value);
+                    case "--sampleRate" -> sampleRate = sampleRate(flag, value);
                     case "--report" -> report = string(flag, value);
-                    default -> throw new UsageException("unknown flag " + flag);
+                    default -> throw new UsageException(UNSUPPORTED.contains(flag)
+                        ? "unsupported flag " + flag + ": HBase PE has it, this engine's pe does not"
+                        : "unknown flag " + flag);
                 }
             } else if (a.startsWith("-") && !a.matches("-?\\d+")) {
                 throw new UsageException("unknown flag " + a + " (flags look like --name=value)");
@@ -123,6 +144,10 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
         if (multiPut > 0 && !autoFlush) {
             throw new UsageException("--multiPut requires --autoFlush=true (as in HBase PE)");
         }
+        if (sampleRate < 1.0 && command != PeCommand.RANDOM_READ) {
+            throw new UsageException("--sampleRate is supported by randomRead only (as in HBase PE), not by "
+                + command.cliName());
+        }
         if ((long) rows * clients > Integer.MAX_VALUE) {
             throw new UsageException("--rows x nclients must stay below " + Integer.MAX_VALUE);
         }
@@ -130,11 +155,37 @@ public record PeOptions(boolean nomapred, boolean oneCon, int valueSize, int row
             throw new UsageException("--presplit=" + presplit + " exceeds the total rows (" + (long) rows * clients + ")");
         }
         return new PeOptions(nomapred, oneCon, valueSize, rows, autoFlush, presplit, multiPut, table, compress, report,
-            command, clients, String.join(" ", argv), writeToWAL, blockEncoding, bloomFilter, inMemory, caching);
+            command, clients, String.join(" ", argv), writeToWAL, blockEncoding, bloomFilter, inMemory, caching, sampleRate);
     }
 
     public int totalRows() {
         return rows * clients;
+    }
+
+    /** HBase PE's everyN: a client issues a call for its row numbers i with i % everyN == 0. */
+    public int everyN() {
+        return (int) (1.0 / sampleRate);
+    }
+
+    /** Rows of a client starting at {@code startRow} that issue a call (all of them without --sampleRate). */
+    public int sampledRows(int startRow) {
+        int n = everyN();
+        int first = (startRow + n - 1) / n * n;
+        int end = startRow + rows;
+        return first >= end ? 0 : (end - 1 - first) / n + 1;
+    }
+
+    private static double sampleRate(String flag, String value) throws UsageException {
+        String v = string(flag, value);
+        try {
+            double f = Double.parseDouble(v);
+            if (f > 0 && f <= 1) {
+                return f;
+            }
+        } catch (NumberFormatException e) {
+            // fall through
+        }
+        throw new UsageException(flag + " must be a number with 0 < F <= 1, got '" + v + "'");
     }
 
     private static void noValue(String flag, String value) throws UsageException {

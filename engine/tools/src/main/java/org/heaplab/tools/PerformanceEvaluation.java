@@ -175,12 +175,14 @@ public final class PerformanceEvaluation {
         if (o.report() != null) {
             Histogram all = new Histogram(IntervalLog.HIGHEST_TRACKABLE_US, 3);
             long operations = 0;
+            long rows = 0;
             for (PeClient c : clients) {
                 all.add(c.latency());
                 operations += c.operations();
+                rows += o.sampledRows(c.startRow()); // all its rows unless --sampleRate
             }
             String hlogName = Path.of(o.report() + ".hlog").getFileName().toString();
-            PeReport.write(Path.of(o.report() + ".json"), PeReport.json(o, all, operations, (long) o.totalRows(),
+            PeReport.write(Path.of(o.report() + ".json"), PeReport.json(o, all, operations, rows,
                 durationMs, startEpochMs, endEpochMs, hlogName));
         }
         return 0;

@@ -1,5 +1,6 @@
 package org.heaplab.tools;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -124,5 +125,53 @@ class PeOptionsTest {
         assertTrue(lines[0].startsWith("ERROR: --compress: compression codec 'LZO'"), lines[0]);
         assertTrue(lines[1].startsWith("Usage: bin/engine pe"), lines[1]);
         assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void sampleRateFollowsHBasePe() throws Exception {
+        assertEquals(1.0, parse("randomRead 1").sampleRate());
+        assertEquals(1, parse("randomRead 1").everyN());
+        PeOptions o = parse("--rows=1000 --sampleRate=0.1 randomRead 3");
+        assertEquals(10, o.everyN(), "HBase PE: everyN = (int) (1 / sampleRate)");
+        assertEquals(100, o.sampledRows(0));
+        assertEquals(100, o.sampledRows(1000));
+        assertEquals(50, parse("--rows=100 --sampleRate=0.34 randomRead 1").sampledRows(0), "everyN = (int) (1 / 0.34) = 2");
+        assertEquals(0, parse("--rows=3 --sampleRate=0.1 randomRead 2").sampledRows(3), "rows 3..5 hold no multiple of 10");
+    }
+
+    @Test
+    void sampleRateIsCheckedAndRandomReadOnly() {
+        assertEquals("--sampleRate must be a number with 0 < F <= 1, got '0'", error("--sampleRate=0 randomRead 1"));
+        assertEquals("--sampleRate must be a number with 0 < F <= 1, got '1.5'", error("--sampleRate=1.5 randomRead 1"));
+        assertEquals("--sampleRate must be a number with 0 < F <= 1, got 'x'", error("--sampleRate=x randomRead 1"));
+        assertEquals("--sampleRate is supported by randomRead only (as in HBase PE), not by scan",
+            error("--sampleRate=0.5 scan 1"));
+        assertDoesNotThrow(() -> parse("--sampleRate=1.0 scan 1"));
+    }
+
+    @Test
+    void hbasePeFlagsTheEngineLacksAreUnsupportedNotUnknown() {
+        assertEquals("unsupported flag --filterAll: HBase PE has it, this engine's pe does not", error("--filterAll randomRead 1"));
+        for (String flag : new String[] {"--families=2", "--columns=3", "--inmemoryCompaction=BASIC", "--measureAfter=10",
+            "--period=5", "--latency", "--traceRate=0.1", "--valueRandom", "--valueZipf", "--splitPolicy=x",
+            "--randomSleep=3", "--cycles=2", "--replicas=2", "--bufferSize=10", "--size=2", "--addColumns=false",
+            "--asyncPrefetch", "--multiGet=10", "--startRow=5"}) {
+            String name = flag.split("=")[0];
+            assertEquals("unsupported flag " + name + ": HBase PE has it, this engine's pe does not",
+                error(flag + " randomRead 1"));
+        }
+        assertEquals("unknown flag --famillies", error("--famillies=2 randomRead 1"), "a typo stays unknown");
+        assertDoesNotThrow(() -> parse("--bloomFilter=ROW randomRead 1"), "--bloomFilter stays supported");
+    }
+
+    @Test
+    void unsupportedFlagExitsTwoWithOneErrorLine() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = PerformanceEvaluation.run(new String[] {"--valueZipf", "randomWrite", "1"},
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(2, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8)
+            .startsWith("ERROR: unsupported flag --valueZipf: HBase PE has it, this engine's pe does not\n"));
     }
 }

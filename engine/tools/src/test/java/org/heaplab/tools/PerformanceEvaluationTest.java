@@ -159,9 +159,52 @@ class PerformanceEvaluationTest {
             assertTrue(range.out().contains("Test : RandomScanWithRange100Test, Thread : TestClient-0\n"), range.out());
             assertTrue(range.out().contains("Num measures (latency) : 20\n"), "one measure per range: " + range.out());
             assertTrue(range.out().contains("[RandomScanWithRange100Test] Summary of timings"), range.out());
+
+            // --sampleRate (HBase PE's randomRead only): every 10th row number of a client issues a get
+            Run sampled = pe(conf, "--nomapred --rows=300 --sampleRate=0.1 --report=" + dir.resolve("rr") + " randomRead 2");
+            assertEquals(0, sampled.code(), sampled.err());
+            assertTrue(sampled.out().contains("Num measures (latency) : 30\n"), "300 rows x 0.1: " + sampled.out());
+            assertTrue(sampled.out().contains("at offset 300 for 300 rows"), "the summary names the client's rows as HBase PE does");
+            String rr = Files.readString(dir.resolve("rr.json"));
+            assertTrue(rr.contains("\"operations\": 60,") && rr.contains("\"rows\": 60,") && rr.contains("\"test\": \"RandomReadTest\""), rr);
+            assertEquals(60, hlogCount(dir.resolve("rr.hlog")));
+
+            // every command's JSON and interval log count what the summary measured
+            Run reportedRange = pe(conf, "--nomapred --rows=20 --report=" + dir.resolve("sr") + " scanRange100 1");
+            assertEquals(0, reportedRange.code(), reportedRange.err());
+            assertTrue(Files.readString(dir.resolve("sr.json")).contains("\"test\": \"RandomScanWithRange100Test\""));
+            assertEquals(20, hlogCount(dir.resolve("sr.hlog")));
+            Run reportedScan = pe(conf, "--nomapred --rows=300 --report=" + dir.resolve("sc") + " scan 1");
+            assertEquals(0, reportedScan.code(), reportedScan.err());
+            assertTrue(Files.readString(dir.resolve("sc.json")).contains("\"command\": \"scan\""));
+            assertEquals(300, hlogCount(dir.resolve("sc.hlog")));
+            Run reportedInc = pe(conf, "--nomapred --rows=50 --table=Inc --report=" + dir.resolve("inc") + " increment 2");
+            assertEquals(0, reportedInc.code(), reportedInc.err());
+            String incJson = Files.readString(dir.resolve("inc.json"));
+            assertTrue(incJson.contains("\"test\": \"IncrementTest\"") && incJson.contains("\"operations\": 100,"), incJson);
+            assertEquals(100, hlogCount(dir.resolve("inc.hlog")));
+            Run noWal = pe(conf, "--nomapred --rows=100 --valueSize=20 --writeToWAL=false --autoFlush=true --table=NoWal"
+                + " --report=" + dir.resolve("nw") + " sequentialWrite 1");
+            assertEquals(0, noWal.code(), noWal.err());
+            assertTrue(Files.readString(dir.resolve("nw.json")).contains("\"args\": \"--nomapred --rows=100 --valueSize=20 --writeToWAL=false"));
+            assertEquals(100, hlogCount(dir.resolve("nw.hlog")));
+            try (Connection c = Connection.open(HOST, server.port())) {
+                assertEquals(20, c.getTable("NoWal").get(PeData.rowKey(99)).getValue(PeData.FAMILY, PeData.QUALIFIER).length,
+                    "--writeToWAL=false puts are still served");
+            }
         } finally {
             server.stop();
         }
+    }
+
+    private static long hlogCount(Path hlog) throws Exception {
+        long n = 0;
+        HistogramLogReader reader = new HistogramLogReader(hlog.toString());
+        Histogram h;
+        while ((h = (Histogram) reader.nextIntervalHistogram()) != null) {
+            n += h.getTotalCount();
+        }
+        return n;
     }
 
     @Test
