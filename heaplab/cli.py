@@ -14,6 +14,7 @@ from pathlib import Path
 
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, find_root
 from heaplab.repeats import compare, to_markdown  # issue 6 (gc): heaplab compare, run --repeat
+from heaplab.profiles import ProfileError, parse_events
 from heaplab.report import write_report
 from heaplab.rundir import RunError, resolve_run
 from heaplab.runner import EXIT_INTERRUPTED, RunOptions, RunSetupError, run_lab
@@ -49,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument(
         "--metric", action="append", help="a metric to compare (repeatable; default: latency, GC)"
     )
+    # issue 6 (profiler): async-profiler flame graphs of the servers and the pe/ycsb clients
+    run.add_argument(
+        "--profile",
+        metavar="EVENTS",
+        help="async-profiler events, comma separated: cpu, alloc, lock (flame graphs linked from the report)",
+    )
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
     rep.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
@@ -75,6 +82,7 @@ def cmd_labs(root: Path) -> int:
 
 
 def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
+    profile = _profile(args.profile)  # issue 6 (profiler): a bad event is refused before anything else
     if args.lab == "all":
         labs = [p.parent.name for p in list_labs(root)]
         if not labs:
@@ -95,6 +103,7 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         runs_dir=_under(root, args.runs_dir, DEFAULT_RUNS_DIR),
         command=shlex.join(["heaplab", *argv]),
         java_home=_java_home(args.java_home),  # issue 6 (lab02)
+        profile=profile,  # issue 6 (profiler)
     )
     worst = 0
     done: list[Path] = []
@@ -126,6 +135,16 @@ def _java_home(value: str | None) -> str | None:
     if value is not None and not value.startswith("/"):
         raise SpecError(f"--java-home must be an absolute path (a JDK home on the hosts), not {value!r}")
     return value
+
+
+def _profile(value: str | None) -> list[str] | None:
+    """Issue 6 (profiler): --profile cpu,alloc,lock -> the events, checked before anything starts."""
+    if value is None:
+        return None
+    try:
+        return parse_events(value)
+    except ProfileError as e:
+        raise SpecError(str(e)) from None
 
 
 def cmd_report(root: Path, args: argparse.Namespace) -> int:

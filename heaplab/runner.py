@@ -25,6 +25,7 @@ from typing import Any
 
 from heaplab import hbase_pe  # issue 6 (hbase)
 from heaplab import jdk as jdk_check
+from heaplab import profiles  # issue 6 (profiler)
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
 from heaplab.playbook import run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
@@ -49,6 +50,7 @@ class RunOptions:
     command: str
     out: Callable[[str], None] = print
     java_home: str | None = None  # issue 6 (lab02): `--java-home`, heaplab_java_home for every host
+    profile: list[str] | None = None  # issue 6 (profiler): `--profile`, async-profiler events
 
 
 def utc_stamp(now: datetime | None = None) -> str:
@@ -220,6 +222,8 @@ def _run_variant(
     extra = ansible_vars(spec, v, params, archive, run_dir, java_home=opts.java_home)
     extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # issue 6 (lab02): as the JDK needs
     extra.update(hbase_pe.ansible_vars(v.server, opts.root))  # issue 6 (hbase): server: apache-hbase
+    if opts.profile:  # issue 6 (profiler): ENGINE_PROFILE of servers and pe/ycsb clients (profiles.py)
+        extra[profiles.PLAYBOOK_VAR] = opts.profile
     write_json_atomic(vars_path, extra)
     log = vdir / "ansible.log"
     cmd = [playbook, "-i", str(opts.inventory), str(opts.root / PLAYBOOK), "-e", f"@{vars_path}"]
@@ -242,6 +246,8 @@ def _run_variant(
         hbase_pe.convert_variant(vdir / "client", extra["heaplab_phases"])
         for server_dir in sorted((vdir / "server").glob("*/")):
             hbase_pe.gc_events_from_log(server_dir)
+    if opts.profile:  # issue 6 (profiler): run.json's variant gets profiler: {events, mode, note, files}
+        entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
     if code == 0:
         entry["status"] = "complete"
         return True
