@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, find_root
-from heaplab.repeats import compare, to_markdown  # issue 6 (gc): heaplab compare, run --repeat
 from heaplab.profiles import ProfileError, parse_events
+from heaplab.repeats import compare, to_markdown  # issue 6 (gc): heaplab compare, run --repeat
 from heaplab.report import write_report
 from heaplab.rundir import RunError, resolve_run
 from heaplab.runner import EXIT_INTERRUPTED, RunOptions, RunSetupError, run_lab

@@ -23,9 +23,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from heaplab import hbase_pe  # issue 6 (hbase)
+from heaplab import (
+    hbase_pe,  # issue 6 (hbase)
+    profiles,  # issue 6 (profiler)
+)
 from heaplab import jdk as jdk_check
-from heaplab import profiles  # issue 6 (profiler)
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
 from heaplab.playbook import run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
