@@ -168,3 +168,14 @@ def test_gc_events_derived_from_hbase_gc_log(tmp_path: Path) -> None:
     assert young_in_log > 0 and sum(e.young for e in events) == young_in_log
     assert all(e.duration_ms > 0 and e.start_epoch_ms > 1.7e12 for e in events)
     assert hbase_pe.gc_events_from_log(tmp_path / "nothing") is None
+
+
+def test_mark_unavailable_until_fetched(tmp_path: Path) -> None:
+    spec = parse_spec(SPEC)
+    entries = {name: {"available": True, "why": None, "status": "pending"} for name in spec.variants}
+    hbase_pe.mark_unavailable(entries, spec, tmp_path)
+    assert entries["engine"] == {"available": True, "why": None, "status": "pending"}
+    assert (
+        entries["hbase"]["status"] == "unavailable"
+        and "infra/apache-hbase/fetch.sh" in entries["hbase"]["why"]
+    )

@@ -51,6 +51,7 @@ def test_both_servers_ran(e2e: FinishedRun) -> None:
     log = (server / "server.log").read_text(encoding="utf-8")
     assert "HMaster" in log
     assert "Pause Young" in (server / "gc-regionserver.log").read_text(encoding="utf-8")
+    assert (server / "gc-events.jsonl").read_text(encoding="utf-8").count('"young": true') > 0
     site = (e2e.run / HBASE / "conf/hbase-site.xml").read_text(encoding="utf-8")
     assert "<name>hbase.cluster.distributed</name><value>false</value>" in site
     for port in HBASE_DEFAULT_PORTS:
