@@ -2,12 +2,13 @@
 #   make setup      Python venv with the pinned packages (ansible, jupyter kernel, ...), engine build
 #   make engine     build the engine distribution (engine/dist/target/heaplab-engine-*-bin.tar.gz)
 #   make reproduce  run LAB (default: every lab) at SCALE (default: local) on this machine, then report
+#   make apache-hbase  fetch Apache HBase 2.6.4 from Maven Central for lab 11 (about 112 MB, once)
 #   make test       engine unit tests, Python tests, notebooks, playbook lint, one end-to-end ci run
 #   make notebook   open the lab notebooks in Jupyter (installs the notebook UI into the venv)
 #   make lint       ruff and ansible-lint
 #   make bench      JMH benchmarks (memstore insert, WAL append + sync), short run; BENCH_ARGS=... for JMH
 #                   options (engine/docs/benchmarks.md); results in results/runs/bench-TIMESTAMP/
-#   make clean      remove build output and the venv (never results/runs)
+#   make clean      remove build output, the fetched Apache HBase and the venv (never results/runs)
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -18,7 +19,7 @@ LAB ?= all
 SCALE ?= local
 DIST := $(wildcard engine/dist/target/heaplab-engine-*-bin.tar.gz)
 
-.PHONY: setup venv engine reproduce notebook test lint bench clean
+.PHONY: setup venv engine apache-hbase reproduce notebook test lint bench clean
 
 setup: venv engine
 
@@ -37,7 +38,15 @@ engine:
 	$(MVN) install -DskipTests
 	@ls engine/dist/target/heaplab-engine-*-bin.tar.gz
 
-reproduce: setup
+# Lab 11's apache-hbase variant deploys this tar; without it that variant is recorded unavailable.
+HBASE_TAR := infra/apache-hbase/target/apache-hbase-$(shell sed -n 's:.*<hbase.version>\(.*\)</hbase.version>.*:\1:p' infra/apache-hbase/pom.xml).tar
+apache-hbase: $(HBASE_TAR)
+
+$(HBASE_TAR): infra/apache-hbase/pom.xml $(wildcard infra/apache-hbase/bin/* infra/apache-hbase/src/org/heaplab/hbase/*.java)
+	infra/apache-hbase/fetch.sh
+
+# Every lab, or lab 11, needs Apache HBase's jars; the other labs do not.
+reproduce: setup $(if $(filter all 11-vs-apache-hbase,$(LAB)),apache-hbase)
 	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report
 
 notebook: venv
@@ -76,4 +85,4 @@ bench:
 	exit $$rc
 
 clean:
-	rm -rf $(VENV) engine/*/target
+	rm -rf $(VENV) engine/*/target infra/apache-hbase/target
