@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
@@ -15,10 +16,22 @@ from heaplab.spec import load_spec
 from heaplab.tests.conftest import FinishedRun, LabRoot
 
 
-def run_lab_at_ci(lab: LabRoot, lab_name: str, runs: Path, timeout: int) -> FinishedRun:
-    """`heaplab run <lab_name> --scale ci --report` on ``lab``'s copy of the repository, into ``runs``."""
-    cmd = [sys.executable, "-m", "heaplab", "run", lab_name, "--scale", "ci", "--report"]
-    cmd += ["--runs-dir", str(runs), "--inventory", str(lab.inventory)]
+def run_lab_at_ci(
+    lab: LabRoot, lab_name: str, runs: Path, timeout: int, extra: Sequence[str] = (), *, report: bool = True
+) -> FinishedRun:
+    """`heaplab run <lab_name> --scale ci [--report] [extra...]` on ``lab``'s copy of the repository, into
+    ``runs`` (which must hold no other run)."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "heaplab",
+        "run",
+        lab_name,
+        "--scale",
+        "ci",
+        *(["--report"] if report else []),
+    ]
+    cmd += ["--runs-dir", str(runs), "--inventory", str(lab.inventory), *extra]
     proc = subprocess.run(
         cmd,
         capture_output=True,

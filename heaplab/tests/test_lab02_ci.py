@@ -14,17 +14,13 @@ Then:
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 import yaml
 
 from heaplab import jdk
-from heaplab.spec import load_spec
 from heaplab.tests.conftest import REPO, FinishedRun
-from heaplab.tests.shared_runs import execute_notebook
+from heaplab.tests.shared_runs import execute_notebook, run_lab_at_ci
 
 LAB = "02-g1-tuning"
 SPEC = REPO / "labs" / LAB / "experiment.yml"
@@ -56,22 +52,8 @@ def newer_jdk() -> str | None:
 def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     lab = request.getfixturevalue("lab_root")(ci_spec_text(), lab=LAB)
     runs = tmp_path_factory.mktemp("runs")
-    cmd = [sys.executable, "-m", "heaplab", "run", LAB, "--scale", "ci", "--report", "--runs-dir", str(runs)]
-    cmd += ["--inventory", str(lab.inventory)]
     java_home = newer_jdk()
-    if java_home:
-        cmd += ["--java-home", java_home]
-    proc = subprocess.run(
-        cmd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
-        timeout=900,
-        check=False,
-    )
-    (run,) = runs.iterdir()
-    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
+    return run_lab_at_ci(lab, LAB, runs, timeout=900, extra=["--java-home", java_home] if java_home else [])
 
 
 def ran(e2e: FinishedRun) -> list[str]:

@@ -4,7 +4,6 @@ needing JDK 99: no server starts, run.json says why and how to point heaplab at 
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from heaplab.cli import main
 from heaplab.paths import ANSIBLE_CFG
 from heaplab.spec import SpecError, parse_spec
 from heaplab.tests.conftest import REPO
+from heaplab.tests.shared_runs import run_lab_at_ci
 
 ANSIBLE = str(Path(sys.executable).with_name("ansible"))
 ENV = {**os.environ, "ANSIBLE_CONFIG": str(REPO / ANSIBLE_CFG), "ANSIBLE_HOST_PATTERN_MISMATCH": "ignore"}
@@ -114,19 +114,9 @@ def test_a_variant_needing_jdk_99_is_unavailable_in_a_real_run(lab_root, tmp_pat
     del spec["variants"]["old"]
     lab = lab_root(yaml.safe_dump(spec), lab="99-jdk")
     runs = tmp_path / "runs"
-    cmd = [sys.executable, "-m", "heaplab", "run", "99-jdk", "--scale", "ci", "--runs-dir", str(runs)]
-    cmd += ["--inventory", str(lab.inventory)]
-    proc = subprocess.run(
-        cmd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
-        timeout=120,
-        check=False,
-    )
+    finished = run_lab_at_ci(lab, "99-jdk", runs, timeout=120, report=False)
+    proc, manifest, run = finished.proc, finished.manifest, finished.run
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    (run,) = runs.iterdir()
-    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
     entry = manifest["variants"]["future"]
     assert manifest["status"] == "complete"
     assert entry["status"] == "unavailable" and entry["available"] is False

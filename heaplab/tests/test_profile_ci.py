@@ -9,17 +9,13 @@ links every flame graph with a path that exists.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from heaplab.profiles import frame_names, is_flame_graph
-from heaplab.spec import load_spec
 from heaplab.tests.conftest import FinishedRun
+from heaplab.tests.shared_runs import run_lab_at_ci
 
 LAB = "03-offheap-write"
 EVENTS = ["cpu", "alloc"]
@@ -50,19 +46,7 @@ claims: []
 def e2e(lab_root, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     lab = lab_root(SPEC, lab=LAB)
     runs = tmp_path_factory.mktemp("runs")
-    cmd = [sys.executable, "-m", "heaplab", "run", LAB, "--scale", "ci", "--report"]
-    cmd += ["--runs-dir", str(runs), "--inventory", str(lab.inventory), "--profile", ",".join(EVENTS)]
-    proc = subprocess.run(
-        cmd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
-        timeout=300,
-        check=False,
-    )
-    (run,) = runs.iterdir()
-    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
+    return run_lab_at_ci(lab, LAB, runs, timeout=300, extra=["--profile", ",".join(EVENTS)])
 
 
 def _graphs(e2e: FinishedRun) -> list[Path]:
