@@ -30,16 +30,7 @@ public final class PeReport {
      */
     public static String json(PeOptions o, Histogram all, long operations, long rows, double durationMs,
                               long startEpochMs, long endEpochMs, String hlogName) {
-        JsonWriter latency = new JsonWriter()
-            .put("mean", round3(all.getMean()))
-            .put("min", all.getTotalCount() == 0 ? 0 : all.getMinValue())
-            .put("p50", all.getValueAtPercentile(50))
-            .put("p75", all.getValueAtPercentile(75))
-            .put("p95", all.getValueAtPercentile(95))
-            .put("p99", all.getValueAtPercentile(99))
-            .put("p999", all.getValueAtPercentile(99.9))
-            .put("p9999", all.getValueAtPercentile(99.99))
-            .put("max", all.getMaxValue());
+        JsonWriter latency = latencyJson(all);
         return new JsonWriter()
             .put("format", FORMAT)
             .put("tool", "pe")
@@ -66,6 +57,21 @@ public final class PeReport {
             Files.createDirectories(file.toAbsolutePath().getParent());
         }
         Files.writeString(file, json + "\n", StandardCharsets.UTF_8);
+    }
+
+    /** The summary's {@code latency_us} object (docs/contracts.md section 3), also used by the YCSB report. */
+    public static JsonWriter latencyJson(Histogram h) {
+        boolean empty = h.getTotalCount() == 0;
+        return new JsonWriter()
+            .put("mean", round3(empty ? 0 : h.getMean()))
+            .put("min", empty ? 0 : h.getMinValue())
+            .put("p50", h.getValueAtPercentile(50))
+            .put("p75", h.getValueAtPercentile(75))
+            .put("p95", h.getValueAtPercentile(95))
+            .put("p99", h.getValueAtPercentile(99))
+            .put("p999", h.getValueAtPercentile(99.9))
+            .put("p9999", h.getValueAtPercentile(99.99))
+            .put("max", h.getMaxValue());
     }
 
     private static double round3(double v) {

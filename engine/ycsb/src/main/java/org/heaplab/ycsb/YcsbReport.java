@@ -16,6 +16,7 @@ import org.HdrHistogram.HistogramLogWriter;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
 import org.heaplab.server.JsonWriter;
+import org.heaplab.tools.PeReport;
 
 /**
  * The files of {@code bin/engine ycsb --report=PREFIX} (docs/contracts.md sections 2-3).
@@ -107,7 +108,7 @@ final class YcsbReport {
                 case COUNTED, COMPOSITE -> {
                     if (total.getTotalCount() > 0) { // YCSB also lists an operation whose every call failed, with 0
                         ops.put(name, new JsonWriter().put("operations", total.getTotalCount())
-                            .put("latency_us", latency(total)));
+                            .put("latency_us", PeReport.latencyJson(total)));
                     }
                 }
                 case FAILED -> {
@@ -135,7 +136,7 @@ final class YcsbReport {
             .put("rows", all.getTotalCount())
             .put("duration_ms", overall.getOrDefault("RunTime(ms)", 0.0))
             .put("throughput", round3(overall.getOrDefault("Throughput(ops/sec)", 0.0)))
-            .put("latency_us", latency(all))
+            .put("latency_us", PeReport.latencyJson(all))
             .put("start_epoch_ms", window[0])
             .put("end_epoch_ms", window[1])
             .put("hlog", Path.of(prefix + ".hlog").getFileName().toString())
@@ -229,20 +230,6 @@ final class YcsbReport {
             }
         }
         return new long[] {t0, end};
-    }
-
-    static JsonWriter latency(Histogram h) {
-        boolean empty = h.getTotalCount() == 0;
-        return new JsonWriter()
-            .put("mean", round3(empty ? 0 : h.getMean()))
-            .put("min", empty ? 0 : h.getMinValue())
-            .put("p50", h.getValueAtPercentile(50))
-            .put("p75", h.getValueAtPercentile(75))
-            .put("p95", h.getValueAtPercentile(95))
-            .put("p99", h.getValueAtPercentile(99))
-            .put("p999", h.getValueAtPercentile(99.9))
-            .put("p9999", h.getValueAtPercentile(99.99))
-            .put("max", h.getMaxValue());
     }
 
     /** YCSB's text exporter lines ({@code [READ], Operations, 1000}) of the export, for stdout. */
