@@ -15,7 +15,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from heaplab.client_summary import load_phase_summaries
+from heaplab.client_summary import ClientSummary, load_phase_summaries
 from heaplab.gc_events import GC_EVENTS, GcEvent, load_gc_events
 from heaplab.gc_log import GC_LOG, GcLog, Pause, Safepoint, parse
 from heaplab.rundir import Run
@@ -216,12 +216,15 @@ def _rate(eden_bytes: int | None, duration_ms: float) -> float | None:
     return eden_bytes / GIB / (duration_ms / 1000.0) if eden_bytes and duration_ms > 0 else None
 
 
+def measured_summaries(run: Run, variant: str, experiment: str) -> list[ClientSummary]:
+    """The client summaries (one per client host) of the phase measuring ``experiment``; [] without one."""
+    phase = run.spec.measured_phase(experiment)
+    return load_phase_summaries(run.client_dir(variant), phase.name) if phase is not None else []
+
+
 def phase_window(run: Run, variant: str, experiment: str) -> tuple[float, float] | None:
     """[start, end] epoch ms of the measured phase over every client host, None without a summary."""
-    phase = run.spec.measured_phase(experiment)
-    if phase is None:
-        return None
-    summaries = load_phase_summaries(run.client_dir(variant), phase.name)
+    summaries = measured_summaries(run, variant, experiment)
     if not summaries:
         return None
     return min(s.start_epoch_ms for s in summaries), max(s.end_epoch_ms for s in summaries)

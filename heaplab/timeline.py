@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogReader
 
-from heaplab.client_summary import load_phase_summaries
-from heaplab.gc_stats import ServerPause, load_variant_gc
+from heaplab.gc_stats import ServerPause, load_variant_gc, measured_summaries
 from heaplab.hlog import US_PER_MS
 from heaplab.rundir import Run
 
@@ -61,10 +60,7 @@ class Timeline:
 
 def latency_timeline(run: Run, variant: str, experiment: str) -> Timeline | None:
     """None when the variant has no measured client phase (unavailable, failed, no summary)."""
-    phase = run.spec.measured_phase(experiment)
-    if phase is None:
-        return None
-    summaries = load_phase_summaries(run.client_dir(variant), phase.name)
+    summaries = measured_summaries(run, variant, experiment)
     if not summaries:
         return None
     start = min(s.start_epoch_ms for s in summaries)
