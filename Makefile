@@ -63,8 +63,8 @@ test: venv
 	$(BIN)/pytest -n 2 --dist loadfile --durations=15
 
 lint: venv
-	$(BIN)/ruff check heaplab playbooks
-	$(BIN)/ruff format --check heaplab playbooks
+	$(BIN)/ruff check heaplab playbooks infra
+	$(BIN)/ruff format --check heaplab playbooks infra
 	cd playbooks && PATH="$(CURDIR)/$(BIN):$$PATH" ansible-lint --offline --profile production -q
 
 # BENCH_ARGS: JMH options (e.g. '-p mvcc=legacy WalAppend', '-bm sample', '--full'); given ones override
