@@ -3,6 +3,8 @@
 #   make engine     build the engine distribution (engine/dist/target/heaplab-engine-*-bin.tar.gz)
 #   make reproduce  run LAB (default: every lab) at SCALE (default: local) on this machine, then report
 #   make apache-hbase  fetch Apache HBase 2.6.4 from Maven Central for lab 11 (about 112 MB, once)
+#   make provision INVENTORY=cluster.yml  prepare cloud nodes once (JDK, data disk, OS settings; labs/00-setup)
+#   make infra-check  the offline terraform checks (fmt, validate, terraform test with a mocked AWS)
 #   make test       engine unit tests, Python tests, notebooks, playbook lint, one end-to-end ci run
 #   make notebook   open the lab notebooks in Jupyter (installs the notebook UI into the venv)
 #   make lint       ruff and ansible-lint
@@ -19,7 +21,7 @@ LAB ?= all
 SCALE ?= local
 DIST := $(wildcard engine/dist/target/heaplab-engine-*-bin.tar.gz)
 
-.PHONY: setup venv engine apache-hbase reproduce notebook test lint bench clean
+.PHONY: setup venv engine apache-hbase reproduce provision infra-check notebook test lint bench clean
 
 setup: venv engine
 
@@ -48,6 +50,16 @@ $(HBASE_TAR): infra/apache-hbase/pom.xml $(wildcard infra/apache-hbase/bin/* inf
 # Every lab, or lab 11, needs Apache HBase's jars; the other labs do not.
 reproduce: setup $(if $(filter all 11-vs-apache-hbase,$(LAB)),apache-hbase)
 	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report
+
+# Cloud (or your own) nodes, once after terraform apply: playbooks/provision.yml (labs/00-setup).
+INVENTORY ?=
+provision: venv
+	@test -n "$(INVENTORY)" || { echo "ERROR: give the inventory: make provision INVENTORY=cluster.yml"; exit 2; }
+	@test -f "$(INVENTORY)" || { echo "ERROR: inventory not found: $(INVENTORY)"; exit 2; }
+	ANSIBLE_CONFIG=playbooks/ansible.cfg $(BIN)/ansible-playbook -i $(INVENTORY) playbooks/provision.yml
+
+infra-check:
+	infra/terraform/check.sh
 
 notebook: venv
 	$(BIN)/pip install -q -c requirements.lock -e '.[dev,jupyter]'

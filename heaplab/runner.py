@@ -26,6 +26,7 @@ from typing import Any
 from heaplab import (
     hbase_pe,  # issue 6 (hbase)
     profiles,  # issue 6 (profiler)
+    secrets,  # issue 7 (security)
 )
 from heaplab import jdk as jdk_check
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
@@ -199,8 +200,7 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
             if entry["status"] in ("pending", "running"):
                 entry["status"] = "interrupted"
     finally:
-        hosts = read_hosts(run_dir)
-        manifest.update(end=iso(), status=status, hosts=hosts, jdk=jdk_of(hosts))
+        manifest.update(_closing_fields(run_dir, status, opts))
         write_run_json(run_dir, manifest)
     opts.out(f"run {status}: {run_dir}")
     code = {"complete": EXIT_OK, "failed": EXIT_FAILED, "interrupted": EXIT_INTERRUPTED}[status]
@@ -258,6 +258,31 @@ def _run_variant(
     entry["error"] = entry["error"] or f"ansible-playbook exited with {code}{detail}; see {entry['log']}"
     opts.out(f"[{v.name}] FAILED: {entry['error']}")
     return False
+
+
+def _closing_fields(run_dir: Path, status: str, opts: RunOptions) -> dict[str, Any]:
+    """run.json's fields known only at the end: end time, status, hosts and their JDK, the secrets check."""
+    hosts = read_hosts(run_dir)
+    return {
+        "end": iso(),
+        "status": status,
+        "hosts": hosts,
+        "jdk": jdk_of(hosts),
+        "secrets_check": _secrets_check(run_dir, opts),  # issue 7 (security)
+    }
+
+
+def _secrets_check(run_dir: Path, opts: RunOptions) -> dict[str, Any]:
+    """Look for keys and passwords in what the run collected; name the files, never the values."""
+    findings = secrets.find_secrets(run_dir)
+    for f in findings:
+        opts.out(f"WARNING: secret-shaped text in the run directory, do not share it: {f}")
+    return {
+        "clean": not findings,
+        "findings": [
+            {"file": str(f.path.relative_to(run_dir)), "line": f.line, "kind": f.kind} for f in findings
+        ],
+    }
 
 
 def _ansible_env(opts: RunOptions) -> dict[str, str]:
