@@ -19,9 +19,20 @@ writer through: the write phase succeeds, and the count equals the rows pe wrote
 survived the crash through n2's WAL replay). ``cluster.sh down`` runs whatever
 happens and must leave no namespace and no process behind.
 
+Before the run, ``playbooks/provision.yml`` prepares every host from ctl, as after ``terraform apply``:
+``cluster.sh data-disk n1`` gives n1 a real block device (a loop device over a 96 MB sparse file in the state
+directory, with host vars that move n1's base directory onto it); the data_disk role formats and mounts it
+over ssh, inside n1's own mount namespace. The test checks that n1's engine data lived on that filesystem
+(``findmnt -T`` over ssh, the host's view of the mount point stays empty, n1's host record names the loop
+device), that a second provision run changes nothing (``changed=0`` on every host), that os_settings in
+report mode left the machine's kernel settings as they were, and that neither the run directory nor the
+inventory holds a private key, cloud key or password (the scanner of playbooks/tests/secrets_scan.py).
+The loop device is detached by ``cluster.sh down`` (and by this test if anything is left), always.
+
 Skips, saying why, when not root, without a working ``ip netns``, when a namespace cluster is already up
 (the test would tear it down), or when ``cluster.sh up`` cannot run here (exit 2, e.g. sshd cannot be
-installed). Takes about two minutes on 2 cores; every "node" shares this machine, so nothing here is timed.
+installed); only the data-disk checks skip, saying why, when no loop device can be had. Takes about two
+minutes on 2 cores; every "node" shares this machine, so nothing here is timed.
 """
 
 from __future__ import annotations
@@ -42,6 +53,7 @@ import pytest
 
 from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.tests.conftest import REPO
+from playbooks.tests.secrets_scan import Finding, scan
 
 CLUSTER_SH = REPO / "infra" / "netns" / "cluster.sh"
 # Short on purpose: ssh control sockets live below it.
@@ -55,6 +67,23 @@ KILLED = "n2"
 KILL_AFTER_BYTES = 256 * 1024
 DOWN_FOR_S = 3.0  # between the kill and the restart
 RUN_TIMEOUT_S = 420
+DISK_NODE = "n1"
+DISK_MB = "96"
+# Where cluster.sh data-disk moves n1's base directory (its host_vars/n1.yml).
+DISK_MOUNT = STATE / "nodes" / DISK_NODE / "data"
+DISK_BASE = DISK_MOUNT / "heaplab"
+# Global kernel settings os_settings' report mode must leave alone (net.core.* is per network namespace).
+KERNEL_FILES = (
+    "/proc/sys/vm/swappiness",
+    "/proc/sys/kernel/perf_event_paranoid",
+    "/proc/sys/kernel/kptr_restrict",
+    "/sys/kernel/mm/transparent_hugepage/enabled",
+    "/sys/kernel/mm/transparent_hugepage/defrag",
+    "/etc/sysctl.d/60-heaplab.conf",
+    "/etc/sysctl.d/61-heaplab-profiler.conf",
+    "/etc/security/limits.d/60-heaplab.conf",
+)
+HOSTS = ("ctl", "n1", "n2", "n3")
 
 SPEC = f"""\
 lab: {LAB}
@@ -157,6 +186,76 @@ class Crash:
     error: str | None = None
 
 
+def _kernel_settings() -> dict[str, str | None]:
+    return {f: (Path(f).read_text() if Path(f).exists() else None) for f in KERNEL_FILES}
+
+
+def _provision() -> subprocess.CompletedProcess[str]:
+    """provision.yml from ctl against the cluster's inventory (and its host_vars), as a student would."""
+    venv_bin = Path(sys.executable).parent
+    env = {**os.environ, "ANSIBLE_CONFIG": str(REPO / "playbooks" / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    env["PATH"] = f"{venv_bin}:{env.get('PATH', '')}"
+    playbook = [str(venv_bin / "ansible-playbook"), "-i", str(STATE / "inventory.yml")]
+    return subprocess.run(
+        ["ip", "netns", "exec", "ctl", *playbook, str(REPO / "playbooks" / "provision.yml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def _recap(stdout: str) -> dict[str, dict[str, int]]:
+    """host -> PLAY RECAP counters."""
+    recap = {}
+    for line in stdout.split("PLAY RECAP", 1)[-1].splitlines():
+        name, _, counters = line.partition(" : ")
+        if "ok=" in counters:
+            recap[name.strip()] = {k: int(v) for k, v in (c.split("=") for c in counters.split())}
+    return recap
+
+
+def _ssh(node: str, command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["ip", "netns", "exec", "ctl", "ssh", "-F", f"{STATE}/ssh/config", node, command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def _our_loop_devices() -> list[str]:
+    """Loop devices backed by a file in this test's state directory."""
+    listed = subprocess.run(
+        ["losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return [ln.split()[0] for ln in listed.stdout.splitlines() if str(STATE) in ln]
+
+
+@dataclass
+class Provisioned:
+    """provision.yml twice before the run, the data disk on n1 and what report mode left alone."""
+
+    runs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    disk: str | None = None  # n1's loop device
+    disk_skip: str | None = None  # why n1 has no data disk here
+    kernel_before: dict[str, str | None] = field(default_factory=dict)
+    kernel_after: dict[str, str | None] = field(default_factory=dict)
+    n1_data: subprocess.CompletedProcess[str] | None = None  # findmnt and du of n1's data over ssh
+    host_view: list[str] = field(default_factory=list)  # the mount point as the host sees it
+    loops_left: list[str] = field(default_factory=list)
+
+    def output(self, index: int) -> str:
+        run = self.runs[index]
+        return f"--- provision run {index + 1} ---\n{run.stdout[-5000:]}\n{run.stderr[-2000:]}"
+
+
 @dataclass
 class Scenario:
     run: Path | None = None
@@ -167,6 +266,8 @@ class Scenario:
     left_namespaces: list[str] = field(default_factory=list)
     left_processes: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    prov: Provisioned = field(default_factory=Provisioned)
+    secrets: list[Finding] = field(default_factory=list)
 
     @property
     def client(self) -> Path:
@@ -243,6 +344,7 @@ def scenario(engine_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     killer = None
     try:
         assert up.returncode == 0, f"cluster.sh up failed:\n{up.stdout}\n{up.stderr}"
+        _prepare_hosts(s.prov)
         root = _lab_root(tmp_path_factory.mktemp("nsroot"), engine_archive)
         runs = root / "results" / "runs"
         killer = threading.Thread(target=_kill_and_restart, args=(s.crash, stop, engine_archive), daemon=True)
@@ -262,6 +364,16 @@ def scenario(engine_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         s.run = next(iter(runs.iterdir()), None) if runs.is_dir() else None
         if s.run is not None:
             s.manifest = json.loads((s.run / "run.json").read_text(encoding="utf-8"))
+        if s.prov.disk:
+            data = DISK_BASE / "current" / "data"
+            s.prov.n1_data = _ssh(
+                DISK_NODE, f"findmnt -n -o SOURCE,FSTYPE,OPTIONS -T {data} && du -sk {data}"
+            )
+            s.prov.host_view = sorted(p.name for p in DISK_MOUNT.iterdir()) if DISK_MOUNT.is_dir() else []
+        # Everything a run leaves, and what ansible was given (not the cluster's own ssh directory).
+        s.secrets = scan(
+            *(p for p in (s.run, STATE / "inventory.yml", STATE / "host_vars") if p and p.exists())
+        )
     finally:
         stop.set()
         if killer is not None:
@@ -271,8 +383,27 @@ def scenario(engine_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         present = {ln.split()[0] for ln in listed.splitlines() if ln.strip()}
         s.left_namespaces = [n for n in NAMESPACES if n in present]
         s.left_processes = _pids_with(str(STATE))
+        s.prov.loops_left = _our_loop_devices()
+        for device in s.prov.loops_left:  # never leave a loop device behind, even when down failed
+            subprocess.run(["losetup", "-d", device], check=False)
         s.seconds = time.monotonic() - started
     return s
+
+
+def _prepare_hosts(prov: Provisioned) -> None:
+    """A data disk for n1 (when a loop device can be had), then provision.yml twice."""
+    disk = _cluster_sh("data-disk", DISK_NODE, DISK_MB)
+    if disk.returncode == 2:
+        prov.disk_skip = f"no data disk on {DISK_NODE}: {disk.stderr.strip()}"
+    else:
+        assert disk.returncode == 0, f"cluster.sh data-disk failed:\n{disk.stdout}\n{disk.stderr}"
+        prov.disk = (STATE / "disks" / f"{DISK_NODE}.loop").read_text().strip()
+    prov.kernel_before = _kernel_settings()
+    for _ in range(2):
+        began = time.monotonic()
+        prov.runs.append(_provision())
+        prov.seconds.append(time.monotonic() - began)
+    prov.kernel_after = _kernel_settings()
 
 
 def _lab_root(tmp: Path, archive: Path) -> Path:
@@ -366,10 +497,13 @@ def test_down_leaves_nothing_behind(scenario: Scenario, record_property: Any) ->
     s = scenario
     # The duration goes to the report (junit property and -rA output), not into an assertion.
     record_property("namespace_cluster_seconds", round(s.seconds))
-    print(f"namespace cluster scenario: {s.seconds:.0f} s")
+    record_property("provision_seconds", [round(x, 1) for x in s.prov.seconds])
+    provision = ", ".join(f"{x:.0f} s" for x in s.prov.seconds)
+    print(f"namespace cluster scenario: {s.seconds:.0f} s (provision.yml runs: {provision})")
     assert s.down is not None and s.down.returncode == 0, s.down
     assert s.left_namespaces == []
     assert s.left_processes == []
+    assert s.prov.loops_left == [], "cluster.sh down detaches the data disk's loop device"
     assert not STATE.exists()
     assert not any(Path("/etc/netns", n).exists() for n in NAMESPACES)
 
@@ -379,3 +513,53 @@ def test_metrics_are_collected_from_every_region_server(scenario: Scenario) -> N
     assert [p.name for p in paths] == ["metrics-ctl@n1.json", "metrics-ctl@n2.json", "metrics-ctl@n3.json"]
     merged = load_phase_report(paths)  # heaplab's reading of the phase: the three servers summed
     assert merged.heap_max == sum(json.loads(p.read_text())["heap"]["max_bytes"] for p in paths)
+
+
+def test_provision_prepares_every_host_and_a_second_run_changes_nothing(scenario: Scenario) -> None:
+    prov = scenario.prov
+    assert len(prov.runs) == 2
+    assert prov.runs[0].returncode == 0, prov.output(0)
+    assert prov.runs[1].returncode == 0, prov.output(1)
+    first, second = _recap(prov.runs[0].stdout), _recap(prov.runs[1].stdout)
+    assert sorted(first) == sorted(HOSTS) == sorted(second)
+    assert all(counts["failed"] == 0 and counts["unreachable"] == 0 for counts in first.values())
+    assert {host: counts["changed"] for host, counts in second.items()} == dict.fromkeys(HOSTS, 0), (
+        prov.output(1)
+    )
+    if prov.disk:
+        # Only n1 had a disk to format: the first run formatted and mounted it, the second did not.
+        assert first[DISK_NODE]["changed"] > first["n2"]["changed"], prov.output(0)
+
+
+def test_report_mode_left_the_kernel_alone(scenario: Scenario) -> None:
+    prov = scenario.prov
+    assert prov.kernel_before and prov.kernel_after == prov.kernel_before
+    for path in KERNEL_FILES:
+        if path.startswith("/etc/"):
+            assert prov.kernel_after[path] is None, f"report mode wrote {path}"
+    swappiness = int(prov.kernel_before["/proc/sys/vm/swappiness"] or -1)
+    for host in scenario.manifest["hosts"]:
+        assert host["os_settings"]["vm.swappiness"] == swappiness, host
+
+
+def test_n1_data_lived_on_its_data_disk(scenario: Scenario) -> None:
+    prov = scenario.prov
+    if prov.disk_skip:
+        pytest.skip(prov.disk_skip)
+    assert prov.n1_data is not None and prov.n1_data.returncode == 0, prov.n1_data
+    mount_line, du_line = prov.n1_data.stdout.splitlines()[:2]
+    source, fstype, options = mount_line.split()
+    assert (source, fstype) == (prov.disk, "ext4"), mount_line
+    assert "noatime" in options.split(",")
+    assert int(du_line.split()[0]) > 0, "the region server's data directory is on the disk and not empty"
+    # The mount lived in n1's mount namespace only: the host sees an empty mount point.
+    assert prov.host_view == [], prov.host_view
+    record = next(h for h in scenario.manifest["hosts"] if h["name"] == DISK_NODE)
+    assert record["disk"]["device"] == prov.disk and record["disk"]["mount"] == str(DISK_MOUNT), record[
+        "disk"
+    ]
+
+
+def test_no_secret_in_the_run_or_the_inventory(scenario: Scenario) -> None:
+    assert scenario.run is not None
+    assert scenario.secrets == [], "\n".join(map(str, scenario.secrets))

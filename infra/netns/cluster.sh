@@ -6,6 +6,9 @@
 #   cluster.sh [--state-dir DIR] status    what exists and whether each node answers over ssh (exit 0: all up)
 #   cluster.sh [--state-dir DIR] inventory print the ansible inventory for DIR (creates nothing, needs no root)
 #   cluster.sh [--state-dir DIR] exec CMD...   run CMD in the ctl namespace (where ansible and clients run)
+#   cluster.sh [--state-dir DIR] data-disk NODE [MB]   give NODE a data disk: a loop device over a sparse file
+#                                          (default 64 MB) and <state>/host_vars/NODE.yml pointing provision.yml
+#                                          at it; `down` detaches it
 #
 # Layout (infra/netns/README.md): a namespace `ctl` holding a bridge (10.77.0.1/24) where ansible and the
 # benchmark clients run, and nodes n1..n3 (10.77.0.11..13), each with a veth eth0 on that bridge, its own
@@ -31,7 +34,7 @@ LOCK=/run/lock/heaplab-netns.lock
 node_ip() { echo "$SUBNET.$((10 + ${1#n}))"; }
 
 usage() {
-  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 die() { echo "ERROR: $*" >&2; exit 1; }
@@ -47,7 +50,7 @@ while [[ $# -gt 0 ]]; do
     *) break ;;
   esac
 done
-[[ $# -ge 1 ]] || { echo "ERROR: missing command (up|down|status|inventory|exec)" >&2; usage >&2; exit 2; }
+[[ $# -ge 1 ]] || { echo "ERROR: missing command (up|down|status|inventory|exec|data-disk)" >&2; usage >&2; exit 2; }
 cmd="$1"; shift
 [[ "$STATE" == /* ]] || { echo "ERROR: --state-dir must be an absolute path (got '$STATE')" >&2; exit 2; }
 STATE="${STATE%/}"
@@ -189,6 +192,7 @@ do_down() {
       kill -KILL "$pid" 2>/dev/null || true
     fi
   done
+  detach_data_disks
   # veths live inside the namespaces and vanish with them; remove any left in this namespace anyway.
   local link
   for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E '^(hl-n[0-9]+|hlbr0)$' || true); do
@@ -208,6 +212,54 @@ do_down() {
     return 1
   fi
   say "down (namespaces ${NODES[*]} $CTL removed, state $STATE removed)"
+}
+
+# ---------------------------------------------------------------------------------------------- data disks
+
+# A node's data disk: a sparse file in the state directory behind a loop device. provision.yml (data_disk
+# role) formats and mounts it over ssh, so the mount lives in that node's mount namespace only (sshd runs
+# under `ip netns exec`, which gives it a private mount namespace) and dies with the node.
+do_data_disk() {
+  local n="$1" mb="${2:-64}" image dev
+  [[ " ${NODES[*]} " == *" $n "* ]] || { echo "ERROR: data-disk: unknown node '$n' (${NODES[*]})" >&2; exit 2; }
+  [[ "$mb" =~ ^[0-9]+$ ]] && (( mb >= 16 )) || { echo "ERROR: data-disk: size must be a number of MB >= 16 (got '$mb')" >&2; exit 2; }
+  [[ -f "$STATE/$MARKER" ]] && ns_exists "$n" || die "no cluster in $STATE: run $0 --state-dir $STATE up first"
+  [[ ! -f "$STATE/disks/$n.loop" ]] || die "$n already has a data disk ($(cat "$STATE/disks/$n.loop"))"
+  command -v losetup >/dev/null || cannot "no losetup command (install util-linux)"
+  mkdir -p "$STATE/disks" "$STATE/host_vars"
+  image="$STATE/disks/$n.img"
+  truncate -s "${mb}M" "$image"
+  if ! dev="$(losetup --find --show "$image" 2>&1)" || [[ "$dev" != /dev/loop* ]]; then
+    rm -f "$image"
+    cannot "no usable loop device (losetup --find --show: $dev)"
+  fi
+  echo "$dev" > "$STATE/disks/$n.loop"
+  # host_vars next to the inventory: ansible (and heaplab run --inventory) read them with it, and they
+  # win over the inventory's own host vars (the node's base directory moves onto the disk).
+  cat > "$STATE/host_vars/$n.yml" <<EOF
+---
+# Written by infra/netns/cluster.sh data-disk: $n's data disk is $dev (backed by $image).
+# provision.yml formats it (ext4, only when empty) and mounts it in $n's mount namespace.
+heaplab_data_device: $dev
+heaplab_data_mount: $STATE/nodes/$n/data
+heaplab_data_persist: false
+heaplab_base_dir: $STATE/nodes/$n/data/heaplab
+EOF
+  say "data disk of $n: $dev ($mb MB, $image); host vars $STATE/host_vars/$n.yml"
+}
+
+# Only loop devices whose backing file is this state directory's image are detached.
+detach_data_disks() {
+  local rec dev back
+  for rec in "$STATE"/disks/*.loop; do
+    [[ -f "$rec" ]] || continue
+    dev="$(cat "$rec")"
+    back="$(losetup --list --noheadings --output BACK-FILE "$dev" 2>/dev/null | sed 's/ *(deleted)$//; s/ *$//' || true)"
+    if [[ "$back" == "${rec%.loop}.img" ]]; then
+      losetup -d "$dev" 2>/dev/null || echo "cluster.sh: WARNING: could not detach $dev" >&2
+    fi
+    rm -f "$rec"
+  done
 }
 
 # ---------------------------------------------------------------------------------------------- up
@@ -388,6 +440,13 @@ case "$cmd" in
   inventory)
     write_inventory
     ;;
+  data-disk)
+    [[ $# -ge 1 ]] || { echo "ERROR: data-disk needs a node (${NODES[*]})" >&2; exit 2; }
+    require_root_and_netns
+    exec 9>"$LOCK"
+    flock -w 120 9 || die "another cluster.sh holds $LOCK"
+    do_data_disk "$@"
+    ;;
   exec)
     [[ $# -ge 1 ]] || { echo "ERROR: exec needs a command" >&2; exit 2; }
     require_root_and_netns
@@ -395,7 +454,7 @@ case "$cmd" in
     exec ip netns exec "$CTL" "$@"
     ;;
   *)
-    echo "ERROR: unknown command '$cmd' (up|down|status|inventory|exec)" >&2
+    echo "ERROR: unknown command '$cmd' (up|down|status|inventory|exec|data-disk)" >&2
     usage >&2
     exit 2
     ;;

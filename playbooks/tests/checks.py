@@ -3,6 +3,7 @@
 import fnmatch
 import json
 import tarfile
+from pathlib import Path
 from xml.parsers import expat
 
 
@@ -16,6 +17,12 @@ def assert_host_record(run_dir, host):
     assert record["kernel"]
     assert record["disk"]["mount"] and record["disk"]["device"]
     assert record["jdk"] and record["jdk"] != "not found"
+    # The OS settings the run ran with (os_settings role's reader): the local host's own kernel values.
+    settings = record["os_settings"]
+    assert settings["vm.swappiness"] == int(Path("/proc/sys/vm/swappiness").read_text())
+    paranoid = int(Path("/proc/sys/kernel/perf_event_paranoid").read_text())
+    assert settings["kernel.perf_event_paranoid"] == paranoid
+    assert isinstance(settings["nofile.soft"], int) or settings["nofile.soft"] == "unlimited"
     return record
 
 

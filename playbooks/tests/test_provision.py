@@ -1,0 +1,164 @@
+"""provision.yml on this machine: report mode changes nothing and is idempotent; the data disk role formats
+an empty loop device once, mounts it, and never formats it again; bad devices fail with one clear message.
+
+The data-disk test needs root and a usable loop device; it runs ansible inside `unshare --mount` so the
+mount never leaves the test (the machine's mount table is untouched). It skips, saying why, otherwise.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from playbooks.tests.support import LOCAL_INVENTORY, PLAYBOOKS, REPO, ansible_env, tool
+
+# Global kernel settings report mode must leave alone (net.core.* is per network namespace, so not here).
+KERNEL_FILES = (
+    "/proc/sys/vm/swappiness",
+    "/proc/sys/kernel/perf_event_paranoid",
+    "/proc/sys/kernel/kptr_restrict",
+    "/sys/kernel/mm/transparent_hugepage/enabled",
+    "/sys/kernel/mm/transparent_hugepage/defrag",
+)
+WRITTEN_BY_APPLY = (
+    "/etc/sysctl.d/60-heaplab.conf",
+    "/etc/sysctl.d/61-heaplab-profiler.conf",
+    "/etc/security/limits.d/60-heaplab.conf",
+    "/etc/tmpfiles.d/60-heaplab-thp.conf",
+)
+
+
+def kernel_settings():
+    return {path: Path(path).read_text() for path in KERNEL_FILES if Path(path).exists()}
+
+
+def provision_cmd(*extra):
+    return [tool("ansible-playbook"), "-i", str(LOCAL_INVENTORY), str(PLAYBOOKS / "provision.yml"), *extra]
+
+
+def provision(*extra, prefix=()):
+    return subprocess.run(
+        [*prefix, *provision_cmd(*extra)],
+        cwd=REPO,
+        env=ansible_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def recap(stdout, host="localhost"):
+    """The PLAY RECAP counters of host, e.g. {'ok': 24, 'changed': 0, ...}."""
+    line = next(ln for ln in stdout.splitlines() if ln.startswith(host + " ") and "ok=" in ln)
+    return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", line)}
+
+
+def test_report_mode_changes_nothing_and_runs_twice_without_changes(tmp_path):
+    base = tmp_path / "base"
+    before = kernel_settings()
+    apply_files = {path: Path(path).exists() for path in WRITTEN_BY_APPLY}
+    first = provision("-e", f"heaplab_base_dir={base}")
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
+    second = provision("-e", f"heaplab_base_dir={base}")
+    assert second.returncode == 0, second.stdout[-4000:]
+    assert recap(second.stdout)["changed"] == 0, second.stdout[-4000:]
+    # The JDK is installed (dpkg): the apt task never ran.
+    assert "TASK [openjdk : Install the JDK with apt]" in second.stdout
+    assert (
+        "skipping: [localhost]" in second.stdout.split("TASK [openjdk : Install the JDK with apt]")[1][:200]
+    )
+    assert kernel_settings() == before
+    assert {path: Path(path).exists() for path in WRITTEN_BY_APPLY} == apply_files
+    record = json.loads((base / "os-settings.json").read_text())
+    assert record["mode"] == "report"
+    assert record["current"]["vm.swappiness"] == int(Path("/proc/sys/vm/swappiness").read_text())
+    assert record["recommended"]["vm.swappiness"] == 1
+    assert ("vm.swappiness" in record["differs"]) == (record["current"]["vm.swappiness"] != 1)
+
+
+def test_a_bad_device_fails_with_one_clear_message(tmp_path):
+    (tmp_path / "disk-a").write_text("")
+    (tmp_path / "disk-b").write_text("")
+    many = provision(
+        "-e", f"heaplab_base_dir={tmp_path}/base", "-e", f"heaplab_data_device={tmp_path}/disk-*"
+    )
+    assert many.returncode != 0
+    flat = " ".join(many.stdout.split())
+    assert f"heaplab_data_device '{tmp_path}/disk-*' on localhost resolves to 2 devices" in flat
+    plain = provision(
+        "-e", f"heaplab_base_dir={tmp_path}/base", "-e", f"heaplab_data_device={tmp_path}/disk-a"
+    )
+    assert plain.returncode != 0
+    assert f"is {tmp_path}/disk-a, not a block device" in " ".join(plain.stdout.split())
+    assert not (tmp_path / "base").exists(), "nothing after the failed check ran"
+
+
+@pytest.fixture
+def loop_device(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("the data disk test needs root (losetup, mkfs, mount)")
+    for command in ("losetup", "unshare", "mkfs.ext4", "findmnt"):
+        if shutil.which(command) is None:
+            pytest.skip(f"the data disk test needs {command}")
+    image = tmp_path / "disk.img"
+    with image.open("wb") as f:
+        f.truncate(64 * 1024 * 1024)
+    attached = subprocess.run(
+        ["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=False
+    )
+    if attached.returncode != 0:
+        pytest.skip(f"no usable loop device here: {attached.stderr.strip()}")
+    device = attached.stdout.strip()
+    try:
+        yield device
+    finally:
+        subprocess.run(["losetup", "-d", device], check=False)
+
+
+def test_data_disk_formats_once_mounts_and_never_reformats(tmp_path, loop_device):
+    mount = tmp_path / "data"
+    base = mount / "heaplab"
+    extra = [
+        "-e", f"heaplab_base_dir={base}",
+        "-e", f"heaplab_data_device={loop_device}",
+        "-e", f"heaplab_data_mount={mount}",
+        "-e", "heaplab_data_persist=false",
+    ]  # fmt: skip
+    playbook = " ".join(provision_cmd(*extra))
+    # One private mount namespace for the three steps; the mount dies with it.
+    script = (
+        f"set -e; {playbook} > {tmp_path}/first.out 2>&1; "
+        f"echo kept > {base}/marker; "
+        f"{playbook} > {tmp_path}/second.out 2>&1; "
+        f"findmnt --noheadings --output SOURCE,FSTYPE,OPTIONS --target {base} > {tmp_path}/findmnt.out; "
+        f"cat {base}/marker > {tmp_path}/marker.out"
+    )
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        cwd=REPO,
+        env=ansible_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    outputs = {p.name: p.read_text() for p in tmp_path.glob("*.out")}
+    assert done.returncode == 0, (done.stderr, {k: v[-3000:] for k, v in outputs.items()})
+    first, second = outputs["first.out"], outputs["second.out"]
+    assert (
+        "changed: [localhost]"
+        in first.split("TASK [data_disk : Make an ext4 filesystem on the empty device]")[1][:200]
+    )
+    assert recap(second)["changed"] == 0, second[-4000:]
+    source, fstype, options = outputs["findmnt.out"].split()
+    assert (source, fstype) == (loop_device, "ext4")
+    assert "noatime" in options.split(",")
+    assert outputs["marker.out"] == "kept\n", "the second run kept the filesystem's data"
+    # Outside the namespace nothing is mounted there.
+    assert not (base / "marker").exists()
+    assert "UUID=" not in Path("/etc/fstab").read_text() or str(mount) not in Path("/etc/fstab").read_text()
