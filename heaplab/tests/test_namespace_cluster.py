@@ -26,7 +26,8 @@ over ssh, inside n1's own mount namespace. The test checks that n1's engine data
 (``findmnt -T`` over ssh, the host's view of the mount point stays empty, n1's host record names the loop
 device), that a second provision run changes nothing (``changed=0`` on every host), that os_settings in
 report mode left the machine's kernel settings as they were, and that neither the run directory nor the
-inventory holds a private key, cloud key or password (the scanner of playbooks/tests/secrets_scan.py).
+inventory holds a private key, cloud key or password (heaplab.secrets, which heaplab run also applies to
+its run directory: run.json's secrets_check).
 The loop device is detached by ``cluster.sh down`` (and by this test if anything is left), always.
 
 Skips, saying why, when not root, without a working ``ip netns``, when a namespace cluster is already up
@@ -52,8 +53,8 @@ from typing import Any
 import pytest
 
 from heaplab.cluster_metrics import load_phase_report, report_paths
+from heaplab.secrets import Finding, find_secrets
 from heaplab.tests.conftest import REPO
-from playbooks.tests.secrets_scan import Finding, scan
 
 CLUSTER_SH = REPO / "infra" / "netns" / "cluster.sh"
 # Short on purpose: ssh control sockets live below it.
@@ -371,9 +372,8 @@ def scenario(engine_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> 
             )
             s.prov.host_view = sorted(p.name for p in DISK_MOUNT.iterdir()) if DISK_MOUNT.is_dir() else []
         # Everything a run leaves, and what ansible was given (not the cluster's own ssh directory).
-        s.secrets = scan(
-            *(p for p in (s.run, STATE / "inventory.yml", STATE / "host_vars") if p and p.exists())
-        )
+        given = (s.run, STATE / "inventory.yml", STATE / "host_vars")
+        s.secrets = [f for p in given if p is not None and p.exists() for f in find_secrets(p)]
     finally:
         stop.set()
         if killer is not None:
@@ -563,3 +563,4 @@ def test_n1_data_lived_on_its_data_disk(scenario: Scenario) -> None:
 def test_no_secret_in_the_run_or_the_inventory(scenario: Scenario) -> None:
     assert scenario.run is not None
     assert scenario.secrets == [], "\n".join(map(str, scenario.secrets))
+    assert scenario.manifest["secrets_check"] == {"clean": True, "findings": []}
