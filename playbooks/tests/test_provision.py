@@ -81,6 +81,36 @@ def test_report_mode_changes_nothing_and_runs_twice_without_changes(tmp_path):
     assert ("vm.swappiness" in record["differs"]) == (record["current"]["vm.swappiness"] != 1)
 
 
+def test_apply_mode_in_check_mode_shows_every_file_and_changes_nothing(tmp_path):
+    """apply (cloud nodes) must never run on this shared machine; --check --diff shows what it would write.
+
+    Read-only tasks run in check mode too (check_mode: false), so the decisions are the real ones.
+    """
+    base = tmp_path / "base"
+    base.mkdir()
+    before = kernel_settings()
+    apply_files = {path: Path(path).exists() for path in WRITTEN_BY_APPLY}
+    done = provision("--check", "--diff", "-e", f"heaplab_base_dir={base}", "-e", "heaplab_os_tuning=apply")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    out = done.stdout
+    for line in (
+        "+vm.swappiness = 1",
+        "+net.core.somaxconn = 4096",
+        "+kernel.perf_event_paranoid = 1",
+        "+kernel.kptr_restrict = 0",
+        "+root soft nofile 65536",
+        "+root hard nofile 65536",
+        "+w /sys/kernel/mm/transparent_hugepage/enabled - - - - madvise",
+        "+w /sys/kernel/mm/transparent_hugepage/defrag - - - - madvise",
+    ):
+        assert line in out, f"{line!r} not in the diff:\n{out[-4000:]}"
+    for path in WRITTEN_BY_APPLY:
+        assert f"+++ after: {path}" in out
+    assert "TASK [os_settings : Load the sysctl file]" in out
+    assert kernel_settings() == before
+    assert {path: Path(path).exists() for path in WRITTEN_BY_APPLY} == apply_files
+
+
 def test_a_bad_device_fails_with_one_clear_message(tmp_path):
     (tmp_path / "disk-a").write_text("")
     (tmp_path / "disk-b").write_text("")
@@ -96,6 +126,18 @@ def test_a_bad_device_fails_with_one_clear_message(tmp_path):
     assert plain.returncode != 0
     assert f"is {tmp_path}/disk-a, not a block device" in " ".join(plain.stdout.split())
     assert not (tmp_path / "base").exists(), "nothing after the failed check ran"
+
+
+def test_an_engine_without_async_profiler_is_reported(tmp_path):
+    """The profiler role checks every engine deployed below the base dir for lib/async-profiler."""
+    engine = tmp_path / "base" / "engine" / "heaplab-engine-9.9"
+    (engine / "lib" / "async-profiler" / "linux-x64").mkdir(parents=True)
+    (engine / "lib" / "async-profiler" / "async-profiler.jar").write_text("")
+    done = provision("-e", f"heaplab_base_dir={tmp_path}/base")
+    assert done.returncode != 0
+    flat = " ".join(done.stdout.split())
+    assert f"{engine}/lib/async-profiler/linux-x64/libasyncProfiler.so" in flat
+    assert "the engine distribution ships async-profiler in lib/async-profiler" in flat
 
 
 @pytest.fixture
