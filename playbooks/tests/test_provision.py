@@ -174,7 +174,9 @@ def test_data_disk_formats_once_mounts_and_never_reformats(tmp_path, loop_device
     playbook = " ".join(provision_cmd(*extra))
     # One private mount namespace for the three steps; the mount dies with it.
     script = (
-        f"set -e; {playbook} > {tmp_path}/first.out 2>&1; "
+        f"set -e; {playbook} --check --diff > {tmp_path}/check.out 2>&1; "
+        f"if blkid -p {loop_device}; then echo formatted-by-check > {tmp_path}/checked.out; fi; "
+        f"{playbook} > {tmp_path}/first.out 2>&1; "
         f"echo kept > {base}/marker; "
         f"{playbook} > {tmp_path}/second.out 2>&1; "
         f"findmnt --noheadings --output SOURCE,FSTYPE,OPTIONS --target {base} > {tmp_path}/findmnt.out; "
@@ -191,6 +193,8 @@ def test_data_disk_formats_once_mounts_and_never_reformats(tmp_path, loop_device
     )
     outputs = {p.name: p.read_text() for p in tmp_path.glob("*.out")}
     assert done.returncode == 0, (done.stderr, {k: v[-3000:] for k, v in outputs.items()})
+    assert "checked.out" not in outputs, "check mode formatted nothing"
+    assert "failed=0" in outputs["check.out"]
     first, second = outputs["first.out"], outputs["second.out"]
     assert (
         "changed: [localhost]"
