@@ -76,3 +76,23 @@ def test_without_root_up_says_why_and_exits_2():
     assert proc.stderr.startswith("cluster.sh: cannot run here: needs root (")
     assert proc.stderr.count("\n") == 1
     assert not Path(OTHER_STATE).exists()
+
+
+def test_data_disk_refuses_bad_arguments_and_a_missing_cluster():
+    """data-disk: one line, exit 2 for a bad node or size, exit 1 without a cluster; no loop made."""
+    if os.geteuid() != 0 or shutil.which("losetup") is None:
+        pytest.skip("cluster.sh data-disk needs root and losetup")
+    state = "/tmp/hl-x-none"  # noqa: S108 - never created: every call below stops before making anything
+    before = subprocess.run(["losetup", "-a"], capture_output=True, text=True, check=False).stdout
+    for args, code, start in (
+        (("n9",), 2, "ERROR: data-disk: unknown node 'n9'"),
+        (("n1", "5"), 2, "ERROR: data-disk: size must be a number of MB >= 16"),
+        (("n1",), 1, f"ERROR: no cluster in {state}"),
+    ):
+        proc = _cluster_sh(state, "data-disk", *args)
+        if proc.returncode == 2 and proc.stderr.startswith("cluster.sh: cannot run here"):
+            pytest.skip(proc.stderr.strip())
+        assert (proc.returncode, proc.stderr.count("\n")) == (code, 1), proc.stderr
+        assert proc.stderr.startswith(start), proc.stderr
+    assert not Path(state).exists()
+    assert subprocess.run(["losetup", "-a"], capture_output=True, text=True, check=False).stdout == before
