@@ -15,6 +15,8 @@ PRIVATE_KEY = (
 )
 ACCESS_KEY_ID = "AKIA" + "Z" * 16
 SECRET_KEY = "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+BECOME_PASSWORD = "ansible_become" + "_password: hunter2"
+PASSWORD_JSON = '{"ansible' + '_password": "s3cret-value"}'
 
 
 def test_each_kind_is_found_with_its_line(tmp_path: Path) -> None:
@@ -25,7 +27,8 @@ def test_each_kind_is_found_with_its_line(tmp_path: Path) -> None:
         + f"export AWS_ACCESS_KEY_ID={ACCESS_KEY_ID}\n"
         + SECRET_KEY
         + "\n"
-        + "ansible_become_password: hunter2\n"
+        + BECOME_PASSWORD
+        + "\n"
     )
     found = {(x.line, x.kind) for x in scan_file(f)}
     assert found == {
@@ -38,7 +41,7 @@ def test_each_kind_is_found_with_its_line(tmp_path: Path) -> None:
 
 def test_a_finding_names_the_place_never_the_value(tmp_path: Path) -> None:
     f = tmp_path / "run.json"
-    f.write_text('{"ansible_password": "s3cret-value"}\n')
+    f.write_text(PASSWORD_JSON + "\n")
     (finding,) = find_secrets(tmp_path)
     assert str(finding) == f"{f}:1: ansible password"
     assert "s3cret" not in str(finding)
