@@ -1,0 +1,69 @@
+locals {
+  region_server_names = [for n in local.node_names : n if local.node_roles[n] == "regionserver"]
+  client_names        = [for n in local.node_names : n if local.node_roles[n] == "client"]
+
+  node_addresses = {
+    for n, i in aws_instance.node : n => { public_ip = i.public_ip, private_ip = i.private_ip }
+  }
+
+  # Every node runs all the time it exists: instance hours plus its volumes' GB-months spread over 730 hours.
+  gb_per_node   = var.root_volume_size_gb + (var.data_disk == "ebs" ? var.data_volume_size_gb : 0)
+  cost_per_node = lookup(var.price_per_hour, var.instance_type, 0) + local.gb_per_node * var.gp3_price_per_gb_month / 730
+}
+
+output "nodes" {
+  description = "Each node's role, addresses and instance id."
+  value = {
+    for n, i in aws_instance.node : n => {
+      role        = local.node_roles[n]
+      public_ip   = i.public_ip
+      private_ip  = i.private_ip
+      instance_id = i.id
+    }
+  }
+}
+
+output "ssh_commands" {
+  description = "How to log in to each node."
+  value       = { for n, i in aws_instance.node : n => "ssh -i ${var.ssh_private_key_file} ubuntu@${i.public_ip}" }
+}
+
+output "ansible_inventory" {
+  description = "The ansible inventory of the whole cluster (master, region servers, clients) for heaplab run --inventory and playbooks/provision.yml."
+  value = templatefile("${path.module}/templates/inventory.yml.tftpl", {
+    name          = var.name
+    output        = "ansible_inventory"
+    key_file      = var.ssh_private_key_file
+    hosts         = local.node_names
+    nodes         = local.node_addresses
+    devices       = local.data_device
+    masters       = ["master"]
+    regionservers = local.region_server_names
+    clients       = local.client_names
+  })
+}
+
+output "ansible_inventory_single" {
+  description = "One standalone region server (rs1) and one client (client1), no master: seed 000's setup, for labs 01-09 and 11."
+  value = templatefile("${path.module}/templates/inventory.yml.tftpl", {
+    name          = var.name
+    output        = "ansible_inventory_single"
+    key_file      = var.ssh_private_key_file
+    hosts         = ["rs1", "client1"]
+    nodes         = local.node_addresses
+    devices       = local.data_device
+    masters       = []
+    regionservers = ["rs1"]
+    clients       = ["client1"]
+  })
+}
+
+output "estimated_cost_per_hour" {
+  description = "USD per hour while the cluster exists: on-demand instance prices (var.price_per_hour) plus gp3 storage. An estimate: check the AWS price list for your region."
+  value       = length(local.node_names) * local.cost_per_node
+}
+
+output "instance_price_known" {
+  description = "False when var.price_per_hour has no price for the instance type (the estimate then counts storage only)."
+  value       = contains(keys(var.price_per_hour), var.instance_type)
+}

@@ -1,0 +1,66 @@
+# The student configuration end to end, offline: it reads the public key from the student's file and
+# passes everything through to the module. A mocked AWS provider; nothing is created.
+
+mock_provider "aws" {
+  override_during = plan
+
+  mock_data "aws_ami" {
+    defaults = { id = "ami-0123456789abcdef0" }
+  }
+  mock_resource "aws_instance" {
+    defaults = { public_ip = "198.51.100.20", private_ip = "10.42.16.20", availability_zone = "us-east-1b" }
+  }
+  mock_resource "aws_ebs_volume" {
+    defaults = { id = "vol-00000000000000042" }
+  }
+}
+
+variables {
+  student             = "bob"
+  course              = "hbase-2026"
+  ssh_cidr            = "198.51.100.0/24"
+  ssh_public_key_file = "../tests/fixtures/student.pub"
+}
+
+run "the_example_values" {
+  command = plan
+
+  assert {
+    condition     = module.cluster.nodes["master"].role == "master" && length(module.cluster.nodes) == 5
+    error_message = "five nodes by default"
+  }
+  assert {
+    condition     = yamldecode(output.ansible_inventory).all.vars.ansible_ssh_private_key_file == "~/.ssh/id_ed25519"
+    error_message = "the inventory names the default private key path"
+  }
+  assert {
+    condition     = yamldecode(output.ansible_inventory).all.hosts.client1.heaplab_rpc_host == "10.42.16.20"
+    error_message = "the inventory carries the private address"
+  }
+  assert {
+    condition     = output.estimated_cost_per_hour > 1.7 && output.estimated_cost_per_hour < 1.8
+    error_message = "the default cluster costs about 1.75 USD an hour"
+  }
+}
+
+run "bigger_cluster_for_lab_10" {
+  command = plan
+
+  variables {
+    region_servers = 4
+    clients        = 2
+  }
+
+  assert {
+    condition     = keys(yamldecode(output.ansible_inventory).all.children.regionservers.hosts) == ["rs1", "rs2", "rs3", "rs4"] && keys(yamldecode(output.ansible_inventory).all.children.clients.hosts) == ["client1", "client2"]
+    error_message = "four region servers, two clients"
+  }
+}
+
+run "a_student_name_tags_cannot_hold_is_refused" {
+  command = plan
+  variables {
+    student = "Alice Smith"
+  }
+  expect_failures = [var.student]
+}

@@ -1,0 +1,98 @@
+"""The offline terraform checks: fmt, validate and `terraform test` with a mocked AWS provider.
+
+infra/terraform/check.sh runs them on the AWS module and the student and class configurations (the
+assertions themselves are in each configuration's tests/*.tftest.hcl: instance types, disks, firewall
+rules, tags, cost, the inventory it writes). These tests run it, and show that the checks can fail: a
+misformatted file fails fmt, and a module whose firewall opens the cluster ports to the internet fails
+`terraform test`. Real terraform with the real provider schema from the machine's provider mirror; only
+AWS's API is mocked, because an apply cannot run here (no account, no network).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from heaplab.tests.conftest import REPO
+
+TERRAFORM = REPO / "infra" / "terraform"
+TF = TERRAFORM / "tf"
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("terraform") is None, reason="terraform is not on PATH: the offline terraform checks need it"
+)
+
+
+def run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(a) for a in args], check=False, cwd=REPO, capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+def test_every_configuration_passes_fmt_validate_and_its_tests() -> None:
+    r = run(TERRAFORM / "check.sh")
+    assert r.returncode == 0, r.stdout + r.stderr
+    steps = [line.split(":")[0] for line in r.stdout.splitlines() if line.startswith("check ")]
+    configs = ("modules/aws-cluster", "student", "class")
+    expected = ["check fmt"] + [f"check {c} {s}" for c in configs for s in ("init", "validate", "test")]
+    assert steps == expected
+    assert r.stdout.rstrip().endswith("all terraform checks passed")
+    print(r.stdout)  # the time of each check, shown with pytest -rA
+
+
+def test_the_roots_commit_a_lock_file_for_the_pinned_provider() -> None:
+    tracked = run("git", "ls-files", "infra/terraform").stdout.split()
+    for root in ("student", "class"):
+        assert f"infra/terraform/{root}/.terraform.lock.hcl" in tracked
+        lock = (TERRAFORM / root / ".terraform.lock.hcl").read_text()
+        assert 'provider "registry.terraform.io/hashicorp/aws"' in lock
+        assert 'version     = "5.100.0"' in lock
+
+
+def _module_copy(tmp_path: Path) -> Path:
+    """The modules directory copied, so a test can break the cluster module without touching the repo."""
+    modules = tmp_path / "modules"
+    shutil.copytree(TERRAFORM / "modules", modules, ignore=shutil.ignore_patterns(".terraform", "*.lock.hcl"))
+    return modules / "aws-cluster"
+
+
+def test_fmt_check_fails_on_a_misformatted_file(tmp_path: Path) -> None:
+    module = _module_copy(tmp_path)
+    outputs = module / "outputs.tf"
+    text = outputs.read_text()
+    assert "\n  value       = " in text
+    outputs.write_text(text.replace("\n  value       = ", "\n  value = ", 1))
+    r = run(TF, "fmt", "-check", "-recursive", module)
+    assert r.returncode != 0 and "outputs.tf" in r.stdout
+
+
+def test_terraform_test_fails_when_the_cluster_ports_are_opened_to_the_internet(tmp_path: Path) -> None:
+    module = _module_copy(tmp_path)
+    security = module / "security.tf"
+    text = security.read_text()
+    rule = "referenced_security_group_id = aws_security_group.cluster.id"
+    assert rule in text
+    security.write_text(text.replace(rule, 'cidr_ipv4 = "0.0.0.0/0"'))
+    assert run(TF, f"-chdir={module}", "init", "-backend=false", "-input=false").returncode == 0
+    r = run(TF, f"-chdir={module}", "test", "-no-color")
+    assert r.returncode != 0
+    assert "cluster ports are open only to the group itself" in r.stdout + r.stderr
+
+
+def test_write_inventories_says_what_to_do_before_an_apply(tmp_path: Path) -> None:
+    """Without a state (no apply yet) the class script names the missing step and writes no file."""
+    env = {**os.environ, "TF_DATA_DIR": str(tmp_path / "tfdata")}
+    r = run(TERRAFORM / "class" / "write-inventories.sh", tmp_path / "inv", env=env)
+    assert r.returncode != 0 and "apply" in r.stderr
+    assert list(tmp_path.glob("inv/*.yml")) == []
+
+
+def test_the_alibaba_cloud_sketch_says_it_is_not_validated() -> None:
+    readme = (TERRAFORM / "alicloud" / "README.md").read_text()
+    main = (TERRAFORM / "alicloud" / "main.tf").read_text()
+    assert "NOT VALIDATED OFFLINE" in readme and "NOT VALIDATED OFFLINE" in main
+    assert '"ecs.c6.2xlarge"' in main and '"cloud_essd"' in main
