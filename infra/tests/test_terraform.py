@@ -10,12 +10,14 @@ AWS's API is mocked, because an apply cannot run here (no account, no network).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from heaplab.tests.conftest import REPO
 
@@ -96,3 +98,40 @@ def test_the_alibaba_cloud_sketch_says_it_is_not_validated() -> None:
     main = (TERRAFORM / "alicloud" / "main.tf").read_text()
     assert "NOT VALIDATED OFFLINE" in readme and "NOT VALIDATED OFFLINE" in main
     assert '"ecs.c6.2xlarge"' in main and '"cloud_essd"' in main
+
+
+def test_the_inventory_template_writes_what_the_playbooks_example_holds(tmp_path: Path) -> None:
+    """terraform's inventory template, filled with the addresses of the playbooks' example
+    (playbooks/inventories/terraform/example.yml), gives exactly that example; the playbook tests check the example against what the roles need, so the
+    two halves (terraform writes, ansible reads) cannot drift apart."""
+    example = yaml.safe_load((REPO / "playbooks" / "inventories" / "terraform" / "example.yml").read_text())
+    hosts = example["all"]["hosts"]
+    groups = example["all"]["children"]
+    key_file = example["all"]["vars"]["ansible_ssh_private_key_file"]
+    fill = {
+        "name": "example",
+        "output": "ansible_inventory",
+        "key_file": key_file,
+        "hosts": list(hosts),
+        "nodes": {
+            h: {"public_ip": v["ansible_host"], "private_ip": v["heaplab_rpc_host"]} for h, v in hosts.items()
+        },
+        "devices": {h: v["heaplab_data_device"] for h, v in hosts.items()},
+        "masters": list(groups["masters"]["hosts"]),
+        "regionservers": list(groups["regionservers"]["hosts"]),
+        "clients": list(groups["clients"]["hosts"]),
+    }
+    template = TERRAFORM / "modules" / "aws-cluster" / "templates" / "inventory.yml.tftpl"
+    call = f"templatefile({json.dumps(str(template))}, jsondecode({json.dumps(json.dumps(fill))}))"
+    expression = f"jsonencode(yamldecode({call}))"
+    r = subprocess.run(
+        [str(TF), "console"],
+        input=expression,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(json.loads(r.stdout)) == example
