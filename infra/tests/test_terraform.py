@@ -102,8 +102,9 @@ def test_the_alibaba_cloud_sketch_says_it_is_not_validated() -> None:
 
 def test_the_inventory_template_writes_what_the_playbooks_example_holds(tmp_path: Path) -> None:
     """terraform's inventory template, filled with the addresses of the playbooks' example
-    (playbooks/inventories/terraform/example.yml), gives exactly that example; the playbook tests check the example against what the roles need, so the
-    two halves (terraform writes, ansible reads) cannot drift apart."""
+    (playbooks/inventories/terraform/example.yml), gives exactly that example. The playbook tests check
+    the example against what the roles need, so what terraform writes and what ansible reads cannot
+    drift apart."""
     example = yaml.safe_load((REPO / "playbooks" / "inventories" / "terraform" / "example.yml").read_text())
     hosts = example["all"]["hosts"]
     groups = example["all"]["children"]
