@@ -66,11 +66,11 @@ def _metadata(a: Analysis) -> list[str]:
         "",
         "## Hosts",
         "",
-        "| host | role | CPU | cores | memory (MB) | disk | kernel | JDK |",
-        "|---|---|---|---:|---:|---|---|---|",
+        "| host | role | machine | CPU | cores | memory (MB) | disk | kernel | JDK |",
+        "|---|---|---|---|---:|---:|---|---|---|",
     ]
     for h in m.get("hosts") or []:
-        keys = ("name", "role", "cpu_model", "cores", "memory_mb", "disk", "kernel", "jdk")
+        keys = ("name", "role", "machine", "cpu_model", "cores", "memory_mb", "disk", "kernel", "jdk")
         cells = [_disk(h[k]) if k == "disk" and isinstance(h.get(k), dict) else _cell(h.get(k)) for k in keys]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [

@@ -15,6 +15,9 @@ def assert_host_record(run_dir, host):
     assert record["memory_mb"] > 0
     assert record["cpu_model"] and record["cpu_model"] != "unknown"
     assert record["kernel"]
+    # The DMI product name (the instance type on EC2), as the kernel exposes it; "NA" where it has none.
+    dmi = Path("/sys/devices/virtual/dmi/id/product_name")
+    assert record["machine"] == (dmi.read_text().strip() if dmi.is_file() else "NA")
     assert record["disk"]["mount"] and record["disk"]["device"]
     assert record["jdk"] and record["jdk"] != "not found"
     # The OS settings the run ran with (os_settings role's reader): the local host's own kernel values.
