@@ -55,6 +55,7 @@ import pytest
 from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.secrets import Finding, find_secrets
 from heaplab.tests.conftest import REPO
+from playbooks.tests.support import WRITTEN_BY_APPLY, jdk_from_dpkg, kernel_state
 
 CLUSTER_SH = REPO / "infra" / "netns" / "cluster.sh"
 # Short on purpose: ssh control sockets live below it.
@@ -73,17 +74,6 @@ DISK_MB = "96"
 # Where cluster.sh data-disk moves n1's base directory (its host_vars/n1.yml).
 DISK_MOUNT = STATE / "nodes" / DISK_NODE / "data"
 DISK_BASE = DISK_MOUNT / "heaplab"
-# Global kernel settings os_settings' report mode must leave alone (net.core.* is per network namespace).
-KERNEL_FILES = (
-    "/proc/sys/vm/swappiness",
-    "/proc/sys/kernel/perf_event_paranoid",
-    "/proc/sys/kernel/kptr_restrict",
-    "/sys/kernel/mm/transparent_hugepage/enabled",
-    "/sys/kernel/mm/transparent_hugepage/defrag",
-    "/etc/sysctl.d/60-heaplab.conf",
-    "/etc/sysctl.d/61-heaplab-profiler.conf",
-    "/etc/security/limits.d/60-heaplab.conf",
-)
 HOSTS = ("ctl", "n1", "n2", "n3")
 
 SPEC = f"""\
@@ -187,30 +177,13 @@ class Crash:
     error: str | None = None
 
 
-def _kernel_settings() -> dict[str, str | None]:
-    return {f: (Path(f).read_text() if Path(f).exists() else None) for f in KERNEL_FILES}
-
-
-def _jdk_from_dpkg() -> bool:
-    """Whether the openjdk role's package is installed, so that the role is a no-op here."""
-    if shutil.which("dpkg-query") is None:
-        return False
-    done = subprocess.run(
-        ["dpkg-query", "--show", "--showformat=${Status}", "openjdk-17-jdk-headless"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout == "install ok installed"
-
-
 def _provision() -> subprocess.CompletedProcess[str]:
     """provision.yml from ctl against the cluster's inventory (and its host_vars), as a student would."""
     venv_bin = Path(sys.executable).parent
     env = {**os.environ, "ANSIBLE_CONFIG": str(REPO / "playbooks" / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
     env["PATH"] = f"{venv_bin}:{env.get('PATH', '')}"
     playbook = [str(venv_bin / "ansible-playbook"), "-i", str(STATE / "inventory.yml")]
-    if not _jdk_from_dpkg():  # the nodes share this machine's packages: never install one from a test
+    if not jdk_from_dpkg():  # the nodes share this machine's packages: never install one from a test
         playbook += ["--skip-tags", "openjdk"]
     return subprocess.run(
         ["ip", "netns", "exec", "ctl", *playbook, str(REPO / "playbooks" / "provision.yml")],
@@ -413,12 +386,12 @@ def _prepare_hosts(prov: Provisioned) -> None:
     else:
         assert disk.returncode == 0, f"cluster.sh data-disk failed:\n{disk.stdout}\n{disk.stderr}"
         prov.disk = (STATE / "disks" / f"{DISK_NODE}.loop").read_text().strip()
-    prov.kernel_before = _kernel_settings()
+    prov.kernel_before = kernel_state()
     for _ in range(2):
         began = time.monotonic()
         prov.runs.append(_provision())
         prov.seconds.append(time.monotonic() - began)
-    prov.kernel_after = _kernel_settings()
+    prov.kernel_after = kernel_state()
 
 
 def _lab_root(tmp: Path, archive: Path) -> Path:
@@ -549,9 +522,8 @@ def test_provision_prepares_every_host_and_a_second_run_changes_nothing(scenario
 def test_report_mode_left_the_kernel_alone(scenario: Scenario) -> None:
     prov = scenario.prov
     assert prov.kernel_before and prov.kernel_after == prov.kernel_before
-    for path in KERNEL_FILES:
-        if path.startswith("/etc/"):
-            assert prov.kernel_after[path] is None, f"report mode wrote {path}"
+    for path in WRITTEN_BY_APPLY:
+        assert prov.kernel_after[path] == prov.kernel_before[path], f"report mode wrote {path}"
     swappiness = int(prov.kernel_before["/proc/sys/vm/swappiness"] or -1)
     for host in scenario.manifest["hosts"]:
         assert host["os_settings"]["vm.swappiness"] == swappiness, host

@@ -3,6 +3,7 @@
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -15,6 +16,22 @@ REPO = PLAYBOOKS.parent
 VENV_BIN = REPO / ".venv" / "bin"
 LOCAL_INVENTORY = PLAYBOOKS / "inventories" / "local" / "hosts.yml"
 
+# Global kernel settings os_settings' report mode must leave alone (net.core.* is per network namespace,
+# so not here), and the files its apply mode writes.
+KERNEL_FILES = (
+    "/proc/sys/vm/swappiness",
+    "/proc/sys/kernel/perf_event_paranoid",
+    "/proc/sys/kernel/kptr_restrict",
+    "/sys/kernel/mm/transparent_hugepage/enabled",
+    "/sys/kernel/mm/transparent_hugepage/defrag",
+)
+WRITTEN_BY_APPLY = (
+    "/etc/sysctl.d/60-heaplab.conf",
+    "/etc/sysctl.d/61-heaplab-profiler.conf",
+    "/etc/security/limits.d/60-heaplab.conf",
+    "/etc/tmpfiles.d/60-heaplab-thp.conf",
+)
+
 
 def tool(name):
     """An ansible tool from the repo's venv (the versions the lint profile was checked with)."""
@@ -22,6 +39,40 @@ def tool(name):
     if not path.exists():
         pytest.skip(f"{path} is missing: create the venv first (make setup)")
     return str(path)
+
+
+def kernel_state():
+    """Each kernel setting and apply-mode file: its content, or None where this machine has none."""
+    return {
+        path: (Path(path).read_text() if Path(path).exists() else None)
+        for path in KERNEL_FILES + WRITTEN_BY_APPLY
+    }
+
+
+def jdk_from_dpkg():
+    """Whether the openjdk role's package is installed (then the role is a no-op and may run here)."""
+    if shutil.which("dpkg-query") is None:
+        return False
+    done = subprocess.run(
+        ["dpkg-query", "--show", "--showformat=${Status}", "openjdk-17-jdk-headless"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout == "install ok installed"
+
+
+def run_tool(name, *args, timeout=120, check=False):
+    """An ansible tool of the venv run in playbooks/ with the playbooks' configuration; output as text."""
+    return subprocess.run(
+        [tool(name), *map(str, args)],
+        cwd=PLAYBOOKS,
+        env=ansible_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=check,
+    )
 
 
 def ansible_env():

@@ -4,7 +4,7 @@ import json
 import shutil
 import subprocess
 
-from playbooks.tests.support import LOCAL_INVENTORY, PLAYBOOKS, ansible_env, tool
+from playbooks.tests.support import LOCAL_INVENTORY, PLAYBOOKS, ansible_env, run_tool, tool
 
 
 def lint(path):
@@ -44,34 +44,12 @@ def test_lint_catches_a_violation(tmp_path):
 
 
 def test_syntax_check():
-    result = subprocess.run(
-        [
-            tool("ansible-playbook"),
-            "--syntax-check",
-            "-i",
-            str(LOCAL_INVENTORY),
-            str(PLAYBOOKS / "variant.yml"),
-        ],
-        cwd=PLAYBOOKS,
-        env=ansible_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_tool("ansible-playbook", "--syntax-check", "-i", LOCAL_INVENTORY, PLAYBOOKS / "variant.yml")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_local_inventory_groups():
-    result = subprocess.run(
-        [tool("ansible-inventory"), "-i", str(LOCAL_INVENTORY), "--list"],
-        cwd=PLAYBOOKS,
-        env=ansible_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    result = run_tool("ansible-inventory", "-i", LOCAL_INVENTORY, "--list", timeout=60, check=True)
     inventory = json.loads(result.stdout)
     assert inventory["regionservers"]["hosts"] == ["localhost"]
     assert inventory["clients"]["hosts"] == ["localhost"]

@@ -14,39 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from playbooks.tests.support import LOCAL_INVENTORY, PLAYBOOKS, REPO, ansible_env, tool
-
-# Global kernel settings report mode must leave alone (net.core.* is per network namespace, so not here).
-KERNEL_FILES = (
-    "/proc/sys/vm/swappiness",
-    "/proc/sys/kernel/perf_event_paranoid",
-    "/proc/sys/kernel/kptr_restrict",
-    "/sys/kernel/mm/transparent_hugepage/enabled",
-    "/sys/kernel/mm/transparent_hugepage/defrag",
+from playbooks.tests.support import (
+    LOCAL_INVENTORY,
+    PLAYBOOKS,
+    REPO,
+    WRITTEN_BY_APPLY,
+    ansible_env,
+    jdk_from_dpkg,
+    kernel_state,
+    tool,
 )
-WRITTEN_BY_APPLY = (
-    "/etc/sysctl.d/60-heaplab.conf",
-    "/etc/sysctl.d/61-heaplab-profiler.conf",
-    "/etc/security/limits.d/60-heaplab.conf",
-    "/etc/tmpfiles.d/60-heaplab-thp.conf",
-)
-
-
-def kernel_settings():
-    return {path: Path(path).read_text() for path in KERNEL_FILES if Path(path).exists()}
-
-
-def jdk_from_dpkg():
-    """Whether the openjdk role's package is installed (then the role is a no-op and may run here)."""
-    if shutil.which("dpkg-query") is None:
-        return False
-    done = subprocess.run(
-        ["dpkg-query", "--show", "--showformat=${Status}", "openjdk-17-jdk-headless"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout == "install ok installed"
 
 
 def provision_cmd(*extra):
@@ -82,8 +59,7 @@ def recap(stdout, host="localhost"):
 
 def test_report_mode_changes_nothing_and_runs_twice_without_changes(tmp_path):
     base = tmp_path / "base"
-    before = kernel_settings()
-    apply_files = {path: Path(path).exists() for path in WRITTEN_BY_APPLY}
+    before = kernel_state()
     first = provision("-e", f"heaplab_base_dir={base}")
     assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
     second = provision("-e", f"heaplab_base_dir={base}")
@@ -93,8 +69,7 @@ def test_report_mode_changes_nothing_and_runs_twice_without_changes(tmp_path):
         apt_task = "TASK [openjdk : Install the JDK with apt]"
         assert apt_task in second.stdout
         assert "skipping: [localhost]" in second.stdout.split(apt_task)[1][:200]
-    assert kernel_settings() == before
-    assert {path: Path(path).exists() for path in WRITTEN_BY_APPLY} == apply_files
+    assert kernel_state() == before
     record = json.loads((base / "os-settings.json").read_text())
     assert record["mode"] == "report"
     assert record["current"]["vm.swappiness"] == int(Path("/proc/sys/vm/swappiness").read_text())
@@ -109,8 +84,7 @@ def test_apply_mode_in_check_mode_shows_every_file_and_changes_nothing(tmp_path)
     """
     base = tmp_path / "base"
     base.mkdir()
-    before = kernel_settings()
-    apply_files = {path: Path(path).exists() for path in WRITTEN_BY_APPLY}
+    before = kernel_state()
     done = provision("--check", "--diff", "-e", f"heaplab_base_dir={base}", "-e", "heaplab_os_tuning=apply")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     out = done.stdout
@@ -128,8 +102,7 @@ def test_apply_mode_in_check_mode_shows_every_file_and_changes_nothing(tmp_path)
     for path in WRITTEN_BY_APPLY:
         assert f"+++ after: {path}" in out
     assert "TASK [os_settings : Load the sysctl file]" in out
-    assert kernel_settings() == before
-    assert {path: Path(path).exists() for path in WRITTEN_BY_APPLY} == apply_files
+    assert kernel_state() == before
 
 
 def test_a_bad_device_fails_with_one_clear_message(tmp_path):

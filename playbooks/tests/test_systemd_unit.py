@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from playbooks.tests.support import PLAYBOOKS, REPO, ansible_env, tool
+from playbooks.tests.support import PLAYBOOKS, REPO, run_tool
 
 ROLES = PLAYBOOKS / "roles"
 DAEMON_SCRIPT = REPO / "engine" / "dist" / "src" / "bin" / "engine-daemon"
@@ -71,24 +71,8 @@ def render(tmp_path, role, service):
             ]
         )
     )
-    done = subprocess.run(
-        [
-            tool("ansible-playbook"),
-            "-i",
-            "localhost,",
-            "-c",
-            "local",
-            str(playbook),
-            "-e",
-            json.dumps(role_vars),
-        ],
-        cwd=PLAYBOOKS,
-        env=ansible_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    local = ("-i", "localhost,", "-c", "local")
+    done = run_tool("ansible-playbook", *local, playbook, "-e", json.dumps(role_vars))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     return unit, role_vars
 

@@ -8,9 +8,8 @@ cloud choices (systemd supervisor, applied OS settings). provision.yml and varia
 
 import ipaddress
 import json
-import subprocess
 
-from playbooks.tests.support import PLAYBOOKS, ansible_env, tool
+from playbooks.tests.support import PLAYBOOKS, run_tool
 
 EXAMPLE = PLAYBOOKS / "inventories" / "terraform" / "example.yml"
 DOCUMENTATION_NETS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")]
@@ -18,15 +17,7 @@ PRIVATE_NET = ipaddress.ip_network("10.0.0.0/8")
 
 
 def inventory():
-    done = subprocess.run(
-        [tool("ansible-inventory"), "-i", str(EXAMPLE), "--list"],
-        cwd=PLAYBOOKS,
-        env=ansible_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    done = run_tool("ansible-inventory", "-i", EXAMPLE, "--list", timeout=60, check=True)
     return json.loads(done.stdout)
 
 
@@ -55,15 +46,7 @@ def test_every_host_has_the_vars_the_roles_need():
 
 def test_the_playbooks_accept_it():
     for playbook in ("provision.yml", "variant.yml"):
-        done = subprocess.run(
-            [tool("ansible-playbook"), "-i", str(EXAMPLE), "--list-hosts", str(PLAYBOOKS / playbook)],
-            cwd=PLAYBOOKS,
-            env=ansible_env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = run_tool("ansible-playbook", "-i", EXAMPLE, "--list-hosts", PLAYBOOKS / playbook)
         assert done.returncode == 0, done.stdout + done.stderr
         for host in ("master", "rs1", "rs2", "rs3", "client1"):
             assert host in done.stdout.split(), f"{playbook} does not target {host}"

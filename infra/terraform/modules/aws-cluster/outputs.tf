@@ -6,6 +6,15 @@ locals {
     for n, i in aws_instance.node : n => { public_ip = i.public_ip, private_ip = i.private_ip }
   }
 
+  # What both inventories share: the template fills in hosts and groups from the rest.
+  inventory_template = "${path.module}/templates/inventory.yml.tftpl"
+  inventory_common = {
+    name     = var.name
+    key_file = var.ssh_private_key_file
+    nodes    = local.node_addresses
+    devices  = local.data_device
+  }
+
   # Every node runs all the time it exists: instance hours plus its volumes' GB-months spread over 730 hours.
   gb_per_node   = var.root_volume_size_gb + (var.data_disk == "ebs" ? var.data_volume_size_gb : 0)
   cost_per_node = lookup(var.price_per_hour, var.instance_type, 0) + local.gb_per_node * var.gp3_price_per_gb_month / 730
@@ -30,32 +39,24 @@ output "ssh_commands" {
 
 output "ansible_inventory" {
   description = "The ansible inventory of the whole cluster (master, region servers, clients) for heaplab run --inventory and playbooks/provision.yml."
-  value = templatefile("${path.module}/templates/inventory.yml.tftpl", {
-    name          = var.name
+  value = templatefile(local.inventory_template, merge(local.inventory_common, {
     output        = "ansible_inventory"
-    key_file      = var.ssh_private_key_file
     hosts         = local.node_names
-    nodes         = local.node_addresses
-    devices       = local.data_device
     masters       = ["master"]
     regionservers = local.region_server_names
     clients       = local.client_names
-  })
+  }))
 }
 
 output "ansible_inventory_single" {
   description = "One standalone region server (rs1) and one client (client1), no master: seed 000's setup, for labs 01-09 and 11."
-  value = templatefile("${path.module}/templates/inventory.yml.tftpl", {
-    name          = var.name
+  value = templatefile(local.inventory_template, merge(local.inventory_common, {
     output        = "ansible_inventory_single"
-    key_file      = var.ssh_private_key_file
     hosts         = ["rs1", "client1"]
-    nodes         = local.node_addresses
-    devices       = local.data_device
     masters       = []
     regionservers = ["rs1"]
     clients       = ["client1"]
-  })
+  }))
 }
 
 output "estimated_cost_per_hour" {
