@@ -56,9 +56,10 @@ def test_the_roots_commit_a_lock_file_for_the_pinned_provider() -> None:
 
 
 def _module_copy(tmp_path: Path) -> Path:
-    """The modules directory copied, so a test can break the cluster module without touching the repo."""
+    """The modules and the test mocks copied, so a test can break the cluster module, not the repo."""
     modules = tmp_path / "modules"
     shutil.copytree(TERRAFORM / "modules", modules, ignore=shutil.ignore_patterns(".terraform", "*.lock.hcl"))
+    shutil.copytree(TERRAFORM / "tests" / "mocks", tmp_path / "tests" / "mocks")
     return modules / "aws-cluster"
 
 

@@ -2,23 +2,8 @@
 # each with its own key pair, firewall and inventory. A mocked AWS provider; nothing is created.
 
 mock_provider "aws" {
+  source          = "../tests/mocks"
   override_during = plan
-
-  mock_data "aws_ami" {
-    defaults = { id = "ami-0123456789abcdef0" }
-  }
-  mock_resource "aws_instance" {
-    defaults = { public_ip = "192.0.2.30", private_ip = "10.42.16.30", availability_zone = "us-east-1a" }
-  }
-  mock_resource "aws_subnet" {
-    defaults = { id = "subnet-0c1a55c1a55c1a55c" }
-  }
-  mock_resource "aws_vpc" {
-    defaults = { id = "vpc-0c1a55c1a55c1a55c" }
-  }
-  mock_resource "aws_ebs_volume" {
-    defaults = { id = "vol-0c1a55c1a55c1a55c" }
-  }
 }
 
 variables {
@@ -50,7 +35,7 @@ run "two_students" {
     error_message = "the class's cost is the sum of its clusters'"
   }
   assert {
-    condition     = module.network.subnet_id == "subnet-0c1a55c1a55c1a55c"
+    condition     = module.network.subnet_id == "subnet-0123456789abcdef0"
     error_message = "the class has one network"
   }
 }

@@ -2,17 +2,8 @@
 # passes everything through to the module. A mocked AWS provider; nothing is created.
 
 mock_provider "aws" {
+  source          = "../tests/mocks"
   override_during = plan
-
-  mock_data "aws_ami" {
-    defaults = { id = "ami-0123456789abcdef0" }
-  }
-  mock_resource "aws_instance" {
-    defaults = { public_ip = "198.51.100.20", private_ip = "10.42.16.20", availability_zone = "us-east-1b" }
-  }
-  mock_resource "aws_ebs_volume" {
-    defaults = { id = "vol-00000000000000042" }
-  }
 }
 
 variables {
@@ -34,7 +25,7 @@ run "the_example_values" {
     error_message = "the inventory names the default private key path"
   }
   assert {
-    condition     = yamldecode(output.ansible_inventory).all.hosts.client1.heaplab_rpc_host == "10.42.16.20"
+    condition     = yamldecode(output.ansible_inventory).all.hosts.client1.heaplab_rpc_host == "10.42.16.10"
     error_message = "the inventory carries the private address"
   }
   assert {

@@ -1,33 +1,11 @@
 # Offline checks of the cluster module: a mocked AWS provider, so nothing is created and no account is
 # needed. `command = plan` with override_during = plan gives the computed attributes (addresses, ids)
-# the mock values below, so the outputs built from them can be asserted.
+# the mock values of infra/terraform/tests/mocks/aws.tfmock.hcl, so the outputs built from them can be
+# asserted.
 
 mock_provider "aws" {
+  source          = "../../tests/mocks"
   override_during = plan
-
-  mock_data "aws_ami" {
-    defaults = { id = "ami-0123456789abcdef0" }
-  }
-  mock_resource "aws_instance" {
-    defaults = {
-      id                = "i-0123456789abcdef0"
-      public_ip         = "192.0.2.10"
-      private_ip        = "10.42.16.10"
-      availability_zone = "us-east-1a"
-    }
-  }
-  mock_resource "aws_ebs_volume" {
-    defaults = { id = "vol-0a1b2c3d4e5f60001" }
-  }
-  mock_resource "aws_security_group" {
-    defaults = { id = "sg-0123456789abcdef0" }
-  }
-  mock_resource "aws_vpc" {
-    defaults = { id = "vpc-0123456789abcdef0" }
-  }
-  mock_resource "aws_subnet" {
-    defaults = { id = "subnet-0123456789abcdef0" }
-  }
 }
 
 variables {
