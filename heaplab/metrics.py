@@ -20,6 +20,7 @@ from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.gc_events import YoungGcStats, young_gc_stats
 from heaplab.gc_stats import GC_UNITS, gc_values, load_variant_gc
 from heaplab.hlog import US_PER_MS, read_total
+from heaplab.mechanism import MECHANISM_UNITS, mechanism_values
 from heaplab.memory import (
     CHUNK_SIZE_KEY,
     DEFAULT_CHUNK_BYTES,
@@ -54,6 +55,7 @@ UNITS = {
     **GC_UNITS,
     **MEMORY_UNITS,
     **READ_UNITS,
+    **MECHANISM_UNITS,
 }
 
 
@@ -137,6 +139,10 @@ def _measure_client(run: Run, m: Measurement, phase: str) -> str | None:
         share = spike_gc_share(timeline) if timeline is not None else None
         if share is not None:
             m.values["latency_spike_gc_share"] = share
+    try:  # server heap allocation and copies per operation, young GCs per million (heaplab/mechanism.py)
+        m.values.update(mechanism_values(m.summaries, m.gc))
+    except MetricsFileError as e:
+        return str(e)
     return None
 
 

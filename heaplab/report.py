@@ -13,6 +13,7 @@ from heaplab.claims import write_claims_json
 from heaplab.figures import latency_figure, memory_figure, save_png, timeline_figure
 from heaplab.gc_stats import report_lines as gc_lines  # GC section (gc helper, issue 6)
 from heaplab.gc_stats import timeline_figure_name
+from heaplab.mechanism import report_lines as mechanism_lines
 from heaplab.profiles import report_lines as profile_lines  # Profiles section (profiler helper, issue 6)
 from heaplab.sweep import report_lines as sweep_lines
 from heaplab.sweep import write_figure as write_sweep_figure
@@ -144,6 +145,7 @@ def render(a: Analysis) -> str:
         lines += _experiment(a, experiment)
     lines += sweep_lines(a)  # labs with a thread sweep (heaplab/sweep.py); nothing otherwise
     lines += gc_lines(a.run, a.measurements)  # GC pauses + latency timeline (heaplab/gc_stats.py, issue 6)
+    lines += mechanism_lines(a.measurements)  # heap bytes per op -> young GCs (heaplab/mechanism.py)
     lines += profile_lines(a.run.path, a.run.manifest.get("variants", {}))  # issue 6: flame graphs
     lines += _claims(a)
     return "\n".join(lines) + "\n"
