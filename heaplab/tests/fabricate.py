@@ -53,6 +53,8 @@ class Shape:
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     # another shape for some measured pe phases of the variant (by phase name; labs measuring several)
     phases: dict[str, Shape] = field(default_factory=dict)
+    # the measured summary's server_metrics (server_entry() builds one entry); None: the summary has none
+    server_metrics: list[dict[str, Any]] | None = None
 
 
 def admin_metrics(
@@ -93,6 +95,41 @@ def admin_metrics(
         "request_buffers": {"pooled_in_use": 0, "heap_fallback": 0, "allocations": 0},
         "wal": {"appends": cells, "syncs": cells // 10, "forces": 0},
     }
+
+
+def server_report(
+    alloc: dict[str, int] | None = None,
+    *,
+    request_copy: int = 0,
+    response_copy: int = 0,
+    direct_used: int = 0,
+    rpc_calls: int = 0,
+    supported: bool = True,
+) -> dict[str, Any]:
+    """A region server's METRICS report with the mechanism groups (docs/contracts.md section 7): ``alloc``
+    bytes by thread group (the groups not given are 0; total_bytes is their sum), heap copies, direct."""
+    groups = dict.fromkeys(("handler", "reader", "wal", "flush", "other"), 0) | (alloc or {})
+    return {
+        **admin_metrics(64 << 20, direct_used=direct_used, gc_requested=False),
+        "alloc": {
+            "total_bytes": sum(groups.values()),
+            "by_group": groups,
+            "threads": 48,
+            "supported": supported,
+        },
+        "copies": {
+            "request_heap_bytes": request_copy,
+            "response_heap_bytes": response_copy,
+            "request_heap_copies": request_copy // 256,
+            "response_heap_copies": response_copy // 256,
+        },
+        "rpc_calls": {"total": rpc_calls, "by_method": {"MUTATE": rpc_calls}},
+    }
+
+
+def server_entry(server: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """One element of a summary's server_metrics: the server's reports before and after the phase."""
+    return {"server": server, "before": before, "after": after}
 
 
 def read_groups(
@@ -253,6 +290,8 @@ def _write_phase(
         "end_epoch_ms": int(end_ms),
         "hlog": f"{prefix}.hlog",
     }
+    if shape.server_metrics is not None:
+        summary["server_metrics"] = shape.server_metrics
     (client / f"{prefix}.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     ms = shape.duration_s * 1000
     (client / f"{prefix}.out").write_text(
