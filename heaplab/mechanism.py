@@ -229,6 +229,7 @@ CHAIN = (
     ("alloc_rpc_bytes_per_op", "of which RPC (B/op)"),
     ("alloc_wal_bytes_per_op", "of which WAL (B/op)"),
     ("heap_copy_bytes_per_op", "heap copies (B/op)"),
+    ("direct_used_mb", "direct in use (MB)"),
     ("young_gc_per_mop", "young GCs / M ops"),
     ("young_gc_avg_pause", "mean young pause (ms)"),
     ("latency_p999", "P99.9 (ms)"),
@@ -237,8 +238,9 @@ CHAIN = (
 MECHANISM_INTRO = (
     "The causal chain per variant over the measured window: heap bytes the region servers allocated per "
     "operation (of which the RPC handler and reader threads, and the WAL), bytes copied onto the heap on the "
-    "request and response path per operation, the young GCs per million operations, their mean pause, and "
-    "the tail and throughput the clients saw. docs/analysis.md defines each metric and what it cannot see."
+    "request and response path per operation (and the direct memory in use at the end), the young GCs per "
+    "million operations, their mean pause, and the tail and throughput the clients saw. docs/analysis.md "
+    "defines each metric and what it cannot see."
 )
 
 
@@ -266,10 +268,11 @@ def _why_missing(m: Measurement) -> str | None:
 
 
 def experiment_lines(experiment: str, by_variant: dict[str, Measurement]) -> list[str]:
-    """One experiment's table; [] when no variant has a mechanism metric from the servers' reports."""
+    """One experiment's table, a row per measured variant; [] when no variant has a metric from the
+    servers' reports (then the chain has no first link)."""
     server_side = set(MECHANISM_UNITS) - {"young_gc_per_mop"}
-    shown = [m for m in by_variant.values() if not m.problem and server_side & set(m.values)]
-    if not shown:
+    shown = [m for m in by_variant.values() if not m.problem]
+    if not any(server_side & set(m.values) for m in shown):
         return []
     base = shown[0]
     lines = [
