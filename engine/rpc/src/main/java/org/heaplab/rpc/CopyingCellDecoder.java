@@ -14,6 +14,7 @@ public final class CopyingCellDecoder implements CellDecoder {
 
     @Override
     public Cell decode(ByteBuffer body, int offset, int length) {
+        HeapCopies.request(length);
         return ByteBufferKeyValue.ownedCopyOf(body, offset, length);
     }
 

@@ -152,6 +152,7 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
         if (remaining > 0) {
             segments.add(ByteBuffer.allocate(remaining));
             responseHeapBytes.add(remaining);
+            HeapCopies.response(remaining); // the encoder writes this tail of the response on the heap
         }
         return track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
     }

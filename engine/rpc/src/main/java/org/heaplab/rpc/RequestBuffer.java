@@ -75,6 +75,7 @@ public final class RequestBuffer {
             return segments[0];
         }
         byte[] all = new byte[length];
+        HeapCopies.request(length);
         int pos = 0;
         for (ByteBuffer s : segments) {
             s.get(0, all, pos, s.limit());

@@ -40,6 +40,7 @@ public final class ResponseFrame {
 
     /** A frame in one heap array (error frames, the 1.x path). */
     public static ResponseFrame onHeap(byte[] frame) {
+        HeapCopies.response(frame.length); // whoever built it, it was built in heap memory
         return new ResponseFrame(new ByteBuffer[] {ByteBuffer.wrap(frame)}, null);
     }
 

@@ -44,6 +44,7 @@ public final class RegionRpcService implements RpcService {
     private volatile ServerMetrics metrics;
     private final ReadCalls reads = new ReadCalls();
     private final IncrementCall increments = new IncrementCall();
+    private final RpcCallCounts calls = new RpcCallCounts();
 
     public RegionRpcService(String serverName, String rpcServerName, int handlers) {
         this.serverName = serverName;
@@ -98,7 +99,7 @@ public final class RegionRpcService implements RpcService {
 
     /** As above, with the RPC server's request buffers for the METRICS call's request_buffers group. */
     public void online(OnlineRegions regions, WritePath writePath, org.heaplab.rpc.RequestBufferAllocator buffers) {
-        this.metrics = new ServerMetrics(regions, buffers, reads, increments);
+        this.metrics = new ServerMetrics(regions, buffers, reads, increments, calls);
         this.writePath = writePath;
         this.regions = regions;
     }
@@ -116,6 +117,7 @@ public final class RegionRpcService implements RpcService {
     @Override
     public void call(Request request, ServerCall call) {
         requests.increment();
+        calls.count(request.method(), request.cells());
         OnlineRegions r = regions;
         if (r == null) {
             RpcService.super.call(request, call);

@@ -16,6 +16,7 @@ import org.heaplab.core.region.ReadCounters;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.RowQueryCache;
 import org.heaplab.core.storefile.StoreFileReadCounters;
+import org.heaplab.rpc.HeapCopies;
 import org.heaplab.rpc.RequestBufferAllocator;
 import org.heaplab.rpc.Method;
 import org.heaplab.rpc.RpcMetrics;
@@ -30,7 +31,9 @@ import org.heaplab.rpc.RpcServer;
  * (one entry per cache, counters per block type), {@code store_files} (disk reads, bloom checks, file
  * count), {@code reads} (rows asked by gets, rows scanned), {@code query_cache}, {@code process}
  * (cpu_ms: process CPU time, for CPU per get); issue 5: {@code rpc} (as the HTTP endpoint shows it, once
- * {@link #rpcServer} is set). The same object also builds the HTTP endpoint's JSON ({@link #endpointJson}).
+ * {@link #rpcServer} is set); the mechanism counters: {@code alloc} (heap bytes allocated per thread group,
+ * {@link ThreadAllocations}), {@code copies} (payload bytes copied into heap memory on the RPC paths,
+ * {@link HeapCopies}) and {@code rpc_calls} (calls per method, {@link RpcCallCounts}). The same object also builds the HTTP endpoint's JSON ({@link #endpointJson}).
  * Field names are a contract (docs/contracts.md): more may be added, none removed.
  *
  * <p>Thread safety: stateless apart from what it reads; safe from any thread.
@@ -43,17 +46,21 @@ public final class ServerMetrics {
     private final RequestBufferAllocator buffers;
     private final ReadCalls reads;
     private final IncrementCall increments;
+    private final RpcCallCounts calls;
     private volatile RpcServer rpcServer; // once set, the METRICS report carries the rpc group too
 
     public ServerMetrics(OnlineRegions regions, RequestBufferAllocator buffers) {
-        this(regions, buffers, new ReadCalls(), new IncrementCall());
+        this(regions, buffers, new ReadCalls(), new IncrementCall(), new RpcCallCounts());
     }
 
-    ServerMetrics(OnlineRegions regions, RequestBufferAllocator buffers, ReadCalls reads, IncrementCall increments) {
+    ServerMetrics(OnlineRegions regions, RequestBufferAllocator buffers, ReadCalls reads, IncrementCall increments,
+                  RpcCallCounts calls) {
         this.regions = regions;
         this.buffers = buffers;
         this.reads = reads;
         this.increments = increments;
+        this.calls = calls;
+        ThreadAllocations.process(); // from now on threads that end keep their bytes in the tally
     }
 
     /** The metrics object; with {@code gc}, after collecting garbage until heap used stops falling. */
@@ -83,6 +90,7 @@ public final class ServerMetrics {
             .put("store_files_read", rc.storeFilesRead()).put("store_files_skipped_by_bloom", rc.storeFilesSkippedByBloom()));
         w.put("query_cache", queryCache());
         w.put("process", new JsonWriter().put("cpu_ms", processCpuMillis()));
+        w.put("alloc", alloc()).put("copies", copies()).put("rpc_calls", calls.json());
         RpcServer rpcNow = rpcServer;
         if (rpcNow != null) {
             w.put("rpc", rpc(rpcNow));
@@ -105,7 +113,7 @@ public final class ServerMetrics {
      */
     public String endpointJson(String server, RpcServer rpc) {
         return endpoint("regionserver", server, rpc).put("block_cache", blockCache(regions.blockCacheMetrics()))
-            .put("memstore", memstore()).toString();
+            .put("memstore", memstore()).put("rpc_calls", calls.json()).toString();
     }
 
     /**
@@ -117,7 +125,28 @@ public final class ServerMetrics {
     public static JsonWriter endpoint(String role, String server, RpcServer rpc) {
         return new JsonWriter().put("format", 1).put("role", role).put("server", server)
             .put("uptime_ms", ManagementFactory.getRuntimeMXBean().getUptime())
-            .put("rpc", rpc(rpc)).put("memory", memory()).put("gc", gc());
+            .put("rpc", rpc(rpc)).put("memory", memory()).put("gc", gc()).put("alloc", alloc()).put("copies", copies());
+    }
+
+    /**
+     * Heap bytes the process's threads allocated since start-up, by thread group ({@link ThreadAllocations}):
+     * {"total_bytes", "by_group": {handler, reader, wal, flush, other}, "threads", "supported"}.
+     */
+    static JsonWriter alloc() {
+        ThreadAllocations.Snapshot s = ThreadAllocations.process().snapshot();
+        JsonWriter by = new JsonWriter();
+        for (ThreadAllocations.Group g : ThreadAllocations.Group.values()) {
+            by.put(g.jsonName, s.byGroup().get(g));
+        }
+        return new JsonWriter().put("total_bytes", s.totalBytes()).put("by_group", by).put("threads", s.threads())
+            .put("supported", s.supported());
+    }
+
+    /** Payload bytes (and times) the RPC servers copied into heap memory since start-up ({@link HeapCopies}). */
+    static JsonWriter copies() {
+        HeapCopies.Snapshot c = HeapCopies.snapshot();
+        return new JsonWriter().put("request_heap_bytes", c.requestBytes()).put("response_heap_bytes", c.responseBytes())
+            .put("request_heap_copies", c.requestCopies()).put("response_heap_copies", c.responseCopies());
     }
 
     /**

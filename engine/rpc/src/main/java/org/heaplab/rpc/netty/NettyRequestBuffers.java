@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.heaplab.rpc.HeapCopies;
 import org.heaplab.rpc.RequestBuffer;
 import org.heaplab.rpc.RequestBufferAllocator;
 import org.heaplab.rpc.RpcConstants;
@@ -70,6 +71,9 @@ public final class NettyRequestBuffers implements RequestBufferAllocator {
         }
         allocations.increment();
         (frame.isDirect() ? poolBytes : heapBytes).add(length);
+        if (!frame.isDirect()) {
+            HeapCopies.request(length); // Netty read the socket into a heap ByteBuf
+        }
         outstanding.incrementAndGet();
         RequestBuffer b = RequestBuffer.of(segments, length, rb -> {
             outstanding.decrementAndGet();

@@ -10,6 +10,7 @@ import org.heaplab.rpc.CallTransport;
 import org.heaplab.rpc.ErrorCode;
 import org.heaplab.rpc.FrameReader;
 import org.heaplab.rpc.FrameWriter;
+import org.heaplab.rpc.HeapCopies;
 import org.heaplab.rpc.MalformedFrameException;
 import org.heaplab.rpc.RequestBuffer;
 import org.heaplab.rpc.ResponseFrame;
@@ -221,6 +222,9 @@ final class SimpleConnection implements CallTransport {
         body = null;
         for (ByteBuffer s : b.segments()) {
             s.position(0); // segments are read with absolute indexes from 0 to their limit
+            if (!s.isDirect()) {
+                HeapCopies.request(s.limit()); // the socket's bytes landed in a heap buffer
+            }
         }
         state = State.LENGTH;
         server.process(this, b);
