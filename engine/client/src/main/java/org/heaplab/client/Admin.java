@@ -85,16 +85,21 @@ public final class Admin {
      * LOCATE, then LIST_REGIONS to each server holding a region.
      */
     public Map<String, List<RegionInfo>> regionsByServer(String table) throws IOException {
-        List<RegionLocation> located = connection.caller().callMaster("LOCATE", table, true,
-            rpc -> connection.locator().locateTable(table));
-        Set<String> servers = new LinkedHashSet<>();
-        located.forEach(l -> servers.add(l.server()));
         Map<String, List<RegionInfo>> out = new LinkedHashMap<>();
-        for (String server : servers) {
+        for (String server : servers(table)) {
             out.put(server, connection.caller().callServer("LIST_REGIONS", table, server,
                 rpc -> RegionListCodec.read(rpc.call(Method.LIST_REGIONS, tableParam(table), List.of()).paramReader())));
         }
         return out;
+    }
+
+    /** The region servers ("host:port") holding a region of the table, in the order LOCATE lists them (a fresh LOCATE). */
+    public List<String> servers(String table) throws IOException {
+        List<RegionLocation> located = connection.caller().callMaster("LOCATE", table, true,
+            rpc -> connection.locator().locateTable(table));
+        Set<String> servers = new LinkedHashSet<>();
+        located.forEach(l -> servers.add(l.server()));
+        return new ArrayList<>(servers);
     }
 
     public List<String> tables() throws IOException {
@@ -134,6 +139,15 @@ public final class Admin {
     public String metrics(String server, boolean gc) throws IOException {
         return connection.caller().callServer("METRICS", null, server, rpc -> rpc.call(Method.METRICS,
             new ParamWriter().writeBoolean(gc).toByteArray(), List.of())).paramReader().readString();
+    }
+
+    /**
+     * The metrics of the region server {@code server} in ONE attempt, never retried (a measured window's
+     * snapshot: a failure is recorded by the caller, it must not stall the run with backoffs); no --gc.
+     */
+    public String metricsOnce(String server) throws IOException {
+        return connection.connections().get(server).call(Method.METRICS, new ParamWriter().writeBoolean(false).toByteArray(),
+            List.of()).paramReader().readString();
     }
 
     private ParamReader call(Method method, String table) throws IOException {

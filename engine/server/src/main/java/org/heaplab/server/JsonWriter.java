@@ -52,6 +52,21 @@ public final class JsonWriter {
         return this;
     }
 
+    /**
+     * Adds a JSON object received as text (a server's METRICS report) as is.
+     *
+     * @throws IllegalArgumentException when {@code json} is not one object ({...}): it would break this one
+     */
+    public JsonWriter putRaw(String key, String json) {
+        String t = json == null ? "" : json.strip();
+        if (!t.startsWith("{") || !t.endsWith("}")) {
+            throw new IllegalArgumentException("not a JSON object: " + (t.length() > 80 ? t.substring(0, 80) + "..." : t));
+        }
+        key(key);
+        sb.append(t);
+        return this;
+    }
+
     /** Adds an array of objects. */
     public JsonWriter put(String key, java.util.List<JsonWriter> objects) {
         key(key);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.HdrHistogram.Histogram;
 import org.heaplab.server.JsonWriter;
 
@@ -15,6 +16,8 @@ import org.heaplab.server.JsonWriter;
  *   <li>1: first version (tool, command, args, test, threads, rows_per_thread, value_size, batch_size,
  *       operations, rows, duration_ms, throughput, latency_us{mean,min,p50,p75,p95,p99,p999,p9999,max},
  *       start_epoch_ms, end_epoch_ms, hlog)</li>
+ *   <li>1, added: server_metrics (every region server's METRICS report right before the first and right
+ *       after the last measured call, {@link ServerMetricsWindow}); absent when not taken</li>
  * </ul>
  */
 public final class PeReport {
@@ -30,8 +33,14 @@ public final class PeReport {
      */
     public static String json(PeOptions o, Histogram all, long operations, long rows, double durationMs,
                               long startEpochMs, long endEpochMs, String hlogName) {
+        return json(o, all, operations, rows, durationMs, startEpochMs, endEpochMs, hlogName, null);
+    }
+
+    /** As above, with the {@code server_metrics} array when {@code serverMetrics} is not null. */
+    public static String json(PeOptions o, Histogram all, long operations, long rows, double durationMs,
+                              long startEpochMs, long endEpochMs, String hlogName, List<JsonWriter> serverMetrics) {
         JsonWriter latency = latencyJson(all);
-        return new JsonWriter()
+        JsonWriter json = new JsonWriter()
             .put("format", FORMAT)
             .put("tool", "pe")
             .put("command", o.command().cliName())
@@ -48,8 +57,11 @@ public final class PeReport {
             .put("latency_us", latency)
             .put("start_epoch_ms", startEpochMs)
             .put("end_epoch_ms", endEpochMs)
-            .put("hlog", hlogName)
-            .toString();
+            .put("hlog", hlogName);
+        if (serverMetrics != null) {
+            json.put("server_metrics", serverMetrics);
+        }
+        return json.toString();
     }
 
     public static void write(Path file, String json) throws IOException {

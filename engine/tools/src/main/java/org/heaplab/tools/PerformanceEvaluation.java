@@ -135,6 +135,9 @@ public final class PerformanceEvaluation {
         }
         ExecutorService pool = Executors.newFixedThreadPool(o.clients(), r -> new Thread(r));
         List<Future<PeSummary.ClientResult>> futures = new ArrayList<>();
+        // the server side of the measured window: every region server's METRICS right before the first call
+        ServerMetricsWindow window = o.report() == null ? null
+            : ServerMetricsWindow.begin(connections.get(0).getAdmin(), o.table());
         long t0 = System.nanoTime();
         for (PeClient c : clients) {
             futures.add(pool.submit(() -> {
@@ -162,6 +165,9 @@ public final class PerformanceEvaluation {
         }
         double durationMs = (System.nanoTime() - t0) / 1e6;
         long endEpochMs = System.currentTimeMillis();
+        if (window != null && firstError == null) {
+            window.end(); // ... and right after the last
+        }
         pool.shutdown();
         if (log != null) {
             log.close();
@@ -183,7 +189,7 @@ public final class PerformanceEvaluation {
             }
             String hlogName = Path.of(o.report() + ".hlog").getFileName().toString();
             PeReport.write(Path.of(o.report() + ".json"), PeReport.json(o, all, operations, rows,
-                durationMs, startEpochMs, endEpochMs, hlogName));
+                durationMs, startEpochMs, endEpochMs, hlogName, window.json()));
         }
         return 0;
     }

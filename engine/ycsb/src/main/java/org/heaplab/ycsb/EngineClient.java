@@ -58,10 +58,12 @@ public class EngineClient extends DB {
         } catch (IOException | RuntimeException e) {
             throw new DBException(e.getMessage());
         }
+        YcsbServerWindow.threadStarted(props); // with --report: the first thread takes the servers' "before" metrics
     }
 
     @Override
     public void cleanup() {
+        YcsbServerWindow.threadFinished();
         EngineConnections.release(connection);
         connection = null;
     }

@@ -77,6 +77,7 @@ public final class YcsbCommand {
                     System.exit(Integer.parseInt(sig[1]));
                 });
             }
+            YcsbServerWindow.enable(props.getProperty("table", "usertable"), o.threads());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> afterYcsb(o), "ycsb-report"));
         }
         Client.main(o.clientArgs().toArray(new String[0]));
@@ -124,7 +125,8 @@ public final class YcsbCommand {
         }
         try {
             YcsbReport.printText(YcsbReport.exportFile(o.report()), System.out);
-            YcsbReport.Outcome r = YcsbReport.write(o.report(), o.load() ? "load" : "run", o.testName(), o.args(), o.threads());
+            YcsbReport.Outcome r = YcsbReport.write(o.report(), o.load() ? "load" : "run", o.testName(), o.args(), o.threads(),
+                YcsbServerWindow.finish());
             System.out.flush();
             if (r.operations() > 0 && r.failed() == r.operations()) {
                 System.err.println("ERROR: every one of the " + r.operations() + " operations failed (see the WARN line above)");

@@ -30,7 +30,8 @@ import org.heaplab.tools.PeReport;
  *       that end in the same second added together (YCSB's status thread closes every operation's interval at
  *       the same tick), microseconds, the format heaplab/hlog.py reads for pe;</li>
  *   <li>{@code PREFIX.json}: the client summary (format 1, {@code "tool": "ycsb"}), with {@code ops} per
- *       operation and {@code failed} per failed measurement.</li>
+ *       operation, {@code failed} per failed measurement and {@code server_metrics} (every region server's
+ *       METRICS report before the first and after the last operation, {@link YcsbServerWindow}).</li>
  * </ul>
  * Counted operations: every measured DB call and INCREMENT, failed ones included (YCSB measures them as
  * READ-FAILED etc.). Not counted: CLEANUP (one per thread, not workload), READ-MODIFY-WRITE (its READ and
@@ -88,6 +89,12 @@ final class YcsbReport {
      * @throws IOException when YCSB's export is missing or unreadable (YCSB did not finish)
      */
     static Outcome write(String prefix, String command, String test, String args, int threads) throws IOException {
+        return write(prefix, command, test, args, threads, null);
+    }
+
+    /** As above, with the {@code server_metrics} array ({@link YcsbServerWindow}) when not null. */
+    static Outcome write(String prefix, String command, String test, String args, int threads, List<JsonWriter> serverMetrics)
+        throws IOException {
         Map<String, Map<String, Double>> export = readExport(exportFile(prefix));
         Map<String, Double> overall = export.getOrDefault("OVERALL", Map.of());
         Histogram all = new Histogram(3);
@@ -144,6 +151,9 @@ final class YcsbReport {
             .put("ops", ops);
         if (anyFailed) {
             json.put("failed", failed);
+        }
+        if (serverMetrics != null) {
+            json.put("server_metrics", serverMetrics);
         }
         Files.writeString(Path.of(prefix + ".json"), json + "\n", StandardCharsets.UTF_8);
         return new Outcome(all.getTotalCount(), failedCount);
