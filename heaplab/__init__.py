@@ -9,7 +9,15 @@ The public API, for notebooks and scripts::
 """
 
 from heaplab.analysis import Analysis, analyse
-from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, ClaimResult, judge_all
+from heaplab.claims import (
+    DIRECTION,
+    INCONCLUSIVE,
+    NOT_MEASURABLE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    ClaimResult,
+    judge_all,
+)
 from heaplab.client_summary import ClientSummary, load_client_summary, load_phase_summaries
 from heaplab.comparison import to_markdown
 from heaplab.expectation import Expectation, parse_expectation
@@ -25,7 +33,9 @@ from heaplab.spec import Spec, SpecError, load_spec
 __version__ = "0.1.0"
 
 __all__ = [
+    "DIRECTION",
     "INCONCLUSIVE",
+    "NOT_MEASURABLE",
     "NOT_REPRODUCED",
     "REPRODUCED",
     "Analysis",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from heaplab import comparison
@@ -10,7 +10,8 @@ from heaplab.claims import ClaimResult, judge_all
 from heaplab.metrics import Measurement, measure_all
 from heaplab.paths import PUBLISHED_CSV, find_root
 from heaplab.published import Published, load_published
-from heaplab.rundir import Run, load_run
+from heaplab.rundir import Run
+from heaplab.series import runs_to_judge
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class Analysis:
     published: Published
     measurements: dict[str, dict[str, Measurement]]  # {experiment: {variant: Measurement}}
     claims: list[ClaimResult]
+    runs: list[Run] = field(default_factory=list)  # every run the claims were judged over, ``run`` first
 
     def table(self, experiment: str) -> list[comparison.Row]:
         return comparison.rows(self.run, experiment, self.measurements[experiment], self.published)
@@ -39,8 +41,12 @@ def find_published(run_dir: Path) -> Path:
     return find_root() / PUBLISHED_CSV
 
 
-def analyse(run_dir: str | Path, published_csv: Path | None = None) -> Analysis:
-    run = load_run(run_dir)
+def analyse(
+    run_dir: str | Path, published_csv: Path | None = None, with_runs: list[Path] | None = None
+) -> Analysis:
+    """The run's metrics, and its claims judged over it and ``with_runs`` (default: its series)."""
+    runs = runs_to_judge(Path(run_dir), list(with_runs or []))
+    run = runs[0]
     published = load_published(published_csv or find_published(run.path))
-    measurements = measure_all(run)
-    return Analysis(run, published, measurements, judge_all(run, measurements, published))
+    measured = [measure_all(r) for r in runs]
+    return Analysis(run, published, measured[0], judge_all(runs, measured, published), runs)

@@ -1,25 +1,24 @@
-"""Judge a lab's claims against a run and write claims.json.
+"""Judge a lab's claims over one or more runs (repeats) and write claims.json.
 
 claims.json format history (the ``format`` field):
   1  {"format", "lab", "scale", "run", "claims": {id: {"experiment", "metric", "unit", "expect", "says",
-      "article": {variant: value|null}, "article_holds": bool|null, "measured": {variant: value|null},
-      "verdict": "reproduced"|"not reproduced"|"inconclusive", "why"}}}
+      "article", "article_holds", "measured", "verdict", "why", "ratio", "article_ratio"}}}
+  2  adds "runs" (the run directories judged together, this one first) and per claim "kind", "figure",
+     "source", "rule" (effect | bound), "n" (runs with every value), "per_run" ([{variant: value}] in
+     run order), "quantity" ([per-run ratio L / R, or value of L]), "mean", "low", "high" (the 95%
+     interval of the quantity), "band" (how the interval was obtained); "measured" is each variant's mean
+     over the runs; "verdict" is one of heaplab.verdict.LEVELS.
 
-  (issue 3 added "ratio" and "article_ratio": for a claim between two variants, left / right as
-   measured and as the article has it, or null)
-
-A claim is inconclusive when a variant it names is unavailable, failed, missing from the run, or has no
-value for the metric; otherwise it is reproduced exactly when the expectation holds on the measured values.
-
-A claim between two variants (``a >= 1.3 * b``) is a ratio: ``ratio`` is a / b as measured.  The article's
-ratio comes from its values for the two variants (their ``published`` names), or, when the article gives
-only the ratio (seed 002: "SYNC_WAL throughput improved 30%"), from the row ``<metric>_ratio`` of the
-article's variant the claim names with ``article_ratio``.
+The rule itself (effect / bound, the five levels) is heaplab.verdict's; docs/analysis.md states it.
+A claim is `not measurable here` when it is declared so (``measurable: false``), when a variant it names
+is unavailable on this target (a JDK, the Apache HBase jars), or when the hosts are smaller than its
+``needs``; `inconclusive` when no run has every value it needs (a variant failed, a metric is absent).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +29,21 @@ from heaplab.published import Published
 from heaplab.rundir import Run
 from heaplab.runjson import write_json_atomic
 from heaplab.spec import Claim
+from heaplab.verdict import (
+    DIRECTION,
+    INCONCLUSIVE,
+    LEVELS,
+    NOT_MEASURABLE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    Judgement,
+    judge,
+)
 
-REPRODUCED = "reproduced"
-NOT_REPRODUCED = "not reproduced"
-INCONCLUSIVE = "inconclusive"
-FORMAT = 1
+FORMAT = 2
+__all__ = ["DIRECTION", "INCONCLUSIVE", "LEVELS", "NOT_MEASURABLE", "NOT_REPRODUCED", "REPRODUCED"]
+
+Measurements = dict[str, dict[str, Measurement]]  # {experiment: {variant: Measurement}} of one run
 
 
 @dataclass(frozen=True)
@@ -43,139 +52,213 @@ class ClaimResult:
     unit: str
     article: dict[str, float | None]
     article_holds: bool | None
-    measured: dict[str, float | None]
+    measured: dict[str, float | None]  # each variant's mean over the runs that have every value
     verdict: str
     why: str
-    ratio: float | None = None  # left / right as measured (claims between two variants)
+    ratio: float | None = None  # left / right as measured (geometric mean over runs)
     article_ratio: float | None = None  # left / right in the article
+    judgement: Judgement | None = None
+    per_run: list[dict[str, float | None]] = field(default_factory=list)
+    quantity: list[float] = field(default_factory=list)
 
     @property
     def article_text(self) -> str:
-        """The article's side as report.md shows it: values per variant and the ratio."""
-        parts = [f"{k}={fmt(self.claim.metric, v)}" for k, v in self.article.items() if v is not None]
+        """The article's side as report.md shows it: its figure, else its values and ratio."""
+        if self.claim.figure:
+            return self.claim.figure
+        parts = [f"{k}={fmt(self.claim.metric or '', v)}" for k, v in self.article.items() if v is not None]
         if self.article_ratio is not None:
-            source = f"{self.claim.article_ratio}: " if self.claim.article_ratio else ""
-            parts.append(f"{source}ratio {self.article_ratio:.2f}x")
+            parts.append(f"ratio {self.article_ratio:.2f}x")
         return ", ".join(parts) or "-"
 
     @property
     def measured_text(self) -> str:
-        parts = [f"{k}={fmt(self.claim.metric, v)}" for k, v in self.measured.items()]
-        if self.ratio is not None:
-            parts.append(f"ratio {self.ratio:.2f}x")
+        if self.judgement is None:
+            return "-"
+        parts = [f"{k}={fmt(self.claim.metric or '', v)}" for k, v in self.measured.items()]
+        j = self.judgement
+        what = "ratio" if self.ratio is not None else "mean"
+        parts.append(f"{what} {j.mean:.3g} [{j.low:.3g}, {j.high:.3g}], n={j.n}")
         return ", ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
+        j = self.judgement
+        c = self.claim
         return {
-            "experiment": self.claim.experiment,
-            "metric": self.claim.metric,
+            "kind": c.kind,
+            "experiment": c.experiment,
+            "metric": c.metric,
             "unit": self.unit,
-            "expect": self.claim.expect,
-            "says": self.claim.says,
+            "expect": c.expect,
+            "figure": c.figure,
+            "source": c.source,
+            "says": c.says,
             "article": self.article,
             "article_holds": self.article_holds,
+            "article_ratio": self.article_ratio,
+            "rule": j.rule if j else None,
+            "n": j.n if j else 0,
+            "per_run": self.per_run,
+            "quantity": self.quantity,
+            "mean": j.mean if j else None,
+            "low": j.low if j else None,
+            "high": j.high if j else None,
+            "band": j.band if j else None,
             "measured": self.measured,
+            "ratio": self.ratio,
             "verdict": self.verdict,
             "why": self.why,
-            "ratio": self.ratio,
-            "article_ratio": self.article_ratio,
         }
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.4g}"
-
-
-def judge_claim(
-    run: Run, claim: Claim, measurements: dict[str, Measurement], published: Published | None
-) -> ClaimResult:
-    exp = parse_expectation(claim.expect)
-    unit = UNITS.get(claim.metric, "")
-    doc = run.spec.doc_of(claim.experiment)
+def _article(
+    run: Run, claim: Claim, exp: Expectation, published: Published | None
+) -> tuple[dict[str, float | None], float | None, bool | None]:
+    """The article's values per variant, its ratio (left / right) and whether its own numbers hold."""
+    doc = run.spec.doc_of(str(claim.experiment))
     article: dict[str, float | None] = {}
     for v in exp.variants:
         variant = run.spec.variants.get(v)
-        name = variant.published_for(claim.experiment) if variant else None
-        pv = published.get(doc, claim.experiment, name, claim.metric) if (published and name) else None
-        article[v] = pv.value if pv else None
-    article_holds = (
-        exp.holds({k: x for k, x in article.items() if x is not None})
-        if all(x is not None for x in article.values())
-        else None
-    )
-    article_ratio = _article_ratio(exp, claim, article, published, doc)
-    if article_holds is None and article_ratio is not None:
-        # the ratio against the factor: `left op factor` with left = the article's ratio
-        article_holds = Expectation(exp.left, exp.op, exp.factor, None).holds({exp.left: article_ratio})
-    measured: dict[str, float | None] = dict.fromkeys(exp.variants)
-    problems = []
-    for v in exp.variants:
-        m = measurements.get(v)
-        if m is None:
-            problems.append(f"{v} is not in the run")
-        elif m.problem:
-            problems.append(f"{v}: {m.problem}")
-        elif claim.metric not in m.values:
-            hint = " (no young GC in the measured window)" if claim.metric.startswith("young_gc") else ""
-            problems.append(f"{v} has no {claim.metric}{hint}")
-        else:
-            measured[v] = m.values[claim.metric]
-    if problems:
-        return ClaimResult(
-            claim,
-            unit,
-            article,
-            article_holds,
-            measured,
-            INCONCLUSIVE,
-            "; ".join(problems),
-            None,
-            article_ratio,
-        )
-    values = {k: x for k, x in measured.items() if x is not None}
-    ratio = values[exp.left] / values[exp.right] if exp.right and values[exp.right] else None
-    holds = exp.holds(values)
-    threshold = exp.threshold(values)
-    rhs = (
-        f"{exp.factor:g} x {exp.right} ({_fmt(values[exp.right])} {unit})" if exp.right else f"{exp.factor:g}"
-    )
-    op = exp.op if holds else {"<=": ">", ">=": "<", "<": ">=", ">": "<="}[exp.op]
-    why = f"{exp.left} {claim.metric} = {_fmt(values[exp.left])} {unit} {op} {rhs}"
-    if exp.right:
-        why += f" = {_fmt(threshold)} {unit}"
-    if ratio is not None:
-        why += f" (ratio {ratio:.2f}x)"
-    verdict = REPRODUCED if holds else NOT_REPRODUCED
-    return ClaimResult(claim, unit, article, article_holds, measured, verdict, why, ratio, article_ratio)
-
-
-def _article_ratio(
-    exp: Expectation,
-    claim: Claim,
-    article: dict[str, float | None],
-    published: Published | None,
-    doc: str,
-) -> float | None:
-    if exp.right is None:
-        return None
-    if claim.article_ratio is not None:
+        name = variant.published_for(str(claim.experiment)) if variant else None
         pv = (
-            published.get(doc, claim.experiment, claim.article_ratio, f"{claim.metric}_ratio")
-            if published
+            published.get(doc, str(claim.experiment), name, str(claim.metric))
+            if (published and name)
             else None
         )
-        return pv.value if pv else None
-    left, right = article.get(exp.left), article.get(exp.right)
-    return left / right if left is not None and right else None
+        article[v] = pv.value if pv else None
+    ratio = None
+    if exp.right is not None:
+        if claim.article_ratio is not None and published is not None:
+            pv = published.get(doc, str(claim.experiment), claim.article_ratio, f"{claim.metric}_ratio")
+            ratio = pv.value if pv else None
+        else:
+            left, right = article.get(exp.left), article.get(exp.right)
+            ratio = left / right if left is not None and right else None
+    holds = None
+    if all(x is not None for x in article.values()):
+        holds = exp.holds({k: x for k, x in article.items() if x is not None})
+    elif ratio is not None:
+        holds = Expectation(exp.left, exp.op, exp.factor, None).holds({exp.left: ratio})
+    return article, ratio, holds
+
+
+def _unmet_needs(claim: Claim, runs: list[Run]) -> str | None:
+    """What the smallest host of the runs lacks of the claim's ``needs``, or None."""
+    hosts = [h for r in runs for h in r.manifest.get("hosts") or []]
+    if not claim.needs or not hosts:
+        return None
+    lacks = []
+    cores = min((h.get("cores") or 0) for h in hosts)
+    memory_gb = min((h.get("memory_mb") or 0) for h in hosts) / 1024
+    if "cores" in claim.needs and cores < claim.needs["cores"]:
+        lacks.append(f"{claim.needs['cores']:g} cores (the smallest host here has {cores})")
+    if "memory_gb" in claim.needs and memory_gb < claim.needs["memory_gb"]:
+        lacks.append(
+            f"{claim.needs['memory_gb']:g} GB of memory (the smallest host here has {memory_gb:.0f})"
+        )
+    return f"needs {' and '.join(lacks)}" if lacks else None
+
+
+def _unavailable(exp: Expectation, runs: list[Run]) -> str | None:
+    for run in runs:
+        for v in exp.variants:
+            if run.variant_status(v) == "unavailable":
+                return f"{v} is unavailable here: {run.variant_info(v).get('why') or 'no reason given'}"
+    return None
+
+
+def judge_claim(
+    runs: list[Run], claim: Claim, measured_runs: list[Measurements], published: Published | None
+) -> ClaimResult:
+    """The verdict of one claim over ``runs`` (one lab and scale), ``measured_runs`` in the same order."""
+    unit = UNITS.get(claim.metric or "", "")
+    if not claim.measurable:
+        return ClaimResult(claim, unit, {}, None, {}, NOT_MEASURABLE, claim.why or "")
+    exp = parse_expectation(str(claim.expect))
+    article, article_ratio, article_holds = _article(runs[0], claim, exp, published)
+    empty: dict[str, float | None] = dict.fromkeys(exp.variants)
+    not_here = _unavailable(exp, runs) or _unmet_needs(claim, runs)
+    if not_here:
+        return ClaimResult(
+            claim, unit, article, article_holds, empty, NOT_MEASURABLE, not_here, None, article_ratio
+        )
+    per_run, problems = _per_run(claim, exp, runs, measured_runs)
+    complete = [row for row in per_run if all(x is not None for x in row.values())]
+    if not complete:
+        why = "; ".join(problems) or "no run has a value"
+        return ClaimResult(
+            claim, unit, article, article_holds, empty, INCONCLUSIVE, why, None, article_ratio, None, per_run
+        )
+    quantity = [_quantity(exp, row) for row in complete]
+    j = judge(exp, quantity, str(claim.metric), claim.null)
+    measured = {v: statistics.fmean(float(row[v] or 0) for row in complete) for v in exp.variants}
+    why = j.why + (f"; left out: {'; '.join(problems)}" if problems else "")
+    ratio = j.mean if exp.right is not None else None
+    return ClaimResult(
+        claim,
+        unit,
+        article,
+        article_holds,
+        dict(measured),
+        j.level,
+        why,
+        ratio,
+        article_ratio,
+        j,
+        per_run,
+        quantity,
+    )
+
+
+def _per_run(
+    claim: Claim, exp: Expectation, runs: list[Run], measured_runs: list[Measurements]
+) -> tuple[list[dict[str, float | None]], list[str]]:
+    rows, problems = [], []
+    for run, measurements in zip(runs, measured_runs, strict=True):
+        row: dict[str, float | None] = dict.fromkeys(exp.variants)
+        for v in exp.variants:
+            m = measurements.get(str(claim.experiment), {}).get(v)
+            if m is None:
+                problems.append(f"{run.path.name}: {v} is not in the run")
+            elif m.problem:
+                problems.append(f"{run.path.name}: {v}: {m.problem}")
+            elif claim.metric not in m.values:
+                hint = (
+                    " (no young GC in the measured window)"
+                    if str(claim.metric).startswith("young_gc")
+                    else ""
+                )
+                problems.append(f"{run.path.name}: {v} has no {claim.metric}{hint}")
+            else:
+                row[v] = m.values[str(claim.metric)]
+        rows.append(row)
+    return rows, problems
+
+
+def _quantity(exp: Expectation, row: dict[str, float | None]) -> float:
+    left = float(row[exp.left] or 0.0)
+    if exp.right is None:
+        return left
+    right = float(row[exp.right] or 0.0)
+    if right == 0:
+        return 1.0 if left == 0 else float("inf")  # clamped by heaplab.verdict
+    return left / right
 
 
 def judge_all(
-    run: Run, measurements: dict[str, dict[str, Measurement]], published: Published | None
+    runs: list[Run], measured_runs: list[Measurements], published: Published | None
 ) -> list[ClaimResult]:
-    return [judge_claim(run, c, measurements.get(c.experiment, {}), published) for c in run.spec.claims]
+    """Every claim of the first run's spec, judged over all ``runs``."""
+    return [judge_claim(runs, c, measured_runs, published) for c in runs[0].spec.claims]
 
 
-def write_claims_json(run: Run, results: list[ClaimResult], path: Path) -> None:
+def counts(results: list[ClaimResult]) -> dict[str, int]:
+    """Claims per verdict level, in LEVELS order."""
+    return {level: sum(1 for r in results if r.verdict == level) for level in LEVELS}
+
+
+def write_claims_json(runs: list[Run], results: list[ClaimResult], path: Path) -> None:
+    run = runs[0]
     write_json_atomic(
         path,
         {
@@ -183,6 +266,8 @@ def write_claims_json(run: Run, results: list[ClaimResult], path: Path) -> None:
             "lab": run.lab,
             "scale": run.scale,
             "run": run.path.name,
+            "runs": [r.path.name for r in runs],
+            "counts": counts(results),
             "claims": {r.claim.id: r.to_json() for r in results},
         },
     )

@@ -10,6 +10,7 @@ import argparse
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, find_root
@@ -17,10 +18,12 @@ from heaplab.profiles import ProfileError, parse_events
 from heaplab.repeats import compare, to_markdown  # issue 6 (gc): heaplab compare, run --repeat
 from heaplab.report import write_report
 from heaplab.rundir import RunError, resolve_run
-from heaplab.runner import EXIT_INTERRUPTED, RunOptions, RunSetupError, run_lab
+from heaplab.runner import EXIT_INTERRUPTED, RunOptions, RunSetupError, run_lab, utc_stamp
 from heaplab.spec import SpecError, list_labs, load_spec, resolve_lab
 
 EXIT_USAGE = 2
+# Claims are judged over repeats: three runs at `local` scale unless --repeat says otherwise.
+DEFAULT_REPEATS = {"local": 3}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,7 +46,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     # issue 6 (gc): N runs in a row, then the compare table (heaplab/repeats.py)
     run.add_argument(
-        "--repeat", type=int, default=1, metavar="N", help="run the lab N times in a row, then compare"
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="run the lab N times in a row and judge its claims over all of them "
+        f"(default: {DEFAULT_REPEATS['local']} at local scale, 1 otherwise)",
+    )
+    run.add_argument(
+        "--fixed-scale",
+        action="store_true",
+        help="run `local` with the lab's numbers as written, not sized to this machine's cores and memory",
     )
     cmp_ = sub.add_parser("compare", help="a lab's metrics across runs: mean and 95%% CI per variant")
     cmp_.add_argument("runs", nargs="+", help="run directories of one lab and scale")
@@ -58,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
+    rep.add_argument(
+        "more", nargs="*", metavar="RUN", help="more runs of the same lab and scale to judge the claims over"
+    )
     rep.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
     return p
 
@@ -89,10 +104,9 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
             raise SpecError(f"no labs under {root / 'labs'}")
     else:
         labs = [args.lab]
-    if args.repeat < 1 or (args.repeat > 1 and len(labs) > 1):  # issue 6 (gc)
-        raise SpecError(
-            f"--repeat must be a positive number of runs of one lab, not {args.repeat} of {args.lab}"
-        )
+    repeat = args.repeat if args.repeat is not None else DEFAULT_REPEATS.get(args.scale, 1)
+    if repeat < 1:
+        raise SpecError(f"--repeat must be a positive number of runs, not {repeat}")
     # Validate every lab and the scale before anything runs.
     for lab in labs:
         load_spec(resolve_lab(root, lab)).params(args.scale)
@@ -104,23 +118,39 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         command=shlex.join(["heaplab", *argv]),
         java_home=_java_home(args.java_home),  # issue 6 (lab02)
         profile=profile,  # issue 6 (profiler)
+        size_local=not args.fixed_scale,
     )
     worst = 0
+    for lab in labs:
+        code, runs = _run_series(lab, opts, repeat, args.report)
+        worst = max(worst, code)
+        if code == EXIT_INTERRUPTED:
+            break
+        if repeat > 1 and len(runs) > 1:  # the runs side by side
+            print(to_markdown(compare(runs), len(runs)))
+    return worst
+
+
+def _run_series(lab: str, opts: RunOptions, repeat: int, report: bool) -> tuple[int, list[Path]]:
+    """Run ``lab`` ``repeat`` times; with --report each report judges the series' runs so far."""
+    worst = 0
     done: list[Path] = []
-    for lab in labs * args.repeat:
-        code, run_dir = run_lab(lab, opts)
+    series_id = f"{lab}-{opts.scale}-{utc_stamp()}-x{repeat}"  # names the repeats (heaplab.series)
+    for index in range(1, repeat + 1):
+        series = {"id": series_id, "index": index, "of": repeat} if repeat > 1 else None
+        if repeat > 1:
+            print(f"== {lab}: run {index} of {repeat}")
+        code, run_dir = run_lab(lab, replace(opts, series=series))
         done.append(run_dir)
         print(f"run directory: {run_dir}")
         worst = max(worst, code)
         if code == EXIT_INTERRUPTED:
             break
-        if args.report:
+        if report:
             print(f"report: {write_report(run_dir)}")
         else:
             print(f"next: heaplab report {run_dir}")
-    if args.repeat > 1 and len(done) > 1:  # issue 6 (gc): the runs side by side
-        print(to_markdown(compare(done), len(done)))
-    return worst
+    return worst, done
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -149,7 +179,7 @@ def _profile(value: str | None) -> list[str] | None:
 
 def cmd_report(root: Path, args: argparse.Namespace) -> int:
     run_dir = resolve_run(args.run, _under(root, args.runs_dir, DEFAULT_RUNS_DIR))
-    print(write_report(run_dir))
+    print(write_report(run_dir, with_runs=[Path(p) for p in args.more]))
     return 0
 
 

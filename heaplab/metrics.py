@@ -31,7 +31,7 @@ from heaplab.memory import (
 )
 from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run
-from heaplab.timeline import latency_timeline, spike_gc_share
+from heaplab.timeline import latency_timeline, spike_gc_lift, spike_gc_share
 
 LATENCY_KEYS = {
     "latency_avg": "mean",
@@ -50,6 +50,8 @@ UNITS = {
     "latency_p999": "ms",
     "latency_max": "ms",
     "latency_p999_over_p50": "x",
+    "latency_p999_over_avg": "x",
+    "latency_spike_gc_lift": "x",
     "young_gc_avg_pause": "ms",
     "young_gc_rate": "1/s",
     **GC_UNITS,
@@ -127,6 +129,8 @@ def _measure_client(run: Run, m: Measurement, phase: str) -> str | None:
     m.values.update(_latency_ms(m.summaries))
     if m.values.get("latency_p50") and "latency_p999" in m.values:  # how far the tail sits above the median
         m.values["latency_p999_over_p50"] = m.values["latency_p999"] / m.values["latency_p50"]
+    if m.values.get("latency_avg") and "latency_p999" in m.values:  # "average under 1 ms, P999 hundreds"
+        m.values["latency_p999_over_avg"] = m.values["latency_p999"] / m.values["latency_avg"]
     servers = run.server_hosts(m.variant)
     if servers:
         m.gc = young_gc_stats(run.gc_events(m.variant), start, end, len(servers))
@@ -139,6 +143,9 @@ def _measure_client(run: Run, m: Measurement, phase: str) -> str | None:
         share = spike_gc_share(timeline) if timeline is not None else None
         if share is not None:
             m.values["latency_spike_gc_share"] = share
+        lift = spike_gc_lift(timeline) if timeline is not None else None
+        if lift is not None:
+            m.values["latency_spike_gc_lift"] = lift
     try:  # server heap allocation and copies per operation, young GCs per million (heaplab/mechanism.py)
         m.values.update(mechanism_values(m.summaries, m.gc))
     except MetricsFileError as e:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from heaplab.analysis import Analysis, analyse
-from heaplab.claims import write_claims_json
+from heaplab.claims import counts, write_claims_json
 from heaplab.figures import latency_figure, memory_figure, save_png, timeline_figure
 from heaplab.gc_stats import report_lines as gc_lines  # GC section (gc helper, issue 6)
 from heaplab.gc_stats import timeline_figure_name
@@ -124,16 +124,26 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
 
 
 def _claims(a: Analysis) -> list[str]:
+    n = len(a.runs) or 1
+    runs = ", ".join(f"`{r.path.name}`" for r in a.runs) if n > 1 else "this run only"
+    tally = ", ".join(f"{count} {level}" for level, count in counts(a.claims).items() if count)
     lines = [
         "## Claims",
         "",
-        "| claim | expectation | article | this run | verdict | why |",
-        "|---|---|---|---|---|---|",
+        f"Judged over {n} run(s): {runs}. Verdicts: {tally or 'none'}.",
+        "Each figure is the article's own. Measured: each variant's mean, then the claim's quantity (the",
+        "ratio of the two variants, or the value) with its 95% interval over the runs (one run: an assumed",
+        "band). The rule: docs/analysis.md, section Verdicts.",
+        "",
+        "| claim | kind | article | expectation | measured | verdict | why |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in a.claims:
-        says = f" ({r.claim.says})" if r.claim.says else ""
+        c = r.claim
+        source = f" ({c.source})" if c.source else ""
+        expect = f"`{c.expect}` {c.metric}" if c.expect else "-"
         lines.append(
-            f"| {r.claim.id} | `{r.claim.expect}` {r.claim.metric}{_cell(says)} | {_cell(r.article_text)} | "
+            f"| {c.id} | {c.kind} | {_cell(r.article_text + source)} | {_cell(expect)} | "
             f"{_cell(r.measured_text)} | **{r.verdict}** | {_cell(r.why)} |"
         )
     return lines
@@ -151,8 +161,11 @@ def render(a: Analysis) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(run_dir: str | Path, published_csv: Path | None = None) -> Path:
-    a = analyse(run_dir, published_csv)
+def write_report(
+    run_dir: str | Path, published_csv: Path | None = None, with_runs: list[Path] | None = None
+) -> Path:
+    """Write the report into ``run_dir``; claims judged over it and ``with_runs`` (default: its series)."""
+    a = analyse(run_dir, published_csv, with_runs)
     for experiment in a.run.spec.experiments:
         measured = a.measurements[experiment]
         memory = a.run.spec.memory_phase(experiment)
@@ -164,7 +177,7 @@ def write_report(run_dir: str | Path, published_csv: Path | None = None) -> Path
             shown = [name for name, m in measured.items() if m.problem is None and m.window_ms]
             save_png(timeline_figure(a.run, experiment, shown), a.run.path / timeline_figure_name(experiment))
     write_sweep_figure(a)
-    write_claims_json(a.run, a.claims, a.run.path / CLAIMS)
+    write_claims_json(a.runs, a.claims, a.run.path / CLAIMS)
     path = a.run.path / REPORT
     path.write_text(render(a), encoding="utf-8")
     return path

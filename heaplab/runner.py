@@ -33,7 +33,8 @@ from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAY
 from heaplab.playbook import run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
 from heaplab.runjson import write_json_atomic, write_run_json
-from heaplab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256
+from heaplab.sizing import size_local, this_machine
+from heaplab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256, with_derived
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -54,6 +55,8 @@ class RunOptions:
     out: Callable[[str], None] = print
     java_home: str | None = None  # issue 6 (lab02): `--java-home`, heaplab_java_home for every host
     profile: list[str] | None = None  # issue 6 (profiler): `--profile`, async-profiler events
+    series: dict[str, Any] | None = None  # repeats of one command: {id, index, of} (heaplab.series)
+    size_local: bool = True  # `local` scale sized from this machine (heaplab.sizing)
 
 
 def utc_stamp(now: datetime | None = None) -> str:
@@ -126,11 +129,19 @@ def _variant_entry(spec: Spec, v: Variant, params: dict[str, Any]) -> dict[str, 
     }
 
 
+def _scale_params(spec: Spec, opts: RunOptions) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The scale's parameters; `local` sized from this machine unless --fixed-scale (heaplab.sizing)."""
+    if opts.scale != "local" or not opts.size_local or "paper" not in spec.scales:
+        return spec.params(opts.scale), None
+    sized, record = size_local(spec.scales["local"], spec.scales["paper"], this_machine())
+    return with_derived(sized), record
+
+
 def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     """Run one lab; return (exit code, run directory)."""
     spec_path = resolve_lab(opts.root, lab)
     spec = load_spec(spec_path)
-    params = spec.params(opts.scale)
+    params, sizing = _scale_params(spec, opts)
     archive, playbook = preflight(opts.root)
     if not opts.inventory.is_file():
         raise RunSetupError(f"inventory not found: {opts.inventory}")
@@ -145,6 +156,8 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         "spec_sha256": spec_sha256(spec_path),
         "scale": opts.scale,
         "scale_params": params,
+        **({"sizing": sizing} if sizing else {}),
+        **({"series": opts.series} if opts.series else {}),
         "target": str(opts.inventory),
         "command": opts.command,
         "git": git_state(opts.root),

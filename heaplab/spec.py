@@ -59,6 +59,9 @@ GC_METRICS = (  # issue 6 (gc helper): heaplab.gc_stats / heaplab.timeline, defi
     "gc_pause_initial_peak",
     "eden_evacuation_rate",
     "latency_spike_gc_share",
+    "latency_spike_gc_lift",  # spike seconds' GC overlap over other seconds' (heaplab.timeline)
+    "latency_p999_over_avg",
+    "cms_concurrent_mode_failures",  # CMS runs (JDK 11): heaplab.gc_stats
 )
 MEMORY_METRICS = (
     "resident_after_insert",
@@ -79,7 +82,24 @@ READ_METRICS = (  # heaplab.read_metrics: counter deltas between two `admin metr
     "query_cache_hit_ratio",
     "gets",
 )
-METRICS = CLIENT_METRICS + GC_METRICS + MEMORY_METRICS + READ_METRICS
+MECHANISM_METRICS = (  # heaplab.mechanism: the server's allocation and copies per operation
+    "alloc_bytes_per_op",
+    "alloc_rpc_bytes_per_op",
+    "alloc_wal_bytes_per_op",
+    "heap_copy_bytes_per_op",
+    "request_copy_bytes_per_op",
+    "response_copy_bytes_per_op",
+    "young_gc_per_mop",
+    "direct_used_mb",
+)
+METRICS = CLIENT_METRICS + GC_METRICS + MEMORY_METRICS + READ_METRICS + MECHANISM_METRICS
+# Claims (docs/contracts.md section 8): what a claim judges against, and where its figure comes from.
+CLAIM_KINDS = ("article", "inference", "extension", "peer")
+CLAIM_KEYS = (
+    "id", "kind", "experiment", "metric", "expect", "figure", "source", "says", "article_ratio", "null",
+    "needs", "measurable", "why",
+)  # fmt: skip
+CLAIM_NEEDS = ("cores", "memory_gb")  # the smallest region-server host a claim can be judged on
 VARIANT_KEYS = (
     "profile",
     "published",
@@ -155,11 +175,26 @@ class Phase:
 @dataclass(frozen=True)
 class Claim:
     id: str
-    experiment: str
-    metric: str
-    expect: str
+    experiment: str | None  # None only for a claim that is not measurable on any target
+    metric: str | None
+    expect: str | None
     says: str | None = None
     article_ratio: str | None = None  # the article's variant whose "<metric>_ratio" row is left / right
+    kind: str = "article"  # article | inference | extension | peer
+    figure: str | None = None  # the article's figure as it reads ("P999 45 ms -> 5 ms: 0.11x")
+    source: str | None = None  # the article's title and table or section
+    null: float | None = None  # a constant claim's "no effect" value (heaplab.verdict: effect rule)
+    needs: dict[str, float] = field(default_factory=dict)  # CLAIM_NEEDS -> the least the target must have
+    measurable: bool = True  # False: no target of this lab can measure it; `why` says why
+    why: str | None = None
+
+
+def with_derived(scale_params: dict[str, Any]) -> dict[str, Any]:
+    """A scale's parameters plus the derived ones (total_rows = threads x rows)."""
+    params = dict(scale_params)
+    if "threads" in params and "rows" in params:
+        params["total_rows"] = int(params["threads"]) * int(params["rows"])
+    return params
 
 
 @dataclass(frozen=True)
@@ -208,10 +243,7 @@ class Spec:
             raise SpecError(
                 f"unknown scale {scale!r} for lab {self.lab}; valid scales: {', '.join(self.scales)}"
             )
-        params = dict(self.scales[scale])
-        if "threads" in params and "rows" in params:
-            params["total_rows"] = int(params["threads"]) * int(params["rows"])
-        return params
+        return with_derived(self.scales[scale])
 
     def variant_params(self, variant: Variant | None, params: dict[str, Any]) -> dict[str, Any]:
         """The scale's parameters plus the variant's ``vars`` (filled from the scale's)."""
@@ -484,43 +516,95 @@ def _check_background(phases: list[Phase], where: str) -> None:
 
 
 def _claims(
-    raw: dict[str, Any], where: str, reproduces: list[dict[str, Any]], variants: dict[str, Variant]
+    raw: dict[str, Any],
+    where: str,
+    reproduces: list[dict[str, Any]],
+    variants: dict[str, Variant],
 ) -> list[Claim]:
-    experiments = {r["experiment"] for r in reproduces}
+    """The claims.  kind, figure and source are optional here (the spec copies in older runs lack them);
+    heaplab/tests/test_claims_faithful.py requires them of every lab."""
     claims = []
+    seen: set[str] = set()
     for c in raw.get("claims", []) or []:
-        cw = f"{where}: claim {c.get('id', '?')}"
-        claim = Claim(
-            str(_req(c, "id", cw)),
-            str(_req(c, "experiment", cw)),
-            str(_req(c, "metric", cw)),
-            str(_req(c, "expect", cw)),
-            c.get("says"),
-            c.get("article_ratio"),
-        )
-        if claim.experiment not in experiments:
-            raise SpecError(f"{cw}: experiment {claim.experiment!r} is not in 'reproduces'")
-        if claim.metric not in METRICS:
-            raise SpecError(f"{cw}: unknown metric {claim.metric!r}; valid: {', '.join(METRICS)}")
-        try:
-            exp = parse_expectation(claim.expect)
-        except ExpectationError as e:
-            raise SpecError(f"{cw}: {e}") from e
-        unknown = [v for v in exp.variants if v not in variants]
-        if unknown:
-            raise SpecError(f"{cw}: unknown variant(s) {', '.join(unknown)} in {claim.expect!r}")
-        compared = next((r.get("variants") for r in reproduces if r["experiment"] == claim.experiment), None)
-        outside = [v for v in exp.variants if compared and v not in compared]
-        if outside:
-            raise SpecError(
-                f"{cw}: variant(s) {', '.join(outside)} not compared in {claim.experiment}'s 'variants'"
-            )
-        if claim.article_ratio is not None and exp.right is None:
-            raise SpecError(
-                f"{cw}: article_ratio needs an expectation between two variants, e.g. 'a >= 1.3 * b'"
-            )
+        cw = f"{where}: claim {c.get('id', '?') if isinstance(c, dict) else c}"
+        if not isinstance(c, dict):
+            raise SpecError(f"{cw}: expected a mapping")
+        unknown_keys = sorted(set(c) - set(CLAIM_KEYS))
+        if unknown_keys:
+            raise SpecError(f"{cw}: unknown key(s) {', '.join(unknown_keys)}; valid: {', '.join(CLAIM_KEYS)}")
+        claim = _claim(c, cw)
+        if claim.id in seen:
+            raise SpecError(f"{cw}: the id is used twice")
+        seen.add(claim.id)
+        if claim.measurable:
+            _check_judged_claim(claim, cw, reproduces, variants)
         claims.append(claim)
     return claims
+
+
+def _claim(c: dict[str, Any], cw: str) -> Claim:
+    kind = str(c.get("kind", "article"))
+    if kind not in CLAIM_KINDS:
+        raise SpecError(f"{cw}: kind {kind!r} is not one of {', '.join(CLAIM_KINDS)}")
+    measurable = c.get("measurable", True)
+    if not isinstance(measurable, bool):
+        raise SpecError(f"{cw}: measurable must be true or false")
+    if not measurable and not c.get("why"):
+        raise SpecError(f"{cw}: a claim with measurable: false needs 'why' (what no target here can show)")
+    needs = c.get("needs") or {}
+    if not isinstance(needs, dict) or any(k not in CLAIM_NEEDS for k in needs):
+        raise SpecError(f"{cw}: needs takes {', '.join(CLAIM_NEEDS)} (e.g. needs: {{cores: 8}})")
+    null = c.get("null")
+    if null is not None and (isinstance(null, bool) or not isinstance(null, (int, float)) or null <= 0):
+        raise SpecError(f"{cw}: null must be a positive number (the value of 'no effect')")
+    required = (lambda key: str(_req(c, key, cw))) if measurable else c.get
+    return Claim(
+        id=str(_req(c, "id", cw)),
+        experiment=required("experiment"),
+        metric=required("metric"),
+        expect=required("expect"),
+        says=c.get("says"),
+        article_ratio=c.get("article_ratio"),
+        kind=kind,
+        figure=c.get("figure"),
+        source=c.get("source"),
+        null=float(null) if null is not None else None,
+        needs={str(k): float(v) for k, v in needs.items()},
+        measurable=measurable,
+        why=c.get("why"),
+    )
+
+
+def _check_judged_claim(
+    claim: Claim, cw: str, reproduces: list[dict[str, Any]], variants: dict[str, Variant]
+) -> None:
+    if claim.experiment not in {r["experiment"] for r in reproduces}:
+        raise SpecError(f"{cw}: experiment {claim.experiment!r} is not in 'reproduces'")
+    if claim.metric not in METRICS:
+        raise SpecError(f"{cw}: unknown metric {claim.metric!r}; valid: {', '.join(METRICS)}")
+    try:
+        exp = parse_expectation(str(claim.expect))
+    except ExpectationError as e:
+        raise SpecError(f"{cw}: {e}") from e
+    unknown = [v for v in exp.variants if v not in variants]
+    if unknown:
+        raise SpecError(f"{cw}: unknown variant(s) {', '.join(unknown)} in {claim.expect!r}")
+    compared = next((r.get("variants") for r in reproduces if r["experiment"] == claim.experiment), None)
+    outside = [v for v in exp.variants if compared and v not in compared]
+    if outside:
+        raise SpecError(
+            f"{cw}: variant(s) {', '.join(outside)} not compared in {claim.experiment}'s 'variants'"
+        )
+    if claim.article_ratio is not None and exp.right is None:
+        raise SpecError(f"{cw}: article_ratio needs an expectation between two variants, e.g. 'a >= 1.3 * b'")
+    if claim.null is not None:
+        if exp.right is not None:
+            raise SpecError(f"{cw}: null is for a claim against a constant; a ratio's null is 1")
+        beyond = exp.factor > claim.null if exp.op in (">", ">=") else exp.factor < claim.null
+        if not beyond:
+            raise SpecError(
+                f"{cw}: with null {claim.null:g} the bound {exp.factor:g} must lie where {exp.op} points"
+            )
 
 
 def _reproduces(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:

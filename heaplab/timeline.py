@@ -19,7 +19,9 @@ from heaplab.hlog import US_PER_MS
 from heaplab.rundir import Run
 
 BUCKET_MS = 1000.0
-SPIKE_FACTOR = 10.0  # latency_spike_gc_share: an interval is a spike when its max > 10 x the phase's p50
+# A second is a spike when its own p99 is above the whole phase's p99.9: at least 1% of its requests are
+# among the phase's slowest 0.1%, so the tail is concentrated there (docs/analysis.md).
+SPIKE_PERCENTILE = 99.9
 
 
 def _histogram() -> HdrHistogram:
@@ -45,6 +47,7 @@ class Timeline:
     rows: list[Row] = field(default_factory=list)
     pauses: list[ServerPause] = field(default_factory=list)  # every server's pauses overlapping the window
     p50_ms: float | None = None  # of the whole phase, all hosts merged
+    p999_ms: float | None = None
 
     def pauses_in(self, row: Row) -> list[ServerPause]:
         lo = self.start_epoch_ms + row.t_s * 1000.0
@@ -93,18 +96,44 @@ def latency_timeline(run: Run, variant: str, experiment: str) -> Timeline | None
         )
     if total.get_total_count():
         tl.p50_ms = total.get_value_at_percentile(50) / US_PER_MS
+        tl.p999_ms = total.get_value_at_percentile(SPIKE_PERCENTILE) / US_PER_MS
     pauses = [p for s in load_variant_gc(run, variant) for p in s.pauses]
     overlapping = [p for p in pauses if p.start_epoch_ms < end and p.end_epoch_ms > start]
     tl.pauses = sorted(overlapping, key=lambda p: p.start_epoch_ms)
     return tl
 
 
+def spike_seconds(tl: Timeline) -> tuple[list[Row], list[Row]]:
+    """(spike seconds, other seconds with requests): a spike's p99 is above the phase's p99.9."""
+    if tl.p999_ms is None:
+        return [], []
+    busy = [r for r in tl.rows if r.count]
+    spikes = [r for r in busy if r.p99_ms > tl.p999_ms]
+    return spikes, [r for r in busy if r.p99_ms <= tl.p999_ms]
+
+
 def spike_gc_share(tl: Timeline) -> float | None:
-    """latency_spike_gc_share: of the 1-s intervals whose max latency exceeds 10 x the phase's p50, the
-    fraction that overlap a GC pause of any server.  None when no interval is a spike (nothing to share)."""
-    if tl.p50_ms is None:
-        return None
-    spikes = [r for r in tl.rows if r.count and r.max_ms > SPIKE_FACTOR * tl.p50_ms]
+    """latency_spike_gc_share: the fraction of spike seconds that overlap a GC pause of any server.
+    None when no second is a spike (nothing to attribute)."""
+    spikes, _ = spike_seconds(tl)
     if not spikes:
         return None
     return sum(1 for r in spikes if tl.pauses_in(r)) / len(spikes)
+
+
+def spike_gc_lift(tl: Timeline) -> float | None:
+    """latency_spike_gc_lift: how much likelier a spike second overlaps a GC pause than another second.
+
+    (share of spike seconds with a pause) / (share of other seconds with a pause), each share smoothed
+    as (k + 0.5) / (n + 1) so that no pause in the other seconds gives a large finite lift, not a division
+    by zero.  1 means pauses are no likelier in spike seconds (they do not explain the spikes); ZGC's
+    sub-millisecond pauses, present in every second, give about 1.  None without spikes or other seconds.
+    """
+    spikes, others = spike_seconds(tl)
+    if not spikes or not others:
+        return None
+
+    def share(rows: list[Row]) -> float:
+        return (sum(1 for r in rows if tl.pauses_in(r)) + 0.5) / (len(rows) + 1)
+
+    return share(spikes) / share(others)

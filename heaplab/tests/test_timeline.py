@@ -15,7 +15,7 @@ from heaplab.hlog import read_intervals
 from heaplab.report import write_report
 from heaplab.rundir import load_run
 from heaplab.tests.fabricate import Shape
-from heaplab.timeline import Row, Timeline, latency_timeline, spike_gc_share
+from heaplab.timeline import Row, Timeline, latency_timeline, spike_gc_lift, spike_gc_share
 
 T0 = 1_795_000_000_000.0
 
@@ -46,28 +46,40 @@ def test_timeline_merges_client_hosts(make_pair: Callable[..., Path]) -> None:
     assert sum(d["gc_pause_ms"] for d in two.as_dicts()) > 0
 
 
-def _row(t: float, max_ms: float) -> Row:
-    return Row(t, 100, 1.0, 2.0, 3.0, max_ms)
+def _row(t: float, p99_ms: float) -> Row:
+    return Row(t, 100, 1.0, p99_ms, p99_ms, p99_ms)
 
 
 def _pause(at_s: float, ms: float) -> ServerPause:
     return ServerPause("rs1", T0 + at_s * 1000, ms, "young", None, None)
 
 
-def test_spike_share_by_hand() -> None:
-    tl = Timeline("v", "e", T0, T0 + 5000, p50_ms=2.0)
-    tl.rows = [_row(0, 5), _row(1, 25), _row(2, 30), _row(3, 50), _row(4, 21)]  # spikes: max > 20 ms
+def test_spike_share_and_lift_by_hand() -> None:
+    tl = Timeline("v", "e", T0, T0 + 6000, p50_ms=1.0, p999_ms=20.0)
+    # spikes: a second whose p99 is above the phase's p99.9 (20 ms): seconds 1, 2, 3, 4
+    tl.rows = [_row(0, 5), _row(1, 25), _row(2, 30), _row(3, 50), _row(4, 21), _row(5, 3)]
     # a pause inside second 1, one that starts in second 2 and runs into second 3 (both overlap it)
     tl.pauses = [_pause(1.5, 10), _pause(2.99, 20)]
-    assert [len(tl.pauses_in(r)) for r in tl.rows] == [0, 1, 1, 1, 0]
+    assert [len(tl.pauses_in(r)) for r in tl.rows] == [0, 1, 1, 1, 0, 0]
     assert spike_gc_share(tl) == pytest.approx(3 / 4)
+    # (3 + 0.5) / (4 + 1) over (0 + 0.5) / (2 + 1): spikes are 4.2x as likely to hold a pause
+    assert spike_gc_lift(tl) == pytest.approx((3.5 / 5) / (0.5 / 3))
+
+
+def test_pauses_everywhere_give_no_lift() -> None:
+    """The control: pauses in every second (ZGC's) explain nothing, however high the share."""
+    tl = Timeline("v", "e", T0, T0 + 4000, p50_ms=1.0, p999_ms=20.0)
+    tl.rows = [_row(0, 25), _row(1, 3), _row(2, 30), _row(3, 4)]
+    tl.pauses = [_pause(t + 0.5, 0.2) for t in range(4)]
+    assert spike_gc_share(tl) == 1.0
+    assert spike_gc_lift(tl) == pytest.approx(1.0)
 
 
 def test_no_spike_no_share() -> None:
-    tl = Timeline("v", "e", T0, T0 + 2000, p50_ms=2.0)
+    tl = Timeline("v", "e", T0, T0 + 2000, p50_ms=2.0, p999_ms=20.0)
     tl.rows = [_row(0, 5), _row(1, 19)]
     tl.pauses = [_pause(0.5, 10)]
-    assert spike_gc_share(tl) is None
+    assert spike_gc_share(tl) is None and spike_gc_lift(tl) is None
 
 
 def test_report_has_gc_section_and_timeline_figure(fixture_run: Path) -> None:
