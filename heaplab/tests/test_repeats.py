@@ -13,6 +13,7 @@ from heaplab.hlog import read_total
 from heaplab.metrics import measure
 from heaplab.repeats import CompareError, compare, mean_ci, t975
 from heaplab.rundir import load_run
+from heaplab.runner import RunOptions
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
 
 
@@ -105,3 +106,24 @@ def test_cli_run_repeat_runs_n_times_then_compares(
     assert out.count("run directory: ") == 3
     assert "3 run(s); 95% CI" in out
     assert "| single_put | hbase1-onheap | latency_p999 | ms | 3 |" in out
+
+
+def test_cli_local_scale_repeats_three_times_as_one_series(
+    tmp_path: Path, fake_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At `local` scale a run is three runs by default, one series: the same id, index 1..3 of 3."""
+    series: list[dict] = []
+
+    def fake_run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
+        assert opts.size_local is False  # --fixed-scale
+        series.append(dict(opts.series or {}))
+        i = len(series)
+        return 0, fabricate_run(tmp_path / f"run{i}", lab03_spec(), {"hbase1-onheap": Shape()}, seed=i)
+
+    monkeypatch.setattr("heaplab.cli.run_lab", fake_run_lab)
+    assert (
+        main(["--root", str(fake_root), "run", "03-offheap-write", "--scale", "local", "--fixed-scale"]) == 0
+    )
+    assert [s["index"] for s in series] == [1, 2, 3] and {s["of"] for s in series} == {3}
+    assert len({s["id"] for s in series}) == 1 and series[0]["id"].startswith("03-offheap-write-local-")
+    assert "run 3 of 3" in capsys.readouterr().out

@@ -85,10 +85,51 @@ def test_report_metadata_and_claims_json(fixture_run: Path) -> None:
     for flags in manifest["variants"]["hbase1-onheap"]["server_jvm_flags"]:
         assert flags in report
     claims = json.loads((fixture_run / "claims.json").read_text())
-    assert claims["format"] == 1 and claims["lab"] == "03-offheap-write"
+    assert claims["format"] == 2 and claims["lab"] == "03-offheap-write"
+    assert claims["runs"] == [fixture_run.name]
+    assert sum(claims["counts"].values()) == len(claims["claims"])
     for cid, c in claims["claims"].items():
-        assert {"experiment", "metric", "expect", "article", "measured", "verdict", "why"} <= c.keys()
+        keys = {
+            "kind",
+            "experiment",
+            "metric",
+            "expect",
+            "figure",
+            "source",
+            "article",
+            "measured",
+            "verdict",
+        }
+        assert keys | {"why", "n", "per_run", "quantity", "low", "high", "band", "rule"} <= c.keys()
         assert f"| {cid} |" in report and c["verdict"] in report
+
+
+def test_report_judges_named_runs_together(make_pair: Callable[..., Path]) -> None:
+    """`heaplab report RUN RUN RUN`: one verdict over three runs, each run's values kept."""
+    runs = [
+        make_pair(Shape(), Shape(young_gcs=1), name=f"runs/03-offheap-write-ci-2026010{i}T000000Z")
+        for i in (1, 2, 3)
+    ]
+    assert main(["report", str(runs[0]), str(runs[1]), str(runs[2])]) == 0
+    claims = json.loads((runs[0] / "claims.json").read_text())
+    assert claims["runs"] == [r.name for r in runs]
+    judged = [c for c in claims["claims"].values() if c["n"]]
+    assert judged and all(c["n"] == 3 and len(c["per_run"]) == 3 for c in judged)
+    assert all("over 3 runs" in c["band"] for c in judged)
+    assert "Judged over 3 run(s)" in (runs[0] / "report.md").read_text()
+
+
+def test_report_finds_the_series_of_a_run(make_pair: Callable[..., Path]) -> None:
+    """A run of `--repeat N` is judged with the complete runs of its series beside it."""
+    runs = [make_pair(Shape(), Shape(), name=f"runs/03-offheap-write-ci-2026020{i}T000000Z") for i in (1, 2)]
+    other = make_pair(Shape(), Shape(), name="runs/03-offheap-write-ci-20260203T000000Z")
+    for i, run in enumerate(runs, 1):
+        manifest = json.loads((run / "run.json").read_text())
+        manifest["series"] = {"id": "s1", "index": i, "of": 2}
+        (run / "run.json").write_text(json.dumps(manifest))
+    assert main(["report", str(runs[1])]) == 0
+    claims = json.loads((runs[1] / "claims.json").read_text())
+    assert claims["runs"] == [runs[1].name, runs[0].name] and other.name not in claims["runs"]
 
 
 def test_report_latest_picks_newest_run(make_pair: Callable[..., Path], tmp_path: Path) -> None:
