@@ -321,7 +321,8 @@ def resolve_lab(root: Path, name: str) -> Path:
     return path
 
 
-def load_spec(path: Path) -> Spec:
+def load_spec(path: Path | str) -> Spec:
+    path = Path(path)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
@@ -525,10 +526,11 @@ def _claims(
     heaplab/tests/test_claims_faithful.py requires them of every lab."""
     claims = []
     seen: set[str] = set()
-    for c in raw.get("claims", []) or []:
-        cw = f"{where}: claim {c.get('id', '?') if isinstance(c, dict) else c}"
-        if not isinstance(c, dict):
+    for entry in raw.get("claims", []) or []:
+        cw = f"{where}: claim {entry.get('id', '?') if isinstance(entry, dict) else entry}"
+        if not isinstance(entry, dict):
             raise SpecError(f"{cw}: expected a mapping")
+        c = {"null" if k is None else k: v for k, v in entry.items()}  # YAML reads a bare `null:` as None
         unknown_keys = sorted(set(c) - set(CLAIM_KEYS))
         if unknown_keys:
             raise SpecError(f"{cw}: unknown key(s) {', '.join(unknown_keys)}; valid: {', '.join(CLAIM_KEYS)}")
