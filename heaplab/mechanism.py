@@ -44,6 +44,7 @@ ALLOC_GROUPS = ("handler", "reader", "wal", "flush", "other")
 RPC_GROUPS = ("handler", "reader")  # the threads that decode requests and run calls
 COPY_FIELDS = ("request_heap_bytes", "response_heap_bytes")
 SERVER_METRICS = "server_metrics"
+UNKNOWN_SERVERS = "the region servers"  # an entry whose server is "" (the client could not list them)
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,10 @@ def server_entries(summary: ClientSummary) -> dict[str, tuple[str, dict[str, Any
     out = {}
     for i, entry in enumerate(entries):
         server = entry.get("server") if isinstance(entry, dict) else None
-        if not isinstance(server, str) or not server:
+        # "" with an error: the client could not even list the table's servers
+        if not isinstance(server, str) or not (server or "error" in entry):
             raise MetricsFileError(f"{summary.path}: {SERVER_METRICS}[{i}].server is missing")
-        out[server] = (f"{SERVER_METRICS}[{i}]", entry)
+        out[server or UNKNOWN_SERVERS] = (f"{SERVER_METRICS}[{i}]", entry)
     return out
 
 

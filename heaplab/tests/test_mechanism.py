@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from heaplab.mechanism import report_lines
+from heaplab.mechanism import load_server_window, report_lines
 from heaplab.memory import MB
 from heaplab.metrics import UNITS, measure, measure_all
 from heaplab.rundir import load_run
@@ -254,3 +254,21 @@ def test_report_says_why_a_variant_lacks_the_server_numbers(tmp_path: Path) -> N
     assert row.startswith("| hbase2-offheap | - | - | - | - | - | ")  # young GCs, pause, P99.9 remain
     assert row.count(" - ") == 5
     assert "- hbase2-offheap: localhost:16020: connection refused (single_put-localhost.json)" in lines
+
+
+def test_servers_that_could_not_be_listed(tmp_path: Path) -> None:
+    """The engine writes one entry with server "" when it cannot list the table's region servers."""
+    run = _run(tmp_path, [{"server": "", "error": "cannot list the region servers of TestTable: refused"}])
+    m = measure(load_run(run), VARIANT, "single_put")
+    assert m.problem is None
+    assert not set(SERVER_SIDE) & set(m.values)
+    window = load_server_window(m.summaries)
+    assert window is not None
+    why = "cannot list the region servers of TestTable: refused"
+    assert window.notes == (f"the region servers: {why} (single_put-localhost.json)",)
+
+
+def test_server_without_name_or_error_is_an_error(tmp_path: Path) -> None:
+    run = _run(tmp_path, [{"server": "", "before": BEFORE, "after": AFTER}])
+    m = measure(load_run(run), VARIANT, "single_put")
+    assert m.problem == f"{run / SUMMARY}: server_metrics[0].server is missing"
