@@ -255,7 +255,8 @@ def _cell(metric: str, values: dict[str, float], base: dict[str, float] | None) 
         return "-"
     text = _number(values[metric])
     if base is not None and base.get(metric):
-        text += f" ({values[metric] / base[metric]:.2f}x)"
+        ratio = values[metric] / base[metric]
+        text += f" ({ratio:,.0f}x)" if ratio >= 100 else f" ({ratio:.2f}x)"
     return text
 
 
