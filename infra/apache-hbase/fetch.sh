@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fetch Apache HBase 2.6 from Maven Central and pack what lab 11's apache-hbase variant deploys:
+# Fetch Apache HBase 2.6 from Maven Central and pack what the apache-hbase variants (lab 11's, the CMS ones)
+# deploy:
 #   infra/apache-hbase/target/apache-hbase-<version>/{bin/hbase-lab, conf/log4j.properties, lib/*.jar, classes/}
 #   infra/apache-hbase/target/apache-hbase-<version>.tar   (what the playbook unpacks on each host)
 # Needs Maven and a JDK 17; about 115 MB from Maven Central the first time (then ~/.m2 serves it).
@@ -12,8 +13,9 @@ rm -rf "$OUT" "$OUT.tar"
 mkdir -p "$OUT/bin" "$OUT/classes"
 echo "fetching Apache HBase $VERSION jars from Maven Central into $OUT/lib"
 mvn -B -q -f "$HERE/pom.xml" package -Dhbase.version="$VERSION" -Dhbase.lib.dir="$OUT/lib"
-echo "compiling org.heaplab.hbase.LabAdmin against them"
-"${JAVA_HOME:+$JAVA_HOME/bin/}javac" -nowarn -d "$OUT/classes" -cp "$OUT/lib/*" \
+# --release 11: the CMS variants run HBase, and so LabAdmin, on a JDK 11 (docs/apache-hbase.md).
+echo "compiling org.heaplab.hbase.LabAdmin against them (Java 11 class files)"
+"${JAVA_HOME:+$JAVA_HOME/bin/}javac" --release 11 -nowarn -d "$OUT/classes" -cp "$OUT/lib/*" \
   "$HERE"/src/org/heaplab/hbase/*.java
 cp "$HERE/bin/hbase-lab" "$OUT/bin/"
 mkdir -p "$OUT/conf" && cp "$HERE"/conf/log4j.properties "$OUT/conf/"

@@ -1,26 +1,41 @@
 package org.heaplab.hbase;
 
 import java.io.IOException;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.PerformanceEvaluation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.regionserver.BloomType;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * The few admin steps lab 11 needs on Apache HBase, through HBase's own Admin API (the hbase shell needs
- * JRuby, which Maven Central's HBase artifacts do not bring): wait until the standalone server serves,
- * flush a table, major-compact it and wait until the compaction is done, drop it. Same words as the
- * engine's `bin/engine admin flush|compact|drop TABLE`, so one lab phase runs on both.
+ * The admin steps the labs need on Apache HBase, through HBase's own Admin API (the hbase shell needs
+ * JRuby, which Maven Central's HBase artifacts do not bring): wait until the standalone server serves;
+ * create a table as HBase's PerformanceEvaluation would (its family, its split keys); flush; major-compact
+ * and wait until the compaction is done; drop. Same words as the engine's `bin/engine admin ...`, so one
+ * lab phase runs on both. Written for Java 11 (compiled with --release 11): CMS variants run it on a JDK 11.
  */
 public final class LabAdmin {
+  static final String USAGE = "LabAdmin wait [SECONDS] | create TABLE [--presplit=N --rows=TOTAL]"
+      + " [--compress=NONE|SNAPPY|GZ|LZ4|ZSTD] [--blockEncoding=NONE|DIFF|FAST_DIFF|PREFIX|ROW_INDEX_V1]"
+      + " [--bloom=NONE|ROW|ROWCOL] [--family=info0] | flush|compact|drop TABLE";
+
   private LabAdmin() {}
 
-  public static void main(String[] args) throws Exception {
-    if (args.length < 1) {
+  public static void main(String[] rest) throws Exception {
+    if (rest.length < 1) {
       usage("missing command");
     }
     Configuration conf = HBaseConfiguration.create();
@@ -28,25 +43,37 @@ public final class LabAdmin {
     conf.setInt("hbase.client.retries.number", 3);
     conf.setInt("zookeeper.recovery.retry", 1);
     try {
-      switch (args[0]) {
-        case "wait" -> waitUntilServing(conf, args.length > 1 ? Integer.parseInt(args[1]) : 120);
-        case "flush" -> withAdmin(conf, admin -> admin.flush(table(args)));
-        case "compact" -> withAdmin(conf, admin -> majorCompact(admin, table(args)));
-        case "drop" -> withAdmin(conf, admin -> {
-          TableName t = table(args);
-          if (admin.tableExists(t)) {
-            admin.disableTable(t);
-            admin.deleteTable(t);
-          }
-        });
-        default -> usage("unknown command '" + args[0] + "'; valid: wait, flush, compact, drop");
-      }
+      run(conf, rest);
     } catch (IOException e) {
-      System.err.println("ERROR: " + args[0] + ": " + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()));
+      System.err.println("ERROR: " + rest[0] + ": " + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()));
       System.exit(1);
+    } catch (IllegalArgumentException e) {
+      usage(e.getMessage());
     }
-    System.out.println(String.join(" ", args) + ": done");
+    System.out.println(String.join(" ", rest) + ": done");
     System.exit(0);
+  }
+
+  private static void run(Configuration conf, String[] args) throws IOException, InterruptedException {
+    switch (args[0]) {
+      case "wait":
+        waitUntilServing(conf, args.length > 1 ? Integer.parseInt(args[1]) : 120);
+        break;
+      case "create":
+        withAdmin(conf, admin -> create(admin, table(args), options(args)));
+        break;
+      case "flush":
+        withAdmin(conf, admin -> admin.flush(table(args)));
+        break;
+      case "compact":
+        withAdmin(conf, admin -> majorCompact(admin, table(args)));
+        break;
+      case "drop":
+        withAdmin(conf, admin -> drop(admin, table(args)));
+        break;
+      default:
+        usage("unknown command '" + args[0] + "'; valid: wait, create, flush, compact, drop");
+    }
   }
 
   interface AdminStep {
@@ -60,10 +87,63 @@ public final class LabAdmin {
   }
 
   private static TableName table(String[] args) {
-    if (args.length < 2) {
+    if (args.length < 2 || args[1].startsWith("--")) {
       usage(args[0] + " needs a table name");
     }
     return TableName.valueOf(args[1]);
+  }
+
+  /** --name=value options after the table name. */
+  private static Map<String, String> options(String[] args) {
+    Map<String, String> out = new HashMap<>();
+    for (int i = 2; i < args.length; i++) {
+      int eq = args[i].indexOf('=');
+      if (!args[i].startsWith("--") || eq < 0) {
+        throw new IllegalArgumentException("expected --name=value, got '" + args[i] + "'");
+      }
+      out.put(args[i].substring(2, eq), args[i].substring(eq + 1));
+    }
+    return out;
+  }
+
+  /**
+   * The table HBase's PerformanceEvaluation would make: family info0, ROW blooms, the given compression
+   * and encoding, and with --presplit=N --rows=TOTAL the N - 1 split keys of `pe --presplit=N` over TOTAL
+   * rows (PerformanceEvaluation.getSplits: key (TOTAL / N) x i, as pe formats keys), so a later pe run
+   * with --presplit=N finds the table it would have made and keeps it. An existing table is dropped first.
+   */
+  static void create(Admin admin, TableName name, Map<String, String> o) throws IOException {
+    int presplit = Integer.parseInt(o.getOrDefault("presplit", "1"));
+    long rows = Long.parseLong(o.getOrDefault("rows", "0"));
+    if (presplit > 1 && rows < presplit) {
+      throw new IllegalArgumentException("--presplit=" + presplit + " needs --rows=TOTAL (at least " + presplit + ")");
+    }
+    ColumnFamilyDescriptorBuilder family = ColumnFamilyDescriptorBuilder
+        .newBuilder(Bytes.toBytes(o.getOrDefault("family", PerformanceEvaluation.FAMILY_NAME_BASE + "0")))
+        .setCompressionType(Compression.Algorithm.valueOf(o.getOrDefault("compress", "NONE").toUpperCase(Locale.ROOT)))
+        .setDataBlockEncoding(DataBlockEncoding.valueOf(o.getOrDefault("blockEncoding", "NONE").toUpperCase(Locale.ROOT)))
+        .setBloomFilterType(BloomType.valueOf(o.getOrDefault("bloom", "ROW").toUpperCase(Locale.ROOT)));
+    TableDescriptorBuilder table = TableDescriptorBuilder.newBuilder(name).setColumnFamily(family.build());
+    drop(admin, name);
+    if (presplit > 1) {
+      byte[][] splits = new byte[presplit - 1][];
+      long jump = rows / presplit;
+      for (int i = 0; i < splits.length; i++) {
+        splits[i] = PerformanceEvaluation.format(jump * (i + 1));
+      }
+      admin.createTable(table.build(), splits);
+    } else {
+      admin.createTable(table.build());
+    }
+  }
+
+  private static void drop(Admin admin, TableName t) throws IOException {
+    if (admin.tableExists(t)) {
+      if (admin.isTableEnabled(t)) {
+        admin.disableTable(t);
+      }
+      admin.deleteTable(t);
+    }
   }
 
   /** Major compaction is asynchronous in HBase: ask for it, then poll until no region compacts. */
@@ -79,7 +159,11 @@ public final class LabAdmin {
     }
   }
 
-  /** Serving: a region server is live and hbase:meta answers (listing tables reads it). */
+  /**
+   * Serving: a region server is live, hbase:meta answers (listing tables reads it) and the master has
+   * finished initializing (listing namespaces asks for that; until then a create gets "Master is
+   * initializing").
+   */
   private static void waitUntilServing(Configuration conf, int seconds) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     String last = "";
@@ -87,6 +171,7 @@ public final class LabAdmin {
       try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin()) {
         if (!admin.getRegionServers().isEmpty() && admin.isTableAvailable(TableName.META_TABLE_NAME)) {
           admin.listTableNames();
+          admin.listNamespaceDescriptors();
           return;
         }
         last = "no region server online yet";
@@ -99,12 +184,26 @@ public final class LabAdmin {
     System.exit(1);
   }
 
-  private static String firstLine(String s) {
-    return s == null ? "" : s.lines().findFirst().orElse("");
+  /**
+   * The message's first line and, when it lists causes with their stack traces (RetriesExhaustedException),
+   * the last cause: its last line that names an exception.
+   */
+  static String firstLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    String[] lines = s.strip().split("\n");
+    for (int i = lines.length - 1; i > 0; i--) {
+      String line = lines[i].strip();
+      if (!line.startsWith("at ") && line.contains("Exception")) {
+        return lines[0] + " ... " + line;
+      }
+    }
+    return lines[0];
   }
 
   private static void usage(String why) {
-    System.err.println("ERROR: " + why + "; usage: LabAdmin wait [SECONDS] | flush|compact|drop TABLE");
+    System.err.println("ERROR: " + why + "; usage: " + USAGE);
     System.exit(2);
   }
 }
