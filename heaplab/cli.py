@@ -1,4 +1,4 @@
-"""The ``heaplab`` command: ``labs``, ``run``, ``report``, ``compare``.
+"""The ``heaplab`` command: ``labs``, ``run``, ``report``, ``compare``, ``verdicts``.
 
 User errors (unknown lab or scale, no engine build, not a run directory) print one ``heaplab: error: ...``
 line on stderr and exit non-zero, never a traceback.
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from heaplab import verdict_table
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, find_root
 from heaplab.profiles import ProfileError, parse_events
 from heaplab.repeats import compare, to_markdown  # issue 6 (gc): heaplab compare, run --repeat
@@ -29,7 +30,7 @@ DEFAULT_REPEATS = {"local": 3}
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="heaplab", description="Run the HeapLab labs and report on their runs.")
     p.add_argument("--root", help="repository root (default: $HEAPLAB_ROOT or the checkout above the cwd)")
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="{labs,run,report,compare}")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="{labs,run,report,compare,verdicts}")
     sub.add_parser("labs", help="list the labs and their titles")
     run = sub.add_parser("run", help="run a lab (or all) through the playbooks")
     run.add_argument("lab", help="lab name (a directory under labs/) or 'all'")
@@ -68,6 +69,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="EVENTS",
         help="async-profiler events, comma separated: cpu, alloc, lock (flame graphs linked from the report)",
     )
+    ver = sub.add_parser("verdicts", help="claims by verdict level, per article, over reported runs")
+    ver.add_argument("runs", nargs="+", help="run directories with a claims.json (the newest per lab counts)")
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
     rep.add_argument(
@@ -177,6 +180,11 @@ def _profile(value: str | None) -> list[str] | None:
         raise SpecError(str(e)) from None
 
 
+def cmd_verdicts(args: argparse.Namespace) -> int:
+    print(verdict_table.to_markdown(verdict_table.tally([Path(r) for r in args.runs])))
+    return 0
+
+
 def cmd_report(root: Path, args: argparse.Namespace) -> int:
     run_dir = resolve_run(args.run, _under(root, args.runs_dir, DEFAULT_RUNS_DIR))
     print(write_report(run_dir, with_runs=[Path(p) for p in args.more]))
@@ -193,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "run": lambda: cmd_run(root, args, argv),
             "compare": lambda: cmd_compare(args),  # issue 6 (gc)
             "report": lambda: cmd_report(root, args),
+            "verdicts": lambda: cmd_verdicts(args),
         }
         return commands[args.cmd]()
     except SpecError as e:
