@@ -14,7 +14,7 @@ import yaml
 
 from heaplab import sweep
 from heaplab.analysis import analyse
-from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from heaplab.claims import NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
 from heaplab.report import write_report
 from heaplab.rundir import load_run
 from heaplab.spec import load_spec
@@ -156,7 +156,7 @@ def test_a_variant_that_still_gains_is_not_saturated(tmp_path: Path) -> None:
     )
 
 
-def test_an_unavailable_variant_leaves_gaps_and_inconclusive_claims(tmp_path: Path) -> None:
+def test_an_unavailable_variant_leaves_gaps_and_claims_not_measurable_here(tmp_path: Path) -> None:
     raw = lab05_spec()
     raw["variants"]["netty-rpc"].update(available=False, why="needs NettyRpcServer")
     run = fabricate_run(tmp_path / "half", raw, {"simple-rpc": shape(920, [4, 2, 2, 2])})
@@ -167,7 +167,8 @@ def test_an_unavailable_variant_leaves_gaps_and_inconclusive_claims(tmp_path: Pa
     )
     assert sweep.saturation("netty-rpc", rows["netty-rpc"]).text == "netty-rpc: not measured"
     assert "| netty_rpc | 16 | 2000 | " in sweep.to_markdown(a) and "| - | - | - |" in sweep.to_markdown(a)
-    assert {r.verdict for r in a.claims} == {INCONCLUSIVE}
+    assert {r.verdict for r in a.claims} == {NOT_MEASURABLE}
+    assert all(r.why == "netty-rpc is unavailable here: needs NettyRpcServer" for r in a.claims)
 
 
 def test_report_has_the_sweep_section_and_figure(tmp_path: Path) -> None:
