@@ -140,7 +140,7 @@ public final class FrameReader {
     /** Reads the cells of a request's cell block with {@code decoder}. */
     private static List<Cell> readCells(ByteBuffer body, int pos, int length, int callId, CellDecoder decoder)
         throws MalformedFrameException {
-        List<Cell> cells = new ArrayList<>();
+        List<Cell> cells = new ArrayList<>(countCells(body, pos, pos + length)); // exact: no growth per request
         int end = pos + length;
         while (pos < end) {
             if (end - pos < KeyValue.ROW_OFFSET) {
@@ -161,6 +161,20 @@ public final class FrameReader {
             pos += (int) cellLength;
         }
         return cells;
+    }
+
+    /** How many cells the block holds, by their length fields (a malformed block: what fits, checked later). */
+    private static int countCells(ByteBuffer body, int pos, int end) {
+        int n = 0;
+        while (end - pos >= KeyValue.ROW_OFFSET) {
+            long cellLength = KeyValue.ROW_OFFSET + (body.getInt(pos) & 0xffffffffL) + (body.getInt(pos + 4) & 0xffffffffL);
+            if (cellLength > end - pos) {
+                break;
+            }
+            n++;
+            pos += (int) cellLength;
+        }
+        return n;
     }
 
     /** Reads the cells of a response's cell block; the KeyValues are views into {@code body}. */

@@ -40,13 +40,16 @@ public enum Method {
 
     public final byte code;
 
+    /** values() once: it clones the array on every call, and every request is decoded through {@link #of}. */
+    private static final Method[] VALUES = values();
+
     Method(int code) {
         this.code = (byte) code;
     }
 
     /** The method with wire code {@code code}, or null when this server does not know it. */
     public static Method of(byte code) {
-        for (Method m : values()) {
+        for (Method m : VALUES) {
             if (m.code == code) {
                 return m;
             }

@@ -50,6 +50,33 @@ public final class ParamReader {
         return new String(readBytes(), StandardCharsets.UTF_8);
     }
 
+    /**
+     * {@link #readString()}, returning {@code known} itself when the field spells it (an ASCII string,
+     * compared in place): a server that decodes the same table name on every put keeps one String.
+     */
+    public String readString(String known) throws MalformedFrameException {
+        if (known != null && spells(known)) {
+            pos += 4 + known.length();
+            return known;
+        }
+        return readString();
+    }
+
+    private boolean spells(String s) throws MalformedFrameException {
+        need(4);
+        int n = ((buf[pos] & 0xff) << 24) | ((buf[pos + 1] & 0xff) << 16) | ((buf[pos + 2] & 0xff) << 8) | (buf[pos + 3] & 0xff);
+        if (n != s.length() || n > buf.length - pos - 4) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80 || buf[pos + 4 + i] != (byte) c) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A count field that must be in [0, max]. */
     public int readCount(int max) throws MalformedFrameException {
         int n = readInt();

@@ -136,6 +136,14 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
      */
     public RequestBuffer allocateWhole(int length) {
         responseAllocations.increment();
+        if (length <= bufferSize) { // the usual response: one pooled buffer, no list
+            ByteBuffer b = take();
+            if (b != null) {
+                b.clear().limit(length);
+                responsePoolBytes.add(length);
+                return track(new RequestBuffer(new ByteBuffer[] {b}, length, releaser));
+            }
+        }
         List<ByteBuffer> segments = new ArrayList<>(length / bufferSize + 2);
         int remaining = length;
         while (remaining > 0) {

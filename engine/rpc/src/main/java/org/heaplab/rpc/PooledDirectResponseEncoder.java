@@ -26,8 +26,8 @@ public final class PooledDirectResponseEncoder implements ResponseEncoder {
     @Override
     public ResponseFrame encode(int callId, byte[] params, List<? extends Cell> cells) {
         long cellBytes = 0;
-        for (Cell c : cells) {
-            cellBytes += c.getSerializedLength();
+        for (int i = 0; i < cells.size(); i++) { // indexed: no iterator per response
+            cellBytes += cells.get(i).getSerializedLength();
         }
         long body = 4 + 1 + 4 + (long) params.length + 4 + cellBytes;
         if (body > Integer.MAX_VALUE - 64) {
@@ -40,10 +40,10 @@ public final class PooledDirectResponseEncoder implements ResponseEncoder {
             out.putInt(callId);
             out.put(RpcConstants.STATUS_OK);
             out.putInt(params.length);
-            out.put(ByteBuffer.wrap(params));
+            out.put(params);
             out.putInt((int) cellBytes);
-            for (Cell c : cells) {
-                out.put(c.serializedView());
+            for (int i = 0; i < cells.size(); i++) {
+                out.put(cells.get(i).serializedView());
             }
             for (ByteBuffer s : buffer.segments()) {
                 s.flip();
@@ -61,10 +61,13 @@ public final class PooledDirectResponseEncoder implements ResponseEncoder {
             + " bytes, one gathering write, cache blocks released after the write)";
     }
 
-    /** Relative puts across consecutive segments (each filled to its limit before the next). */
+    /**
+     * Relative puts across consecutive segments (each filled to its limit before the next). Numbers and
+     * params are written byte by byte where they land (a value may straddle two segments): no wrapper
+     * buffer per field, so encoding a response makes no heap garbage beyond this cursor.
+     */
     private static final class Segments {
         private final ByteBuffer[] segments;
-        private final byte[] scratch = new byte[8];
         private int i;
 
         Segments(ByteBuffer[] segments) {
@@ -75,16 +78,32 @@ public final class PooledDirectResponseEncoder implements ResponseEncoder {
         }
 
         void putInt(int v) {
-            scratch[0] = (byte) (v >>> 24);
-            scratch[1] = (byte) (v >>> 16);
-            scratch[2] = (byte) (v >>> 8);
-            scratch[3] = (byte) v;
-            put(ByteBuffer.wrap(scratch, 0, 4));
+            put((byte) (v >>> 24));
+            put((byte) (v >>> 16));
+            put((byte) (v >>> 8));
+            put((byte) v);
         }
 
         void put(byte b) {
-            scratch[0] = b;
-            put(ByteBuffer.wrap(scratch, 0, 1));
+            while (!segments[i].hasRemaining()) {
+                i++;
+            }
+            segments[i].put(b);
+        }
+
+        /** Copies all of {@code src} (a bulk copy per segment). */
+        void put(byte[] src) {
+            int pos = 0;
+            while (pos < src.length) {
+                ByteBuffer dst = segments[i];
+                if (!dst.hasRemaining()) {
+                    i++;
+                    continue;
+                }
+                int n = Math.min(dst.remaining(), src.length - pos);
+                dst.put(src, pos, n);
+                pos += n;
+            }
         }
 
         /** Copies {@code src} from its position to its limit (a bulk copy per segment). */

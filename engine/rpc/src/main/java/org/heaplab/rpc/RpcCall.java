@@ -39,8 +39,9 @@ public final class RpcCall implements ServerCall {
     private final long receivedNanos = System.nanoTime();
     private volatile long startedNanos;
     private final AtomicBoolean answered = new AtomicBoolean();
-    private final List<CompletableFuture<?>> holds = new CopyOnWriteArrayList<>();
-    private final List<AutoCloseable> afterResponse = new CopyOnWriteArrayList<>();
+    /** Made on first use (most calls hold nothing, or hold a future that is done already). */
+    private volatile List<CompletableFuture<?>> holds;
+    private volatile List<AutoCloseable> afterResponse;
 
     /**
      * @param buffer the memory {@code request} was decoded over; released by this call
@@ -95,15 +96,45 @@ public final class RpcCall implements ServerCall {
 
     @Override
     public void holdRequestUntil(CompletableFuture<?> f) {
-        holds.add(f);
+        if (f.isDone()) {
+            return; // nothing to wait for (a SYNC_WAL put's cells were read before the answer)
+        }
+        holdList().add(f);
     }
 
     @Override
     public void closeAfterResponse(AutoCloseable resource) {
-        afterResponse.add(resource);
-        if (answered.get() && afterResponse.remove(resource)) {
+        List<AutoCloseable> list = afterResponseList();
+        list.add(resource);
+        if (answered.get() && list.remove(resource)) {
             closeQuietly(resource); // registered too late: the response is gone already
         }
+    }
+
+    private List<CompletableFuture<?>> holdList() {
+        List<CompletableFuture<?>> h = holds;
+        if (h == null) {
+            synchronized (this) {
+                if (holds == null) {
+                    holds = new CopyOnWriteArrayList<>();
+                }
+                h = holds;
+            }
+        }
+        return h;
+    }
+
+    private List<AutoCloseable> afterResponseList() {
+        List<AutoCloseable> a = afterResponse;
+        if (a == null) {
+            synchronized (this) {
+                if (afterResponse == null) {
+                    afterResponse = new CopyOnWriteArrayList<>();
+                }
+                a = afterResponse;
+            }
+        }
+        return a;
     }
 
     @Override
@@ -140,22 +171,26 @@ public final class RpcCall implements ServerCall {
             frame.release();
             return; // answered already: the contract allows one answer
         }
+        List<CompletableFuture<?>> holdsNow = holds;
         boolean held = false;
-        for (CompletableFuture<?> h : holds) {
-            held |= !h.isDone();
+        if (holdsNow != null) {
+            for (CompletableFuture<?> h : holdsNow) {
+                held |= !h.isDone();
+            }
         }
         if (!held) {
             buffer.release();
         }
         try {
-            // closeAfterResponse once the frame was written (or dropped): whenever the transport releases it
-            transport.send(frame.withReleaseHook(this::closeAfterResponse));
+            // closeAfterResponse once the frame was written (or dropped): whenever the transport releases it;
+            // a resource registered after this check closes itself (see closeAfterResponse(AutoCloseable))
+            transport.send(afterResponse == null ? frame : frame.withReleaseHook(this::closeAfterResponse));
         } finally {
             long now = System.nanoTime();
             long started = startedNanos == 0 ? now : startedNanos;
             metrics.callDone(request.method(), started - receivedNanos, now - receivedNanos, error);
             if (held) {
-                Futures.allSettled(holds).whenComplete((v, e) -> {
+                Futures.allSettled(holdsNow).whenComplete((v, e) -> {
                     buffer.release(); // the request's cells are dead from here on
                     onFinished.run();
                 });
@@ -166,8 +201,9 @@ public final class RpcCall implements ServerCall {
     }
 
     private void closeAfterResponse() {
-        for (AutoCloseable r : afterResponse) {
-            if (afterResponse.remove(r)) {
+        List<AutoCloseable> list = afterResponse;
+        for (AutoCloseable r : list) {
+            if (list.remove(r)) {
                 closeQuietly(r);
             }
         }

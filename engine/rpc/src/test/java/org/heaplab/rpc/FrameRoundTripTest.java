@@ -48,6 +48,24 @@ class FrameRoundTripTest {
         assertFalse(p.hasRemaining());
     }
 
+    /** readString(known) returns the very String it was given when the field spells it, else decodes as readString. */
+    @Test
+    void aKnownStringIsReturnedItselfAndAnythingElseDecoded() throws Exception {
+        String known = "TestTable";
+        byte[] params = new ParamWriter().writeString("TestTable").writeString("TestTablf").writeString("Test")
+            .writeString("tëst").writeInt(42).toByteArray();
+        ParamReader in = new ParamReader(params, 1);
+        assertTrue(known == in.readString(known), "the same object: no String per call");
+        String other = in.readString(known);
+        assertEquals("TestTablf", other);
+        assertFalse(known == other);
+        assertEquals("Test", in.readString(known));
+        assertEquals("tëst", in.readString("tëst"), "a non-ASCII name is decoded, never matched by bytes");
+        assertEquals(42, in.readInt(), "each form consumed exactly its field");
+        assertThrows(MalformedFrameException.class, () -> new ParamReader(new byte[] {0, 0, 0, 9, 'T'}, 1).readString(known),
+            "a truncated field is still refused");
+    }
+
     @Test
     void everyMethodCodeRoundTrips() throws Exception {
         for (Method m : Method.values()) {

@@ -50,6 +50,18 @@ class PooledDirectRequestBuffersTest {
         p.checkNoLeaks();
     }
 
+    /** hbase.server.allocator.minimal.allocate.size 0, as HBase's ByteBuffAllocator: every request from the pool. */
+    @Test
+    void minimumZeroPoolsEvenTheSmallestRequest() {
+        PooledDirectRequestBuffers p = new PooledDirectRequestBuffers(SIZE, 10, 0, false, true, log::add);
+        RequestBuffer b = p.allocate(13);
+        assertEquals(List.of("pool 13"), shape(b));
+        assertEquals(List.of("pool 66560", "pool 1"), shape(p.allocate(SIZE + 1)), "no heap tail either");
+        assertEquals(0, p.heapAllocationBytes());
+        assertEquals(0, p.heapFallbacks());
+        b.release();
+    }
+
     @Test
     void wholeBuffersWhileTheRemainderIsAtLeastTheMinimumThenAHeapTail() {
         PooledDirectRequestBuffers p = pool(10);

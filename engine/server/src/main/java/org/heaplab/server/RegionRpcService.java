@@ -45,6 +45,8 @@ public final class RegionRpcService implements RpcService {
     private final ReadCalls reads = new ReadCalls();
     private final IncrementCall increments = new IncrementCall();
     private final RpcCallCounts calls = new RpcCallCounts();
+    /** The table the last PUT or DELETE named (a hint only: racy updates are harmless). */
+    private volatile String lastTable;
 
     public RegionRpcService(String serverName, String rpcServerName, int handlers) {
         this.serverName = serverName;
@@ -137,7 +139,8 @@ public final class RegionRpcService implements RpcService {
         List<? extends Cell> cells;
         try {
             ParamReader in = request.paramReader();
-            table = in.readString();
+            table = in.readString(lastTable); // the table of the previous put, if the same: no new String
+            lastTable = table;
             // int durability (wire-protocol.md); absent from older clients: USE_DEFAULT
             durability = in.hasRemaining() ? Durability.fromCode(in.readInt()) : Durability.USE_DEFAULT;
             if (request.cells().isEmpty()) {

@@ -33,7 +33,8 @@ import org.heaplab.rpc.RpcServer;
  * (cpu_ms: process CPU time, for CPU per get); issue 5: {@code rpc} (as the HTTP endpoint shows it, once
  * {@link #rpcServer} is set); the mechanism counters: {@code alloc} (heap bytes allocated per thread group,
  * {@link ThreadAllocations}), {@code copies} (payload bytes copied into heap memory on the RPC paths,
- * {@link HeapCopies}) and {@code rpc_calls} (calls per method, {@link RpcCallCounts}). The same object also builds the HTTP endpoint's JSON ({@link #endpointJson}).
+ * {@link HeapCopies}), {@code rpc_calls} (calls per method, {@link RpcCallCounts}) and {@code gc} (collections
+ * since start-up, young ones apart). The same object also builds the HTTP endpoint's JSON ({@link #endpointJson}).
  * Field names are a contract (docs/contracts.md): more may be added, none removed.
  *
  * <p>Thread safety: stateless apart from what it reads; safe from any thread.
@@ -90,7 +91,7 @@ public final class ServerMetrics {
             .put("store_files_read", rc.storeFilesRead()).put("store_files_skipped_by_bloom", rc.storeFilesSkippedByBloom()));
         w.put("query_cache", queryCache());
         w.put("process", new JsonWriter().put("cpu_ms", processCpuMillis()));
-        w.put("alloc", alloc()).put("copies", copies()).put("rpc_calls", calls.json());
+        w.put("alloc", alloc()).put("copies", copies()).put("rpc_calls", calls.json()).put("gc", collections());
         RpcServer rpcNow = rpcServer;
         if (rpcNow != null) {
             w.put("rpc", rpc(rpcNow));
@@ -203,6 +204,31 @@ public final class ServerMetrics {
                 .put("time_ms", gc.getCollectionTime()));
         }
         return GcEventRecorder.pauseLog().json().put("collectors", collectors);
+    }
+
+    /**
+     * Collections since start-up: {"young_count", "young_time_ms", "collectors": [{name, count, time_ms}]},
+     * young = the young-generation collectors (G1 Young Generation, PS Scavenge, Copy, ParNew), so that a
+     * window's young GCs are the difference of two reports.
+     */
+    static JsonWriter collections() {
+        List<JsonWriter> collectors = new ArrayList<>();
+        long youngCount = 0;
+        long youngMs = 0;
+        for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            collectors.add(new JsonWriter().put("name", gc.getName()).put("count", gc.getCollectionCount())
+                .put("time_ms", gc.getCollectionTime()));
+            if (isYoung(gc.getName())) {
+                youngCount += Math.max(0, gc.getCollectionCount());
+                youngMs += Math.max(0, gc.getCollectionTime());
+            }
+        }
+        return new JsonWriter().put("young_count", youngCount).put("young_time_ms", youngMs).put("collectors", collectors);
+    }
+
+    static boolean isYoung(String collector) {
+        return collector.contains("Young") || collector.contains("Scavenge") || collector.equals("Copy")
+            || collector.equals("ParNew");
     }
 
     /** Cells, bytes and chunks of every memstore, the index kind (the METRICS call's memstore group). */

@@ -163,6 +163,27 @@ public final class CellComparator implements Comparator<Cell> {
         return Integer.compare(len, b.length);
     }
 
+    /**
+     * {@link Arrays#hashCode(byte[])} of the cell's row, computed in place (no row copy): the put path
+     * hashes every row for its lock stripe.
+     */
+    public static int rowHashCode(Cell cell) {
+        int h = 1;
+        int n = cell.rowLength();
+        if (cell instanceof KeyValue kv) {
+            byte[] b = kv.getBuffer();
+            int from = kv.rowOffset();
+            for (int i = 0; i < n; i++) {
+                h = 31 * h + b[from + i];
+            }
+            return h;
+        }
+        for (int i = 0; i < n; i++) {
+            h = 31 * h + byteAt(cell, ROW + i);
+        }
+        return h;
+    }
+
     /** True when {@code cell}'s family equals {@code family}. */
     public static boolean familyEquals(Cell cell, byte[] family) {
         if (cell instanceof KeyValue kv) {

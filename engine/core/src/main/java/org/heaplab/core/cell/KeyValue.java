@@ -36,12 +36,15 @@ public final class KeyValue implements Cell {
 
         public final byte code;
 
+        /** values() once: it clones the array per call, and every cell written has its type checked. */
+        private static final Type[] VALUES = values();
+
         Type(int code) {
             this.code = (byte) code;
         }
 
         public static Type of(byte code) {
-            for (Type t : values()) {
+            for (Type t : VALUES) {
                 if (t.code == code) {
                     return t;
                 }

@@ -282,6 +282,14 @@ public final class OnlineRegions implements Closeable {
         }
         Durability d = durability != Durability.USE_DEFAULT ? durability : t.descriptor().durability();
         pressure.awaitBelowLimit();
+        Region only = singleRegion(t, ready);
+        if (only != null) { // the common case (a single put, a batch of one region): no grouping at all
+            CompletableFuture<Void> walDone = only.put(ready, d);
+            if (only.memstoreSize() >= flushSize) {
+                flusher.requestFlush(only);
+            }
+            return walDone;
+        }
         Map<Region, List<Cell>> byRegion = byRegion(t, ready);
         List<CompletableFuture<Void>> walDone = new ArrayList<>(byRegion.size());
         try {
@@ -326,12 +334,17 @@ public final class OnlineRegions implements Closeable {
         return parts;
     }
 
-    /** Checks families and types; stamps LATEST_TIMESTAMP with the current time. */
+    /**
+     * Checks families and types; stamps LATEST_TIMESTAMP with the current time. Returns {@code cells}
+     * itself when every cell stayed the same object (views are stamped in place), else a new list.
+     */
+    @SuppressWarnings("unchecked")
     private static List<Cell> validate(OnlineTable t, List<? extends Cell> cells) throws IOException {
         byte[] family = t.descriptor().family();
         long now = System.currentTimeMillis();
-        List<Cell> ready = new ArrayList<>(cells.size());
-        for (Cell kv : cells) {
+        List<Cell> ready = null; // made only when a stamp returns a new cell (an immutable KeyValue)
+        for (int i = 0; i < cells.size(); i++) {
+            Cell kv = cells.get(i);
             if (!CellComparator.familyEquals(kv, family)) {
                 throw new NoSuchColumnFamilyException(t.descriptor().name(),
                     new String(kv.family(), java.nio.charset.StandardCharsets.UTF_8));
@@ -340,16 +353,33 @@ public final class OnlineRegions implements Closeable {
             if (type == KeyValue.Type.MINIMUM || type == KeyValue.Type.MAXIMUM) {
                 throw new IllegalArgumentException("cell type " + type + " cannot be written: " + kv);
             }
-            ready.add(kv.timestamp() == KeyValue.LATEST_TIMESTAMP ? kv.withTimestamp(now) : kv);
+            Cell stamped = kv.timestamp() == KeyValue.LATEST_TIMESTAMP ? kv.withTimestamp(now) : kv;
+            if (stamped != kv && ready == null) {
+                ready = new ArrayList<>(cells.subList(0, i));
+            }
+            if (ready != null) {
+                ready.add(stamped);
+            }
         }
-        return ready;
+        return ready != null ? ready : (List<Cell>) cells;
+    }
+
+    /** The region of every cell when they all share one, else null (a row not held here refuses the batch). */
+    private static Region singleRegion(OnlineTable t, List<Cell> ready) throws NotServingRegionException {
+        Region first = t.regionFor(ready.get(0));
+        for (int i = 1; i < ready.size(); i++) {
+            if (t.regionFor(ready.get(i)) != first) {
+                return null;
+            }
+        }
+        return first;
     }
 
     /** Splits a batch by region; a row this server does not hold refuses the whole batch before any write. */
     private static Map<Region, List<Cell>> byRegion(OnlineTable t, List<Cell> ready) throws NotServingRegionException {
         Map<Region, List<Cell>> byRegion = new LinkedHashMap<>();
         for (Cell kv : ready) {
-            Region region = t.regionFor(kv.row());
+            Region region = t.regionFor(kv);
             byRegion.computeIfAbsent(region, r -> new ArrayList<>()).add(kv);
         }
         return byRegion;

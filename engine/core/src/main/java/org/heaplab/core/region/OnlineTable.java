@@ -2,6 +2,8 @@ package org.heaplab.core.region;
 
 import java.util.Arrays;
 import java.util.List;
+import org.heaplab.core.cell.Cell;
+import org.heaplab.core.cell.CellComparator;
 
 /**
  * An online table: its descriptor and the regions this server holds, sorted by start key. Standalone, the
@@ -42,6 +44,34 @@ record OnlineTable(TableDescriptor descriptor, List<Region> regions) {
         byte[] end = r.endKey();
         if (end.length > 0 && Arrays.compareUnsigned(row, end) >= 0) {
             throw new NotServingRegionException(descriptor.name(), row);
+        }
+        return r;
+    }
+
+    /**
+     * As {@link #regionFor(byte[])} for the row of {@code cell}, compared where it lies (the put path:
+     * no row copy unless the row is refused).
+     */
+    Region regionFor(Cell cell) throws NotServingRegionException {
+        int lo = 0;
+        int hi = regions.size() - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (CellComparator.compareRow(cell, regions.get(mid).startKey()) >= 0) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if (found < 0) {
+            throw new NotServingRegionException(descriptor.name(), cell.row());
+        }
+        Region r = regions.get(found);
+        byte[] end = r.endKey();
+        if (end.length > 0 && CellComparator.compareRow(cell, end) >= 0) {
+            throw new NotServingRegionException(descriptor.name(), cell.row());
         }
         return r;
     }

@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -142,16 +140,12 @@ final class Region {
      * @return the append's {@code cellsRead()} future (already complete for SYNC_WAL and FSYNC_WAL)
      */
     CompletableFuture<Void> put(List<? extends Cell> cells, Durability durability) throws IOException {
-        TreeMap<byte[], Boolean> rows = new TreeMap<>(Arrays::compareUnsigned);
-        for (Cell kv : cells) {
-            rows.put(kv.row(), Boolean.TRUE);
-        }
         long stamp = updates.readLock();
         try {
             if (closed) {
                 throw new TableNotFoundException(table);
             }
-            RowLocks.Held locked = rowLocks.lockWrite(rows.keySet());
+            RowLocks.Held locked = rowLocks.lockWriteRowsOf(cells);
             WriteEntry e = null;
             try {
                 e = wal.begin(mvcc, table, encodedName, cells, durability);
@@ -196,17 +190,13 @@ final class Region {
      * for any sync; the locks stay held until {@link #postSync}, which another thread may call.
      */
     PendingWrite preAppend(List<? extends Cell> cells, Durability durability) throws IOException {
-        TreeMap<byte[], Boolean> rows = new TreeMap<>(Arrays::compareUnsigned);
-        for (Cell kv : cells) {
-            rows.put(kv.row(), Boolean.TRUE);
-        }
         long stamp = updates.readLock();
         RowLocks.Held locked = null;
         try {
             if (closed) {
                 throw new TableNotFoundException(table);
             }
-            locked = rowLocks.lockWrite(rows.keySet());
+            locked = rowLocks.lockWriteRowsOf(cells);
             return new PendingWrite(cells, wal.begin(mvcc, table, encodedName, cells, durability), stamp, locked);
         } catch (IOException | RuntimeException e) {
             if (locked != null) {
@@ -260,8 +250,9 @@ final class Region {
     private void apply(List<? extends Cell> cells, long seqId) {
         long delta = 0;
         Cell previous = null;
-        for (Cell kv : cells) {
-            if (previous == null || CellComparator.compareRows(previous, kv) != 0) {
+        for (int i = 0; i < cells.size(); i++) { // indexed: no iterator per put
+            Cell kv = cells.get(i);
+            if (queryCache.enabled() && (previous == null || CellComparator.compareRows(previous, kv) != 0)) {
                 queryCache.invalidate(table, kv.row()); // under the row's write lock, before it is visible
             }
             previous = kv;

@@ -14,8 +14,11 @@ public final class Futures {
      * the futures' work still reads must wait for all of them, failed or not.
      */
     public static CompletableFuture<Void> allSettled(Collection<? extends CompletableFuture<?>> futures) {
-        CompletableFuture<?>[] settled = futures.stream().map(f -> f.handle((v, t) -> null))
-            .toArray(CompletableFuture[]::new);
+        CompletableFuture<?>[] settled = new CompletableFuture<?>[futures.size()];
+        int i = 0;
+        for (CompletableFuture<?> f : futures) {
+            settled[i++] = f.handle((v, t) -> null);
+        }
         return CompletableFuture.allOf(settled);
     }
 }

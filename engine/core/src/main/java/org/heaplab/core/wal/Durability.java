@@ -31,12 +31,15 @@ public enum Durability {
 
     /** The durability with wire code {@code code}; IllegalArgumentException naming the valid codes. */
     public static Durability fromCode(int code) {
-        if (code < 0 || code >= values().length) {
+        if (code < 0 || code >= VALUES.length) {
             throw new IllegalArgumentException("unknown durability code " + code + "; valid codes: 0 (USE_DEFAULT) to "
-                + (values().length - 1) + " (" + values()[values().length - 1] + ")");
+                + (VALUES.length - 1) + " (" + VALUES[VALUES.length - 1] + ")");
         }
-        return values()[code];
+        return VALUES[code];
     }
+
+    /** values() once: it clones the array on every call, and every put decodes a durability. */
+    private static final Durability[] VALUES = values();
 
     /** This durability with {@link #USE_DEFAULT} replaced by {@link #SYNC_WAL}. */
     public Durability resolve() {

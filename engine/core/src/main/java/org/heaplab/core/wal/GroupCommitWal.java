@@ -169,7 +169,7 @@ public final class GroupCommitWal implements AutoCloseable {
      */
     public WalAppend append(String table, String region, List<? extends Cell> cells, Durability durability)
         throws IOException {
-        return publish(new WalAppend(table, region, List.copyOf(cells), durability, null), true);
+        return publish(new WalAppend(table, region, List.copyOf(cells), durability, null, true), true);
     }
 
     /**
@@ -179,7 +179,7 @@ public final class GroupCommitWal implements AutoCloseable {
      */
     public WalAppend appendUnassigned(String table, String region, List<? extends Cell> cells, Durability durability,
         LongConsumer onAssigned) throws IOException {
-        return publish(new WalAppend(table, region, List.copyOf(cells), durability, onAssigned), false);
+        return publish(new WalAppend(table, region, List.copyOf(cells), durability, onAssigned, false), false);
     }
 
     /**

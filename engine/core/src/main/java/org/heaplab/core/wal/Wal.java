@@ -138,7 +138,10 @@ public final class Wal implements Closeable {
             e = mvcc.begin(current, table, region, cells, d);
             appendCount.incrementAndGet();
             if (d != Durability.SKIP_WAL) {
-                oldestUnflushed.merge(region, e.seqId(), Math::min);
+                Long oldest = oldestUnflushed.get(region);
+                if (oldest == null || oldest > e.seqId()) { // usually an older edit is there: no boxing per put
+                    oldestUnflushed.merge(region, e.seqId(), Math::min);
+                }
             }
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
@@ -196,8 +199,8 @@ public final class Wal implements Closeable {
             return;
         }
         long bytes = RECORD_OVERHEAD;
-        for (Cell c : cells) {
-            bytes += c.getSerializedLength();
+        for (int i = 0; i < cells.size(); i++) { // indexed: no iterator per put
+            bytes += cells.get(i).getSerializedLength();
         }
         GroupCommitWal file = current;
         if (currentBytes.addAndGet(bytes) >= rollSize) {

@@ -30,14 +30,20 @@ public final class WalAppend {
     private final List<? extends Cell> cells;
     private final Durability durability;
     private final LongConsumer onAssigned;
-    private final CountDownLatch assigned = new CountDownLatch(1);
+    /** Counted down by the consumer; null for an append pre-assigned by its handler (nobody waits). */
+    private final CountDownLatch assigned;
     private final CompletableFuture<Long> durable = new CompletableFuture<>();
     private final CompletableFuture<Void> cellsRead = new CompletableFuture<>();
     private volatile long seqId = -1;
     private long txid = -1;
 
-    /** An edit; {@code cells == null} makes a sync barrier (no record). */
-    WalAppend(String table, String region, List<? extends Cell> cells, Durability durability, LongConsumer onAssigned) {
+    /**
+     * An edit; {@code cells == null} makes a sync barrier (no record). {@code preassigned}: the publisher
+     * will {@link #preassign} the id (no latch needed); else the consumer assigns it.
+     */
+    WalAppend(String table, String region, List<? extends Cell> cells, Durability durability, LongConsumer onAssigned,
+              boolean preassigned) {
+        this.assigned = preassigned ? null : new CountDownLatch(1);
         this.table = table;
         this.region = region;
         this.cells = cells;
@@ -46,7 +52,7 @@ public final class WalAppend {
     }
 
     static WalAppend barrier(Durability durability) {
-        return new WalAppend(null, null, null, durability, null);
+        return new WalAppend(null, null, null, durability, null, true);
     }
 
     boolean isBarrier() {
@@ -78,7 +84,9 @@ public final class WalAppend {
     /** Pre-assigned by the handler (before publishing): no latch wait. */
     void preassign(long id) {
         seqId = id;
-        assigned.countDown();
+        if (assigned != null) {
+            assigned.countDown();
+        }
     }
 
     boolean isAssigned() {
@@ -93,7 +101,9 @@ public final class WalAppend {
                 onAssigned.accept(id);
             }
         } finally {
-            assigned.countDown();
+            if (assigned != null) {
+                assigned.countDown();
+            }
         }
     }
 
@@ -104,7 +114,9 @@ public final class WalAppend {
 
     /** Waits until the sequence id is known (at once when pre-assigned). */
     public long awaitSeqId() throws InterruptedException {
-        assigned.await();
+        if (assigned != null) {
+            assigned.await();
+        }
         return seqId;
     }
 

@@ -61,9 +61,13 @@ public final class NettyRequestBuffers implements RequestBufferAllocator {
         int length = frame.readableBytes();
         ByteBuffer[] segments;
         try {
-            segments = frame.nioBuffers(frame.readerIndex(), length);
-            for (int i = 0; i < segments.length; i++) {
-                segments[i] = segments[i].slice(); // position 0, limit = its length, big-endian
+            if (frame.nioBufferCount() == 1) { // the usual frame: one view, sliced once by Netty already
+                segments = new ByteBuffer[] {zeroBased(frame.nioBuffer(frame.readerIndex(), length))};
+            } else {
+                segments = frame.nioBuffers(frame.readerIndex(), length);
+                for (int i = 0; i < segments.length; i++) {
+                    segments[i] = zeroBased(segments[i]);
+                }
             }
         } catch (RuntimeException e) {
             frame.release();
@@ -86,6 +90,11 @@ public final class NettyRequestBuffers implements RequestBufferAllocator {
             sites.put(b, new Throwable("request frame of " + length + " bytes wrapped here"));
         }
         return b;
+    }
+
+    /** {@code b} with position 0, limit = its length, big-endian (a slice only when it is not so already). */
+    private static ByteBuffer zeroBased(ByteBuffer b) {
+        return b.position() == 0 && b.limit() == b.capacity() && b.order() == java.nio.ByteOrder.BIG_ENDIAN ? b : b.slice();
     }
 
     /** A fresh buffer of {@code length} bytes from Netty's allocator (the server itself only wraps frames). */

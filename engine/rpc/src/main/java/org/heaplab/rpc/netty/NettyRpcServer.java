@@ -96,6 +96,7 @@ public final class NettyRpcServer implements RpcServer {
     private final Set<NettyConnection> connections = ConcurrentHashMap.newKeySet();
     /** Calls made and not yet finished (answered and their buffer released): stop() waits for them. */
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final Runnable callFinished = inFlight::decrementAndGet; // one object for every call
     private volatile boolean stopping;
     private final NettyEventLoops loops;
     private EventLoopGroup group;
@@ -271,7 +272,7 @@ public final class NettyRpcServer implements RpcServer {
     /** A call over {@code buffer} answering through {@code c}, counted in flight until finished. */
     RpcCall newCall(NettyConnection c, Request request, RequestBuffer buffer) {
         inFlight.incrementAndGet();
-        return new RpcCall(c, request, buffer, encoder, metrics, log, inFlight::decrementAndGet);
+        return new RpcCall(c, request, buffer, encoder, metrics, log, callFinished);
     }
 
     void connectionOpened(NettyConnection c) {

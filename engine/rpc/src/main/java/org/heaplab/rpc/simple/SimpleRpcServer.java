@@ -87,6 +87,7 @@ public final class SimpleRpcServer implements RpcServer {
     private final Set<SimpleConnection> connections = ConcurrentHashMap.newKeySet();
     /** Calls dispatched and not yet finished (answered and their buffer released). */
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final Runnable callFinished = inFlight::decrementAndGet; // one object for every call
     /** Responses a handler could not write without blocking, finished by the Responder. */
     final LongAdder responderHandoffs = new LongAdder();
     private final List<Reader> readers = new ArrayList<>();
@@ -246,7 +247,7 @@ public final class SimpleRpcServer implements RpcServer {
             return;
         }
         inFlight.incrementAndGet();
-        RpcCall call = new RpcCall(c, request, buffer, encoder, metrics, log, inFlight::decrementAndGet);
+        RpcCall call = new RpcCall(c, request, buffer, encoder, metrics, log, callFinished);
         if (!scheduler.dispatch(call)) {
             call.fail(new CallQueueTooBigException("call queue is full (" + RpcConstants.MAX_CALLQUEUE_LENGTH_KEY
                 + "); back off and retry"));
