@@ -239,7 +239,8 @@ public final class ServerMetrics {
             .put("regions", regions.regionCount()).put("heap_size_bytes", regions.globalMemstoreSize())
             .put("chunks", new JsonWriter().put("offheap_in_use", c.offheapInUse()).put("onheap_in_use", c.onheapInUse())
                 .put("heap_fallback", c.heapFallback()).put("pooled_free", c.pooledFree()))
-            .put("index", m.index()).put("flattened_segments", m.flattenedSegments());
+            .put("index", m.index()).put("flattened_segments", m.flattenedSegments())
+            .put("heap_allocated_bytes", org.heaplab.core.memstore.MemstoreHeapBytes.total());
     }
 
     /** {"caches": [{name, capacity_bytes, ..., by_type: {data: {hits, misses, hit_ratio}, ...}}]}. */

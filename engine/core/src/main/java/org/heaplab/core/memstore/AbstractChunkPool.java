@@ -40,6 +40,7 @@ abstract class AbstractChunkPool implements ChunkPool {
         }
         if (c == null) {
             heapFallback.incrementAndGet();
+            MemstoreHeapBytes.add(chunkSize);
             c = new Chunk(new byte[chunkSize], Chunk.Kind.HEAP_FALLBACK);
         }
         return handOut(c);
@@ -47,6 +48,7 @@ abstract class AbstractChunkPool implements ChunkPool {
 
     @Override
     public final Chunk takeJumbo(int size) {
+        MemstoreHeapBytes.add(size);
         return handOut(new Chunk(new byte[size], Chunk.Kind.JUMBO));
     }
 

@@ -36,6 +36,7 @@ public final class HeapChunkPool extends AbstractChunkPool {
                 return null;
             }
             if (created.compareAndSet(n, n + 1)) {
+                MemstoreHeapBytes.add(chunkSize);
                 return new Chunk(new byte[chunkSize], Chunk.Kind.ONHEAP_POOLED);
             }
         }

@@ -1,5 +1,6 @@
 package org.heaplab.core.memstore;
 
+import org.heaplab.core.cell.ByteBufferKeyValue;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 
@@ -35,7 +36,16 @@ public final class PlainCellStorage implements CellStorage {
 
     @Override
     public KeyValue copyIn(Cell cell) {
-        return cell.toOwnKeyValue();
+        KeyValue kv = cell.toOwnKeyValue();
+        if (kv != cell && !sameArray(cell, kv)) {
+            MemstoreHeapBytes.add(kv.getLength()); // a copy of a view (2.x decoding without MSLAB)
+        }
+        return kv;
+    }
+
+    /** True when {@code kv} is a new KeyValue over the array {@code cell} already owned (the 1.x decoder's copy). */
+    private static boolean sameArray(Cell cell, KeyValue kv) {
+        return cell instanceof ByteBufferKeyValue b && b.buffer().hasArray() && b.buffer().array() == kv.getBuffer();
     }
 
     @Override

@@ -26,18 +26,25 @@ final class BlockFormat {
     private BlockFormat() {
     }
 
-    /** The on-disk bytes (header + compressed payload) of a block whose raw bytes are {@code raw}. */
-    static byte[] frame(BlockKind kind, byte[] raw, Compression compression) throws IOException {
+    /**
+     * Writes the block whose raw bytes are {@code raw} (header + payload compressed with the file's codec)
+     * to {@code out}, without building it in one array first: the header from a small array, then the
+     * payload as it is (a flush writes every data block through here: a framed copy of each would double
+     * the flush's garbage). Returns the bytes written.
+     */
+    static int writeFramed(java.io.OutputStream out, BlockKind kind, byte[] raw, Compression compression)
+        throws IOException {
         byte[] payload = compression == Compression.NONE ? raw : BlockCompression.compress(compression, raw, raw.length);
-        byte[] out = new byte[HEADER_SIZE + payload.length];
-        ByteBuffer b = ByteBuffer.wrap(out);
+        byte[] header = new byte[HEADER_SIZE];
+        ByteBuffer b = ByteBuffer.wrap(header);
         b.put(kind.code).putInt(payload.length).putInt(raw.length);
         CRC32C crc = new CRC32C();
-        crc.update(out, 0, 9);
+        crc.update(header, 0, 9);
         crc.update(payload);
         b.putInt((int) crc.getValue());
-        b.put(payload);
-        return out;
+        out.write(header);
+        out.write(payload);
+        return HEADER_SIZE + payload.length;
     }
 
     /**

@@ -28,9 +28,14 @@ final class BloomChunk {
     }
 
     static long hash(byte[] row) {
+        return hash(row, 0, row.length);
+    }
+
+    /** {@link #hash(byte[])} of {@code length} bytes of {@code buf} from {@code offset} (a row in place). */
+    static long hash(byte[] buf, int offset, int length) {
         long h = 0xcbf29ce484222325L;
-        for (byte b : row) {
-            h ^= b & 0xff;
+        for (int i = offset; i < offset + length; i++) {
+            h ^= buf[i] & 0xff;
             h *= 0x100000001b3L;
         }
         h ^= h >>> 33;

@@ -38,6 +38,17 @@ final class BloomFilterWriter {
         }
     }
 
+    /** {@link #addRow(byte[], BlockSink)} of the row of {@code kv}, hashed in place (copied once per chunk). */
+    void addRow(org.heaplab.core.cell.KeyValue kv, BlockSink sink) throws IOException {
+        if (rowsInChunk == 0) {
+            chunkFirstRow = kv.row();
+        }
+        hashes[rowsInChunk++] = BloomChunk.hash(kv.getBuffer(), kv.rowOffset(), kv.rowLength());
+        if (rowsInChunk == hashes.length) {
+            writeChunk(sink);
+        }
+    }
+
     private void writeChunk(BlockSink sink) throws IOException {
         byte[] bits = BloomChunk.build(hashes, rowsInChunk, errorRate, hashCount);
         chunkIndex.add(sink.write(BlockKind.BLOOM_CHUNK, bits), chunkFirstRow);

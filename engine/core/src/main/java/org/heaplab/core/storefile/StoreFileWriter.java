@@ -107,13 +107,12 @@ public final class StoreFileWriter implements Closeable {
             throw new IllegalArgumentException("cells out of order: " + kv + " after " + previous);
         }
         if (newRow) {
-            byte[] row = kv.row();
             if (firstRow == null) {
-                firstRow = row;
+                firstRow = kv.row();
             }
             rowCount++;
             if (bloom != null) {
-                bloom.addRow(row, sink);
+                bloom.addRow(kv, sink); // hashed in place: no row copy per row
             }
         }
         if (encoder.cellCount() == 0) {
@@ -132,10 +131,9 @@ public final class StoreFileWriter implements Closeable {
     }
 
     private BlockLocation writeBlock(BlockKind kind, byte[] raw) throws IOException {
-        byte[] framed = BlockFormat.frame(kind, raw, options.compression());
-        BlockLocation at = new BlockLocation(written, framed.length);
-        out.write(framed);
-        written += framed.length;
+        int length = BlockFormat.writeFramed(out, kind, raw, options.compression());
+        BlockLocation at = new BlockLocation(written, length);
+        written += length;
         return at;
     }
 
