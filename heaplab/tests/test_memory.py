@@ -121,6 +121,24 @@ def _lab08_run(
     return fabricate_run(tmp_path / name, lab08_spec(), shapes)
 
 
+# Heap overhead bytes per cell of each variant (test_notebook_labs runs the lab-08 notebook on both runs).
+LAB08_SHOWS = {
+    "plain": 5000,  # resident 5152 B/cell
+    "mslab-skiplist": 1100,  # 1252 B/cell: 0.243x plain
+    "mslab-chunkmap": 4,  # 156 B/cell: 0.030x plain, 0.125x mslab-skiplist
+    "offheap-skiplist": 500,  # heap 500 B/cell: 0.40x mslab-skiplist's 1252
+    "offheap-chunkmap": 4,  # 0.008x offheap-skiplist
+}
+LAB08_FLAT = {
+    "plain": 30,  # resident 182 B/cell
+    "mslab-skiplist": 80,  # 232 B/cell
+    "mslab-chunkmap": 76,  # 228 B/cell; overhead 0.95x mslab-skiplist (> 1.25 * sqrt(0.5))
+    "offheap-skiplist": 30,  # heap 30 B/cell: 0.13x mslab-skiplist's 232
+    "offheap-chunkmap": 45,
+}
+LAB08_FLAT_YOUNG_GCS = {"offheap-skiplist": 1}  # against 6 in mslab-skiplist
+
+
 def test_lab08_claims_reproduced(tmp_path: Path) -> None:
     """One run shaped as the article's figure 7: the pools keep about 20x less than new/delete (6.4 GB ->
     929 MB -> 30 MB there).  One run is judged with an assumed +-25% band, so each ratio is past half the
@@ -128,17 +146,7 @@ def test_lab08_claims_reproduced(tmp_path: Path) -> None:
     skiplist <= 0.143 (resident), chunkmap / skiplist <= 0.566 (overhead per cell), offheap-chunkmap /
     offheap-skiplist <= 0.4; the bounds hold over the band: plain's overhead >= 40 / 0.75, the off-heap
     skip list keeps >= 0.25 * 1.25 of the on-heap MSLAB heap per cell, and as many young GCs."""
-    run = _lab08_run(
-        tmp_path,
-        {
-            "plain": 5000,  # resident 5152 B/cell
-            "mslab-skiplist": 1100,  # 1252 B/cell: 0.243x plain
-            "mslab-chunkmap": 4,  # 156 B/cell: 0.030x plain, 0.125x mslab-skiplist
-            "offheap-skiplist": 500,  # heap 500 B/cell: 0.40x mslab-skiplist's 1252
-            "offheap-chunkmap": 4,  # 0.008x offheap-skiplist
-        },
-        "shows",
-    )
+    run = _lab08_run(tmp_path, LAB08_SHOWS, "shows")
     verdicts = {r.claim.id: r.verdict for r in analyse(run, PUBLISHED).claims}
     assert verdicts == {
         "pool-cells-and-map": REPRODUCED,
@@ -157,14 +165,8 @@ def test_lab08_claims_not_reproduced(tmp_path: Path) -> None:
     """A flat run, beyond the +-25% band of one run: the pools keep >= 0.8x what plain cells keep, plain
     cells cost under 40 / 1.25 bytes of objects, the off-heap skip list keeps < 0.25 / 1.25 of the on-heap
     MSLAB heap per cell and has far fewer young GCs (1 against 6), the flat index saves nothing off heap."""
-    per_cell = {
-        "plain": 30,  # resident 182 B/cell
-        "mslab-skiplist": 80,  # 232 B/cell
-        "mslab-chunkmap": 76,  # 228 B/cell; overhead 0.95x mslab-skiplist (> 1.25 * sqrt(0.5))
-        "offheap-skiplist": 30,  # heap 30 B/cell: 0.13x mslab-skiplist's 232
-        "offheap-chunkmap": 45,
-    }
-    run = _lab08_run(tmp_path, per_cell, "flat", young_gcs={"offheap-skiplist": 1})
+    per_cell = LAB08_FLAT
+    run = _lab08_run(tmp_path, per_cell, "flat", young_gcs=LAB08_FLAT_YOUNG_GCS)
     results = {r.claim.id: r for r in analyse(run, PUBLISHED).claims}
     expected = dict.fromkeys(results, NOT_REPRODUCED) | {"tcmalloc": NOT_MEASURABLE}
     assert {k: r.verdict for k, r in results.items()} == expected

@@ -18,8 +18,8 @@ def _has_png(nb: nbformat.NotebookNode) -> bool:
 def test_notebook_on_the_fixture(fixture_run: Path) -> None:
     nb, text = execute_notebook(NOTEBOOK, fixture_run)
     assert "| 99.9% |" in text and "this run (ci)" in text
-    assert "not yet available" in text
-    assert "**inconclusive**" in text
+    assert "not yet available" in text  # the fixture's hbase2-offheap did not run
+    assert "**not measurable here**" in text and "hbase2-offheap is unavailable here" in text
     assert _has_png(nb)
 
 

@@ -10,8 +10,8 @@ import nbformat
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import Shape, fabricate_run
 from heaplab.tests.shared_runs import execute_notebook
-from heaplab.tests.test_memory import _lab08_run
-from heaplab.tests.test_ratio_claims import FAST, lab07_spec
+from heaplab.tests.test_memory import LAB08_FLAT, LAB08_FLAT_YOUNG_GCS, LAB08_SHOWS, _lab08_run
+from heaplab.tests.test_ratio_claims import FAST, _run, lab07_spec
 
 
 def _pngs(nb: nbformat.NotebookNode) -> int:
@@ -23,47 +23,39 @@ NB08 = REPO / "notebooks/08-memstore-memory.ipynb"
 
 
 def test_lab07_notebook_shows_ratios_and_verdicts(tmp_path: Path) -> None:
-    run = fabricate_run(tmp_path / "fast", lab07_spec(), {v: Shape(duration_s=s) for v, s in FAST.items()})
-    nb, text = execute_notebook(NB07, run)
+    nb, text = execute_notebook(NB07, _run(tmp_path, FAST, "fast"))
     assert "### mvcc_preassign" in text and "### staged_write_path" in text
     assert "article, sync-wal (no variant here): throughput_ratio = 1.3 x" in text
-    assert "| MVCC pre-assign, SYNC_WAL (article 1.30x) | 1.40x |" in text  # 14 s vs 10 s for the same rows
-    assert "| preassign-sync-wal |" in text and "| 1.30x | 1.40x | **reproduced** |" in text
+    assert "| MVCC pre-assign, SYNC_WAL (article 1.30x) | 1.50x |" in text  # 15 s vs 10 s for the same rows
+    assert "| preassign-sync-wal |" in text and "| 1.30x | 1.50x | **reproduced** |" in text
     assert _pngs(nb) == 2
 
 
 def test_lab07_notebook_with_an_unavailable_variant(tmp_path: Path) -> None:
-    """The real spec's unavailable variants are recorded, not measured; the notebook says so."""
+    """The real spec's unavailable variants are recorded, not measured; the notebook says so.  Every
+    variant takes as long: one run of equal throughput is not reproduced against the article's 1.7x
+    (1.25 < sqrt(1.7)) and inconclusive against its 1.3x (1.25 >= sqrt(1.3))."""
     shapes = {v: Shape(duration_s=8) for v in FAST if v != "sync-staged"}
     spec = lab07_spec()
     spec["variants"]["sync-staged"].update(available=False, why="needs the staged write path")
     _, text = execute_notebook(NB07, fabricate_run(tmp_path / "flat", spec, shapes))
-    assert "not yet available: needs the staged write path" in text
-    assert "**inconclusive**" in text and "**not reproduced**" in text
+    assert "not yet available: needs the staged write path" in text  # the variants' tables
+    assert "sync-staged is unavailable here: needs the staged write path" in text  # the claims table
+    assert "**not measurable here**" in text
+    assert "| preassign-async-wal |" in text and "| 1.70x | 1.00x | **not reproduced** |" in text
+    assert "| preassign-sync-wal |" in text and "| 1.30x | 1.00x | **inconclusive** |" in text
 
 
 def test_lab08_notebook_shows_memory_per_cell(tmp_path: Path) -> None:
-    per_cell = {
-        "plain": 90,
-        "mslab-skiplist": 40,
-        "mslab-chunkmap": 20,
-        "offheap-skiplist": 38,
-        "offheap-chunkmap": 4,
-    }
-    nb, text = execute_notebook(NB08, _lab08_run(tmp_path, per_cell, "shows"))
+    nb, text = execute_notebook(NB08, _lab08_run(tmp_path, LAB08_SHOWS, "shows"))
     assert "| heap overhead B/cell |" in text and "article, tcmalloc (no variant here)" in text
     assert "| plain | article (new-delete) |" in text
-    assert "**reproduced**" in text and "**not reproduced**" not in text
+    assert "**reproduced**" in text and "**not measurable here**" in text  # tcmalloc: measurable: false
+    assert not any(f"**{level}**" in text for level in ("not reproduced", "direction", "inconclusive"))
     assert _pngs(nb) >= 1
 
 
 def test_lab08_notebook_when_pooling_saves_little(tmp_path: Path) -> None:
-    per_cell = {
-        "plain": 90,
-        "mslab-skiplist": 80,
-        "mslab-chunkmap": 60,
-        "offheap-skiplist": 50,
-        "offheap-chunkmap": 45,
-    }
-    _, text = execute_notebook(NB08, _lab08_run(tmp_path, per_cell, "flat"))
+    _, text = execute_notebook(NB08, _lab08_run(tmp_path, LAB08_FLAT, "flat", LAB08_FLAT_YOUNG_GCS))
     assert "**not reproduced**" in text and "**reproduced**" not in text
+    assert not any(f"**{level}**" in text for level in ("direction", "inconclusive"))
