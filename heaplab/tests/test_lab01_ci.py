@@ -4,8 +4,9 @@ One run (module fixture) of ``heaplab run 01-tail-latency --scale ci --report``;
 - the run completed, the background writer ran beside the measured gets and was stopped at their end;
 - the server's unified GC log parses (no malformed line) and its pauses agree with gc-events.jsonl;
 - the measured window has GC pauses, the timeline covers it second by second with every get counted once,
-  and the GC metrics are in claims.json (each claim judged, or inconclusive only for the spike share when
-  no second had a spike);
+  and the GC metrics are in claims.json (format 2: each claim judged on this one run's value, at whatever
+  level the data gives, or inconclusive without a value only for the spike lift when there was no spike
+  second or no other second);
 - report.md has the GC section and the timeline figure, and the notebook executes on the run.
 """
 
@@ -15,6 +16,7 @@ import json
 
 import pytest
 
+from heaplab.claims import DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from heaplab.gc_log import parse
 from heaplab.metrics import measure
 from heaplab.rundir import load_run
@@ -70,12 +72,19 @@ def test_timeline_and_gc_metrics(e2e: FinishedRun) -> None:
     assert tl is not None and tl.rows
     assert sum(r.count for r in tl.rows) == e2e.params["read_total"]
     assert tl.pauses, "the pauses of the window are beside the timeline"
-    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    doc = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))
+    assert doc["format"] == 2 and doc["runs"] == [e2e.run.name]
+    claims = doc["claims"]
     assert set(claims) == {c.id for c in e2e.spec.claims}
     for cid, judged in claims.items():
-        if cid == "spikes-are-gc" and "latency_spike_gc_share" not in m.values:
-            continue  # no second had a spike: nothing to attribute
-        assert judged["verdict"] in ("reproduced", "not reproduced"), (cid, judged["why"])
+        if cid == "spikes-are-gc" and "latency_spike_gc_lift" not in m.values:
+            # no spike second, or no other second: nothing to attribute, and the claim says why
+            assert judged["verdict"] == INCONCLUSIVE and judged["n"] == 0, (cid, judged["why"])
+            continue
+        assert judged["n"] == 1, (cid, judged["why"])
+        assert judged["quantity"] == [pytest.approx(m.values[judged["metric"]])], cid  # L's value: no ratio
+        assert judged["verdict"] in (REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE), cid
+        assert judged["low"] <= judged["mean"] <= judged["high"], cid
 
 
 def test_report_and_notebook(e2e: FinishedRun) -> None:
