@@ -10,6 +10,9 @@
 # METRICS right before and after its measured calls (server_metrics); alloc_table.py turns them into
 # bytes per row and per call. The client runs in its own JVM, so none of its allocation is counted.
 #
+# Variants: hbase1-onheap, hbase2-offheap (profiles as shipped), hbase2-offheap-min0 (minimal.allocate.size
+# 0), hbase2-offheap-simple (SimpleRpcServer instead of Netty: the minimal size applies to its requests),
+# hbase2-offheap-simple-min0 (both).
 # Environment: ENGINE (the distribution, default engine/dist/target/heaplab-engine-0.1.0), THREADS (64),
 # ROWS (3000), PORT (26020; a free port, so as not to meet another engine on 16020), VARIANTS (all).
 set -euo pipefail
@@ -20,7 +23,7 @@ OUT="${1:-/tmp/heaplab-alloc}"
 THREADS="${THREADS:-64}"
 ROWS="${ROWS:-3000}"
 PORT="${PORT:-26020}"
-VARIANTS="${VARIANTS:-hbase1-onheap hbase2-offheap hbase2-offheap-min0 hbase2-offheap-simple}"
+VARIANTS="${VARIANTS:-hbase1-onheap hbase2-offheap hbase2-offheap-min0 hbase2-offheap-simple hbase2-offheap-simple-min0}"
 
 # variant -> profile and engine-site overrides (key=value ...)
 profile_of() {
@@ -34,6 +37,7 @@ overrides_of() {
   case "$1" in
     hbase2-offheap-min0) echo "hbase.server.allocator.minimal.allocate.size=0" ;;
     hbase2-offheap-simple) echo "hbase.rpc.server.impl=SimpleRpcServer" ;;
+    hbase2-offheap-simple-min0) echo "hbase.rpc.server.impl=SimpleRpcServer hbase.server.allocator.minimal.allocate.size=0" ;;
     *) echo "" ;;
   esac
 }
