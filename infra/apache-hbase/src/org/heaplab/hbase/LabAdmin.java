@@ -1,6 +1,7 @@
 package org.heaplab.hbase;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -24,17 +25,25 @@ import org.apache.hadoop.hbase.util.Bytes;
  * The admin steps the labs need on Apache HBase, through HBase's own Admin API (the hbase shell needs
  * JRuby, which Maven Central's HBase artifacts do not bring): wait until the standalone server serves;
  * create a table as HBase's PerformanceEvaluation would (its family, its split keys); flush; major-compact
- * and wait until the compaction is done; drop. Same words as the engine's `bin/engine admin ...`, so one
- * lab phase runs on both. Written for Java 11 (compiled with --release 11): CMS variants run it on a JDK 11.
+ * and wait until the compaction is done; drop; the server's counters ({@link ServerMetricsReport}). Same
+ * words as the engine's `bin/engine admin ...`, so one lab phase runs on both. Written for Java 11
+ * (compiled with --release 11): CMS variants run it on a JDK 11.
  */
 public final class LabAdmin {
   static final String USAGE = "LabAdmin wait [SECONDS] | create TABLE [--presplit=N --rows=TOTAL]"
       + " [--compress=NONE|SNAPPY|GZ|LZ4|ZSTD] [--blockEncoding=NONE|DIFF|FAST_DIFF|PREFIX|ROW_INDEX_V1]"
-      + " [--bloom=NONE|ROW|ROWCOL] [--family=info0] | flush|compact|drop TABLE";
+      + " [--bloom=NONE|ROW|ROWCOL] [--family=info0] | flush|compact|drop TABLE | [--report=PREFIX] metrics [--gc]";
 
   private LabAdmin() {}
 
-  public static void main(String[] rest) throws Exception {
+  public static void main(String[] args) throws Exception {
+    String report = null; // `admin --report=PREFIX metrics`: the playbook puts the flag before the command
+    int first = 0;
+    while (first < args.length && args[first].startsWith("--report=")) {
+      report = args[first].substring("--report=".length());
+      first++;
+    }
+    String[] rest = Arrays.copyOfRange(args, first, args.length);
     if (rest.length < 1) {
       usage("missing command");
     }
@@ -43,18 +52,21 @@ public final class LabAdmin {
     conf.setInt("hbase.client.retries.number", 3);
     conf.setInt("zookeeper.recovery.retry", 1);
     try {
-      run(conf, rest);
+      run(conf, rest, report);
     } catch (IOException e) {
       System.err.println("ERROR: " + rest[0] + ": " + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()));
       System.exit(1);
     } catch (IllegalArgumentException e) {
       usage(e.getMessage());
     }
-    System.out.println(String.join(" ", rest) + ": done");
+    if (!rest[0].equals("metrics")) { // metrics prints its report, nothing else
+      System.out.println(String.join(" ", rest) + ": done");
+    }
     System.exit(0);
   }
 
-  private static void run(Configuration conf, String[] args) throws IOException, InterruptedException {
+  private static void run(Configuration conf, String[] args, String report)
+      throws IOException, InterruptedException {
     switch (args[0]) {
       case "wait":
         waitUntilServing(conf, args.length > 1 ? Integer.parseInt(args[1]) : 120);
@@ -71,8 +83,11 @@ public final class LabAdmin {
       case "drop":
         withAdmin(conf, admin -> drop(admin, table(args)));
         break;
+      case "metrics":
+        ServerMetricsReport.write(conf, Arrays.asList(args).contains("--gc"), report);
+        break;
       default:
-        usage("unknown command '" + args[0] + "'; valid: wait, create, flush, compact, drop");
+        usage("unknown command '" + args[0] + "'; valid: wait, create, flush, compact, drop, metrics");
     }
   }
 
