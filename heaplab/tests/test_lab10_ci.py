@@ -6,7 +6,9 @@ one plus a free ``hbase.regionserver.port`` (one run for the whole module). Then
 - every step of every sweep ran exactly its operationcount of the right YCSB operation (ci sets no time
   cap) at the step's ``-threads``, with no failed operation;
 - report.md has the sweep overview and one table per workload with its threads, and the figures;
-- every claim is judged (reproduced or not, never inconclusive), and the notebook executes on the run.
+- every latency ceiling has its value in the run and is judged on it when the host is as large as the
+  article's (else not measurable here, saying what the host lacks); the sweep-level claims are not
+  measurable here with their reason; the notebook executes on the run.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from typing import Any
 
 import pytest
 
+from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from heaplab.metrics import measure
+from heaplab.rundir import load_run
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
 from heaplab.tests.test_end_to_end import spec_with_port
@@ -83,8 +88,24 @@ def test_report_has_the_sweeps_and_every_claim_is_judged(e2e: FinishedRun) -> No
         assert (e2e.run / f"figures/sweep-{workload}.png").is_file(), workload
     claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
     assert set(claims) == {c.id for c in e2e.spec.claims}
-    for cid, judged in claims.items():
-        assert judged["verdict"] in ("reproduced", "not reproduced"), (cid, judged["why"])
+    host = e2e.manifest["hosts"][0]
+    run = load_run(e2e.run)
+    for claim in e2e.spec.claims:
+        judged = claims[claim.id]
+        if not claim.measurable:
+            assert judged["verdict"] == NOT_MEASURABLE and judged["why"] == claim.why, claim.id
+            continue
+        # the value the ceiling needs is in the run, whatever the host
+        m = measure(run, VARIANT, str(claim.experiment))
+        assert m.problem is None and claim.metric in m.values, (claim.id, m.problem)
+        large = host["cores"] >= claim.needs["cores"] and host["memory_mb"] >= 1024 * claim.needs["memory_gb"]
+        if large:
+            assert judged["n"] == 1 and judged["quantity"] == [pytest.approx(m.values[claim.metric])], (
+                claim.id
+            )
+            assert judged["verdict"] in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE), claim.id  # a bound
+        else:
+            assert judged["verdict"] == NOT_MEASURABLE and judged["why"].startswith("needs "), claim.id
 
 
 def test_notebook_reads_the_real_run(e2e: FinishedRun) -> None:
