@@ -9,7 +9,8 @@ free ports) with the fetched HBase linked in. Then:
   GC log (the engine launcher's -Xlog flags) and hbase-site.xml in the run;
 - every measured pe phase of HBase has a client summary made from HBase PE's output (tool hbase-pe, the
   rows the phase asked for, no .hlog);
-- report.md has one table with both variants for every workload, and every claim is judged.
+- report.md has one table with both variants for every workload, and every claim (a bound between the
+  two servers) is judged on both servers' values.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 
 import pytest
 
+from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from heaplab.hbase_pe import find_archive
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
@@ -77,12 +79,13 @@ def test_hbase_pe_phases_have_summaries(e2e: FinishedRun) -> None:
 def test_report_has_both_servers_and_judges_every_claim(e2e: FinishedRun) -> None:
     report = (e2e.run / "report.md").read_text(encoding="utf-8")
     assert HBASE in report and ENGINE in report
-    claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))
-    for cid, claim in claims["claims"].items() if "claims" in claims else claims.items():
-        if not isinstance(claim, dict):
-            continue
+    doc = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))
+    assert doc["format"] == 2 and set(doc["claims"]) == {c.id for c in e2e.spec.claims}
+    for cid, claim in doc["claims"].items():  # peer bounds: both servers measured, judged on one run
         assert claim["measured"][HBASE] is not None, cid
         assert claim["measured"][ENGINE] is not None, cid
+        assert claim["n"] == 1 and claim["rule"] == "bound", (cid, claim["why"])
+        assert claim["verdict"] in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE), cid
 
 
 def test_notebook_executes_on_the_run(e2e: FinishedRun) -> None:
