@@ -223,16 +223,20 @@ def _per_run(
             elif m.problem:
                 problems.append(f"{run.path.name}: {v}: {m.problem}")
             elif claim.metric not in m.values:
-                hint = (
-                    " (no young GC in the measured window)"
-                    if str(claim.metric).startswith("young_gc")
-                    else ""
-                )
+                hint = _missing_hint(str(claim.metric))
                 problems.append(f"{run.path.name}: {v} has no {claim.metric}{hint}")
             else:
                 row[v] = m.values[str(claim.metric)]
         rows.append(row)
     return rows, problems
+
+
+def _missing_hint(metric: str) -> str:
+    if metric.startswith("young_gc"):
+        return " (no young GC in the measured window)"
+    if metric.startswith("gc_pause"):
+        return " (no GC pause in the measured window)"
+    return ""
 
 
 def _quantity(exp: Expectation, row: dict[str, float | None]) -> float:
