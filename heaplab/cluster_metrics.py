@@ -43,7 +43,7 @@ def load_phase_report(paths: list[Path]) -> AdminMetrics:
         heap_max=sum(r.heap_max for r in reports),
         direct_used=sum(r.direct_used for r in reports),
         memstore_data=sum(r.memstore_data for r in reports),
-        cells=sum(r.cells for r in reports),
+        cells=None if any(r.cells is None for r in reports) else sum(r.cells or 0 for r in reports),
         onheap_chunks=sum(r.onheap_chunks for r in reports),
         offheap_chunks=sum(r.offheap_chunks for r in reports),
         chunk_bytes=next((r.chunk_bytes for r in reports if r.chunk_bytes is not None), None),

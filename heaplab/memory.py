@@ -61,7 +61,7 @@ class AdminMetrics:
     heap_max: int
     direct_used: int
     memstore_data: int
-    cells: int
+    cells: int | None  # None: the server does not count memstore cells (Apache HBase)
     onheap_chunks: int
     offheap_chunks: int
     chunk_bytes: int | None  # memstore.chunks.chunk_size_bytes when the engine reports it
@@ -101,7 +101,7 @@ def load_admin_metrics(path: Path) -> AdminMetrics:
         heap_max=_int(raw, "heap.max_bytes", path),
         direct_used=_int(raw, "direct.used_bytes", path),
         memstore_data=_int(raw, "memstore.data_bytes", path),
-        cells=_int(raw, "memstore.cells", path),
+        cells=_int(raw, "memstore.cells", path) if "cells" in (raw.get("memstore") or {}) else None,
         onheap_chunks=int(chunks.get("onheap_in_use", 0)),
         offheap_chunks=int(chunks.get("offheap_in_use", 0)),
         chunk_bytes=int(chunks["chunk_size_bytes"]) if "chunk_size_bytes" in chunks else None,
@@ -122,8 +122,9 @@ def memory_values(
         "heap_used": after.heap_used / MB,
         "direct_used": after.direct_used / MB,
         "memstore_data": after.memstore_data / MB,
-        "cells": float(after.cells),
     }
+    if after.cells is not None:
+        values["cells"] = float(after.cells)
     if baseline is None:
         return values
     heap = after.heap_used - baseline.heap_used
@@ -134,7 +135,7 @@ def memory_values(
         direct_retained=direct / MB,
         resident_after_insert=(heap + direct) / MB,
     )
-    cells = after.cells - baseline.cells
+    cells = after.cells - baseline.cells if after.cells is not None and baseline.cells is not None else 0
     if cells > 0:
         data_on_heap = (after.memstore_data - baseline.memstore_data) * after.onheap_data_share
         values.update(

@@ -115,9 +115,10 @@ VARIANT_KEYS = (
 )
 # issue 6 (hbase): what a variant runs. apache-hbase: Apache HBase 2.6 standalone from
 # infra/apache-hbase/ (fetch.sh), its pe phases run HBase's own PerformanceEvaluation, its admin phases
-# only flush|compact|drop TABLE (org.heaplab.hbase.LabAdmin); it needs no engine profile.
+# only create|flush|compact|drop TABLE and metrics (org.heaplab.hbase.LabAdmin: HBase's Admin API and the
+# region server's JMX counters); it needs no engine profile.
 SERVERS = ("engine", "apache-hbase")
-HBASE_ADMIN_COMMANDS = ("flush", "compact", "drop")
+HBASE_ADMIN_COMMANDS = ("create", "flush", "compact", "drop", "metrics")
 METRICS_COMMAND = "metrics"  # `bin/engine admin metrics [--gc]`: the measured admin phase
 
 
