@@ -184,6 +184,14 @@ def judge_claim(
         )
     per_run, problems = _per_run(claim, exp, runs, measured_runs)
     complete = [row for row in per_run if all(x is not None for x in row.values())]
+    if exp.right is not None:  # a ratio over 0 is no ratio (e.g. no young GC at all in a short window)
+        zero = [
+            (run, row)
+            for run, row in zip(runs, per_run, strict=True)
+            if row in complete and row[exp.right] == 0
+        ]
+        problems += [f"{run.path.name}: {exp.right} has {claim.metric} 0, so no ratio" for run, _ in zero]
+        complete = [row for row in complete if row[exp.right] != 0]
     if not complete:
         why = "; ".join(problems) or "no run has a value"
         return ClaimResult(
@@ -243,10 +251,7 @@ def _quantity(exp: Expectation, row: dict[str, float | None]) -> float:
     left = float(row[exp.left] or 0.0)
     if exp.right is None:
         return left
-    right = float(row[exp.right] or 0.0)
-    if right == 0:
-        return 1.0 if left == 0 else float("inf")  # clamped by heaplab.verdict
-    return left / right
+    return left / float(row[exp.right] or 0.0)  # never 0: judge_claim leaves such runs out
 
 
 def judge_all(
