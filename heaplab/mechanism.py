@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from heaplab.client_summary import ClientSummary
 from heaplab.gc_events import YoungGcStats
-from heaplab.memory import MB, MetricsFileError
+from heaplab.memory import MB, MetricsFileError, number_at
 
 if TYPE_CHECKING:  # heaplab.metrics imports this module
     from heaplab.metrics import Measurement
@@ -65,16 +65,6 @@ class ServerWindow:
     notes: tuple[str, ...]  # why a group is None
 
 
-def _num(node: Any, path: str, where: Path, at: str) -> float:
-    for key in path.split("."):
-        if not isinstance(node, dict) or key not in node:
-            raise MetricsFileError(f"{where}: missing {at}.{path}")
-        node = node[key]
-    if not isinstance(node, (int, float)) or isinstance(node, bool):
-        raise MetricsFileError(f"{where}: {at}.{path} is not a number: {node!r}")
-    return float(node)
-
-
 def read_counters(report: Any, where: Path, at: str) -> tuple[Counters, str | None]:
     """One METRICS report's counters, and a note when the JVM cannot count allocation."""
     if not isinstance(report, dict):
@@ -86,14 +76,14 @@ def read_counters(report: Any, where: Path, at: str) -> tuple[Counters, str | No
         if not isinstance(supported, bool):
             raise MetricsFileError(f"{where}: {at}.alloc.supported is not true or false: {supported!r}")
         if supported:
-            alloc = {"total": _num(report, "alloc.total_bytes", where, at)}
-            alloc.update({g: _num(report, f"alloc.by_group.{g}", where, at) for g in ALLOC_GROUPS})
+            alloc = {"total": number_at(report, "alloc.total_bytes", where, f"{at}.")}
+            alloc.update({g: number_at(report, f"alloc.by_group.{g}", where, f"{at}.") for g in ALLOC_GROUPS})
         else:
             note = "the server's JVM cannot count allocated bytes per thread"
     copies = None
     if "copies" in report:
-        copies = {f: _num(report, f"copies.{f}", where, at) for f in COPY_FIELDS}
-    direct = _num(report, "direct.used_bytes", where, at) if "direct" in report else None
+        copies = {f: number_at(report, f"copies.{f}", where, f"{at}.") for f in COPY_FIELDS}
+    direct = number_at(report, "direct.used_bytes", where, f"{at}.") if "direct" in report else None
     return Counters(alloc, copies, direct), note
 
 

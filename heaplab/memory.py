@@ -75,15 +75,20 @@ class AdminMetrics:
         return 1.0 if chunks == 0 else self.onheap_chunks / chunks
 
 
-def _int(raw: dict[str, Any], path: str, where: Path) -> int:
-    node: Any = raw
+def number_at(node: Any, path: str, where: Path, prefix: str = "") -> float:
+    """The number at dotted ``path`` in a report; a one-line MetricsFileError naming ``prefix + path``
+    when it is missing or not a number (shared by the memory, read and mechanism metrics)."""
     for key in path.split("."):
         if not isinstance(node, dict) or key not in node:
-            raise MetricsFileError(f"{where}: missing {path}")
+            raise MetricsFileError(f"{where}: missing {prefix}{path}")
         node = node[key]
     if not isinstance(node, (int, float)) or isinstance(node, bool):
-        raise MetricsFileError(f"{where}: {path} is not a number: {node!r}")
-    return int(node)
+        raise MetricsFileError(f"{where}: {prefix}{path} is not a number: {node!r}")
+    return float(node)
+
+
+def _int(raw: dict[str, Any], path: str, where: Path) -> int:
+    return int(number_at(raw, path, where))
 
 
 def load_admin_metrics(path: Path) -> AdminMetrics:

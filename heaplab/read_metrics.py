@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from heaplab.memory import AdminMetrics, MetricsFileError
+from heaplab.memory import AdminMetrics, MetricsFileError, number_at
 
 READ_UNITS = {
     "data_block_hit_ratio": "ratio",
@@ -32,16 +32,6 @@ READ_UNITS = {
     "query_cache_hit_ratio": "ratio",
     "gets": "gets",
 }
-
-
-def _num(node: Any, path: str, where: Path, prefix: str = "") -> float:
-    for key in path.split("."):
-        if not isinstance(node, dict) or key not in node:
-            raise MetricsFileError(f"{where}: missing {prefix}{path}")
-        node = node[key]
-    if not isinstance(node, (int, float)) or isinstance(node, bool):
-        raise MetricsFileError(f"{where}: {prefix}{path} is not a number: {node!r}")
-    return float(node)
 
 
 def _data_counts(raw: dict[str, Any], where: Path) -> dict[str, tuple[float, float]] | None:
@@ -58,8 +48,8 @@ def _data_counts(raw: dict[str, Any], where: Path) -> dict[str, tuple[float, flo
         if not isinstance(name, str):
             raise MetricsFileError(f"{where}: block_cache.caches[{i}].name is missing")
         at = f"block_cache.caches[{i}]."
-        hits = _num(cache, "by_type.data.hits", where, at)
-        misses = _num(cache, "by_type.data.misses", where, at)
+        hits = number_at(cache, "by_type.data.hits", where, at)
+        misses = number_at(cache, "by_type.data.misses", where, at)
         out[name] = (hits, misses)
     return out
 
@@ -67,7 +57,7 @@ def _data_counts(raw: dict[str, Any], where: Path) -> dict[str, tuple[float, flo
 def _group(raw: dict[str, Any], group: str, fields: tuple[str, ...], where: Path) -> dict[str, float] | None:
     if group not in raw:
         return None
-    return {f: _num(raw, f"{group}.{f}", where) for f in fields}
+    return {f: number_at(raw, f"{group}.{f}", where) for f in fields}
 
 
 def _ratio(hits: float, misses: float) -> float | None:
