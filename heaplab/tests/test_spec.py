@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.spec import SpecError, list_labs, load_spec, parse_spec, resolve_lab
+from heaplab.metrics import UNITS
+from heaplab.spec import METRICS, SpecError, list_labs, load_spec, parse_spec, resolve_lab
 from heaplab.tests.conftest import FIXTURE, REPO
 from heaplab.tests.fabricate import lab03_spec
 
@@ -69,3 +70,9 @@ def test_lab_name_must_match_its_directory(tmp_path: Path) -> None:
     (wrong / "experiment.yml").write_text((FIXTURE / "experiment.yml").read_text())
     with pytest.raises(SpecError, match="does not match its directory"):
         load_spec(wrong / "experiment.yml")
+
+
+def test_claim_metrics_are_exactly_the_metrics_heaplab_computes() -> None:
+    """spec.METRICS (what a claim may name) lists every metric of heaplab.metrics.UNITS and no other: the
+    spec module sits below the metric modules, so it keeps its own list, and this keeps the two in step."""
+    assert set(METRICS) == set(UNITS)
