@@ -177,13 +177,33 @@ def judge_claim(
     exp = parse_expectation(str(claim.expect))
     article, article_ratio, article_holds = _article(runs[0], claim, exp, published)
     empty: dict[str, float | None] = dict.fromkeys(exp.variants)
-    not_here = _unavailable(exp, runs) or _unmet_needs(claim, runs)
-    if not_here:
+    unavailable = _unavailable(exp, runs)
+    if unavailable:
         return ClaimResult(
-            claim, unit, article, article_holds, empty, NOT_MEASURABLE, not_here, None, article_ratio
+            claim, unit, article, article_holds, empty, NOT_MEASURABLE, unavailable, None, article_ratio
         )
     per_run, problems = _per_run(claim, exp, runs, measured_runs)
     complete = [row for row in per_run if all(x is not None for x in row.values())]
+    too_small = _unmet_needs(claim, runs)
+    if too_small:  # judged on no host this small, but what it measured is shown beside the reason
+        shown = (
+            {v: statistics.fmean(float(row[v] or 0) for row in complete) for v in exp.variants}
+            if complete
+            else empty
+        )
+        return ClaimResult(
+            claim,
+            unit,
+            article,
+            article_holds,
+            dict(shown),
+            NOT_MEASURABLE,
+            too_small,
+            None,
+            article_ratio,
+            None,
+            per_run,
+        )
     if exp.right is not None:  # a ratio over 0 is no ratio (e.g. no young GC at all in a short window)
         zero = [
             (run, row)

@@ -57,6 +57,8 @@ GC_METRICS = (  # issue 6 (gc helper): heaplab.gc_stats / heaplab.timeline, defi
     "full_gc_count",
     "safepoint_total",
     "gc_pause_initial_peak",
+    "gc_remark_avg",
+    "gc_remark_total",
     "eden_evacuation_rate",
     "latency_spike_gc_share",
     "latency_spike_gc_lift",  # spike seconds' GC overlap over other seconds' (heaplab.timeline)

@@ -162,3 +162,19 @@ def test_unmeasurable_claims_say_so(lab: str, claim: Claim) -> None:
 def _verdict_unmeasurable(lab: str, claim: Claim) -> str:
     run = Run(Path("/runs/x"), {"lab": lab, "scale": "local", "variants": {}}, SPECS[lab])
     return judge_claim([run], claim, [{}], None).verdict
+
+
+def test_a_claim_needing_a_bigger_host_shows_what_this_one_measured() -> None:
+    """ParallelRefProcEnabled's -75% remark needs 4 GC threads: on 2 cores the verdict is not measurable
+    here, with the reason, but the remark times of both variants are still shown, not left blank."""
+    claim = next(c for c in SPECS["02-g1-tuning"].claims if c.id == "refproc-remark")
+    runs, measured = _runs(SPECS["02-g1-tuning"], claim, [0.6, 0.6, 0.6])
+    small = [
+        Run(r.path, {**r.manifest, "hosts": [{"name": "vm", "cores": 2, "memory_mb": 24576}]}, r.spec)
+        for r in runs
+    ]
+    result = judge_claim(small, claim, measured, None)
+    assert result.verdict == NOT_MEASURABLE
+    assert result.why == "needs 4 cores (the smallest host here has 2)"
+    assert result.measured == {"g1-default": pytest.approx(60.0), "g1-no-refproc": pytest.approx(100.0)}
+    assert judge_claim(runs, claim, measured, None).verdict == DIRECTION  # 0.6x against 0.25x, on 64 cores

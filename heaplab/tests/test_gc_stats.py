@@ -79,6 +79,20 @@ def test_gc_values_window_safepoints_initial_peak_and_eden_rate():
     assert v["safepoint_total"] == pytest.approx(100.5 / 2)
     assert v["gc_pause_initial_peak"] == 200  # b's, the longest of the window's first minute
     assert v["eden_evacuation_rate"] == pytest.approx((10 + 2.5) / 2)  # b: 0.5 GiB in 200 ms
+    assert v["gc_remark_avg"] == 50  # a's one remark in the window
+    assert v["gc_remark_total"] == 25  # 50 ms over 2 servers
+
+
+def test_remark_metrics_need_the_log_and_count_only_remarks():
+    """ParallelRefProcEnabled's effect is on remark pauses (G1 GC tuning for 100% YCSB reads): young,
+    mixed and cleanup pauses are left out; gc-events.jsonl has no remarks, so no value at all."""
+    pauses = [_p(1, 10, "remark"), _p(2, 30, "remark"), _p(3, 500), _p(4, 70, "cleanup"), _p(5, 90, "mixed")]
+    logged = gc_values([ServerGc("a", "gc-regionserver.log", pauses, None)], T0, T0 + 10_000, 1)
+    assert (logged["gc_remark_avg"], logged["gc_remark_total"]) == (20, 40)
+    no_remark = gc_values([ServerGc("a", "gc-regionserver.log", pauses[2:], None)], T0, T0 + 10_000, 1)
+    assert no_remark["gc_remark_total"] == 0 and "gc_remark_avg" not in no_remark
+    events = gc_values([ServerGc("a", "gc-events.jsonl", pauses[2:], None)], T0, T0 + 10_000, 1)
+    assert "gc_remark_total" not in events and "gc_remark_avg" not in events
 
 
 def test_initial_peak_is_the_first_minute_of_the_measured_window():

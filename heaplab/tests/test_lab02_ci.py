@@ -2,9 +2,10 @@
 
 One run, shared by every test of the module: ``python -m heaplab run 02-g1-tuning --scale ci --report`` at a
 throw-away root whose spec is the real one plus a free ``hbase.regionserver.port`` and without the
-``parallel`` variant and its claim (it differs from g1-default in its flags only; four variants would
-take the run past the ci budget), with ``--java-home`` a JDK 21+ of this machine when there is one (then
-zgc runs, on generational ZGC), else the JDK on PATH (then zgc must be recorded unavailable, saying why).
+``parallel`` and ``g1-no-refproc`` variants and their claims (each differs from g1-default in its flags
+only; five variants would take the run past the ci budget), with ``--java-home`` a JDK 21+ of this machine
+when there is one (then zgc runs, on generational ZGC), else the JDK on PATH (then zgc must be recorded
+unavailable, saying why).
 Then:
 - every variant that ran started its region server with its own collector (the GC log's first line) and
   exactly its flags, and the measured YCSB run read every operation of the scale;
@@ -35,12 +36,14 @@ COLLECTOR_LINE = {  # the unified GC log's first `[gc]` line names the collector
 
 
 def ci_spec_text() -> str:
-    """The real spec without the parallel variant, with a free RPC port (lab_root fills ``{port}``)."""
+    """The real spec without two variants, with a free RPC port (lab_root fills ``{port}``)."""
     spec = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
-    del spec["variants"]["parallel"]
+    left_out = ("parallel", "g1-no-refproc")
+    for name in left_out:
+        del spec["variants"][name]
     for r in spec["reproduces"]:
-        r["variants"] = [v for v in r["variants"] if v != "parallel"]
-    spec["claims"] = [c for c in spec["claims"] if "parallel" not in c.get("expect", "")]
+        r["variants"] = [v for v in r["variants"] if v not in left_out]
+    spec["claims"] = [c for c in spec["claims"] if not any(v in c.get("expect", "") for v in left_out)]
     spec["site"] = {"hbase.regionserver.port": "{port}", **spec["site"]}
     return yaml.safe_dump(spec, sort_keys=False)
 
