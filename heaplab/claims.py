@@ -86,6 +86,7 @@ class ClaimResult:
         c = self.claim
         return {
             "kind": c.kind,
+            "subject": c.subject,
             "experiment": c.experiment,
             "metric": c.metric,
             "unit": self.unit,

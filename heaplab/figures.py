@@ -42,7 +42,7 @@ def latency_figure(run: Run, experiment: str, measured: dict[str, Measurement]) 
         assert m.window_ms is not None
         t0 = m.window_ms[0]
         iv = intervals_of(m)
-        if not iv:  # e.g. Apache HBase's own PE (lab 11) writes no interval log: nothing to plot per second
+        if not iv:  # e.g. an Apache HBase run from before hbase-lab pe wrote one: nothing to plot per second
             ax.text(
                 0.5,
                 0.5,

@@ -12,15 +12,20 @@ summaries works on both servers.  How the numbers are made (docs/apache-hbase.md
   threads' rows; ``duration_ms``: the slowest thread's time; ``throughput``: rows / duration, the
   definition of the engine's pe report (HBase PE's own ``Avg TPS/QPS``, the sum of per-thread rates, is
   kept as ``hbase_avg_tps``).
-- ``latency_us``: HBase PE keeps one histogram per thread and prints no merged one, so ``mean`` is the
-  measures-weighted mean (exact), ``min``/``max`` the extremes (exact) and each percentile the
-  measures-weighted mean of the threads' percentiles (an estimate; the threads run the same workload).
-  The per-thread values are kept under ``clients``.
+- ``latency_us``: from ``<phase>-<host>.hlog`` when the phase wrote one (``hbase-lab pe --report`` runs
+  PE's commands as LabPeCommands, which also record every measured latency into the engine pe's interval
+  log): the threads' latencies merged into one histogram, as the engine's pe computes its own, so both
+  servers' percentiles are made the same way (``latency_method: merged``).  Without the log (a command
+  LabPeCommands does not wrap), HBase PE's own numbers: it keeps one histogram per thread and prints no
+  merged one, so ``mean`` is the measures-weighted mean (exact), ``min``/``max`` the extremes (exact) and
+  each percentile the measures-weighted mean of the threads' percentiles (an estimate;
+  ``latency_method: thread-weighted``).  PE's per-thread values are kept under ``clients`` and their
+  weighted estimate under ``hbase_latency_us``.
 - ``start_epoch_ms``/``end_epoch_ms``: from the log lines' timestamps (``Timed test starting`` of the
   first thread, ``Finished TestClient`` of the last), read in the host's time zone (``tz``, default the
   controller's local zone: the local target is the controller).
-- ``hlog``: null. HBase PE writes no HdrHistogram interval log, so latency over time (timelines) and the
-  merge of several client hosts through .hlog files are not available for HBase variants.
+- ``hlog``: the interval log's file name (timelines, the merge of several client hosts), or null without
+  one; ``hlog_count``: the operations it holds, which must equal ``operations``.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any
 
 from heaplab import gc_log  # issue 6 (gc helper): the unified GC log parser
 from heaplab.client_summary import PERCENTILE_KEYS
+from heaplab.hlog import latency_us, read_total
 
 # HBase PE's names for the percentiles (2.6: lower-case mean=; older releases print Mean=).
 _HBASE_KEYS = {
@@ -69,6 +75,11 @@ TESTS = {
     "scan": "ScanTest",
     "scanRange100": "RandomScanWithRange100Test",
     "increment": "IncrementTest",
+}
+# hbase-lab pe --report runs these commands as LabPeCommands' classes (LabRandomWrite, ...): PE's own tests
+# with an interval log; the summary names the PE test they are.
+LAB_TESTS = {
+    "Lab" + c[0].upper() + c[1:]: TESTS[c] for c in ("randomWrite", "sequentialWrite", "randomRead", "scan")
 }
 
 
@@ -130,9 +141,15 @@ def _read_line(line: str, clients: dict[str, _Client], found: dict[str, Any], tz
 
 
 def parse(
-    text: str, *, args: str = "", source: str = "HBase PE output", tz: tzinfo | None = None
+    text: str,
+    *,
+    args: str = "",
+    source: str = "HBase PE output",
+    tz: tzinfo | None = None,
+    hlog: Path | None = None,
 ) -> dict[str, Any]:
-    """The client summary of one HBase PE run (``args``: PE's command line as the phase ran it)."""
+    """The client summary of one HBase PE run (``args``: PE's command line as the phase ran it; ``hlog``:
+    the interval log the run wrote, if any)."""
     clients: dict[str, _Client] = {}
     found: dict[str, Any] = {"test": "", "tps": None}
     for line in text.splitlines():
@@ -163,12 +180,15 @@ def parse(
     end = max(c.end for c in done if c.end is not None)
     start_ms = (min(starts).timestamp() * 1000) if starts else end.timestamp() * 1000 - duration
     command, threads = _command_of(args)
+    merged = read_total([hlog]) if hlog is not None and hlog.is_file() else None
+    if merged is not None and merged.get_total_count() == 0:
+        merged = None  # an empty log (no measured operation reached it): PE's own numbers
     return {
         "format": 1,
         "tool": "hbase-pe",
         "command": command,
         "args": args,
-        "test": test or TESTS.get(command, command),
+        "test": LAB_TESTS.get(test, test) or TESTS.get(command, command),
         "threads": threads or len(done),
         "rows_per_thread": _flag(args, "rows", rows // max(len(done), 1)),
         "value_size": _flag(args, "valueSize", 1000),  # HBase PE's default value size
@@ -178,10 +198,13 @@ def parse(
         "duration_ms": duration,
         "throughput": round(rows * 1000.0 / duration, 3) if duration > 0 else 0.0,
         "hbase_avg_tps": tps,
-        "latency_us": latency,
+        "latency_us": latency_us(merged) if merged is not None else latency,
+        "latency_method": "merged" if merged is not None else "thread-weighted",
+        "hbase_latency_us": latency,
         "start_epoch_ms": round(start_ms),
         "end_epoch_ms": round(end.timestamp() * 1000),
-        "hlog": None,
+        "hlog": hlog.name if merged is not None and hlog is not None else None,
+        "hlog_count": merged.get_total_count() if merged is not None else None,
         "clients": [
             {
                 "client": c.name,
@@ -214,7 +237,8 @@ def convert_variant(
             if err.is_file():
                 text += "\n" + err.read_text(encoding="utf-8", errors="replace")
             try:
-                summary = parse(text, args=str(phase.get("args", "")), source=str(out), tz=tz)
+                hlog = out.with_suffix(".hlog")
+                summary = parse(text, args=str(phase.get("args", "")), source=str(out), tz=tz, hlog=hlog)
             except HBasePeError:
                 continue
             target = out.with_suffix(".json")

@@ -66,3 +66,19 @@ def read_total(paths: list[Path]) -> HdrHistogram:
         finally:
             reader.input_file.close()
     return total
+
+
+def latency_us(total: HdrHistogram) -> dict[str, float]:
+    """A client summary's ``latency_us`` (client_summary.PERCENTILE_KEYS) from a merged histogram."""
+    at = total.get_value_at_percentile
+    return {
+        "mean": round(total.get_mean_value(), 3),
+        "min": float(total.get_min_value()),
+        "p50": float(at(50)),
+        "p75": float(at(75)),
+        "p95": float(at(95)),
+        "p99": float(at(99)),
+        "p999": float(at(99.9)),
+        "p9999": float(at(99.99)),
+        "max": float(total.get_max_value()),
+    }

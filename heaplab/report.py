@@ -134,6 +134,11 @@ def _claims(a: Analysis) -> list[str]:
         "Each figure is the article's own. Measured: each variant's mean, then the claim's quantity (the",
         "ratio of the two variants, or the value) with its 95% interval over the runs (one run: an assumed",
         "band). The rule: docs/analysis.md, section Verdicts.",
+    ]
+    for subject, mapping in a.run.spec.subjects.items():  # heaplab.subjects
+        pairs = ", ".join(f"{theirs} for {ours}" for ours, theirs in mapping.items())
+        lines.append(f"A claim `<id>@{subject}` is the claim above it judged on {subject}: {pairs}.")
+    lines += [
         "",
         "| claim | kind | article | expectation | measured | verdict | why |",
         "|---|---|---|---|---|---|---|",

@@ -31,6 +31,7 @@ import yaml
 
 from heaplab.expectation import ExpectationError, parse_expectation
 from heaplab.paths import LABS_DIR, SPEC_NAME
+from heaplab.subjects import ENGINE, SubjectError, parse_subjects, subject_claims
 
 TOOLS = ("admin", "pe", "ycsb")
 CLIENT_METRICS = (
@@ -190,6 +191,7 @@ class Claim:
     needs: dict[str, float] = field(default_factory=dict)  # CLAIM_NEEDS -> the least the target must have
     measurable: bool = True  # False: no target of this lab can measure it; `why` says why
     why: str | None = None
+    subject: str = ENGINE  # the server it is judged on: the engine, or a `subjects` entry (heaplab.subjects)
 
 
 def with_derived(scale_params: dict[str, Any]) -> dict[str, Any]:
@@ -211,6 +213,7 @@ class Spec:
     claims: list[Claim]
     site: dict[str, str] = field(default_factory=dict)
     path: Path | None = None
+    subjects: dict[str, dict[str, str]] = field(default_factory=dict)  # heaplab.subjects
 
     @property
     def experiments(self) -> list[str]:
@@ -637,6 +640,21 @@ def parse_spec(raw: Any, path: Path | None = None) -> Spec:
     scales = {str(k): dict(v) for k, v in _req(raw, "scales", where).items()}
     phases = _phases(raw, where, experiments)
     claims = _claims(raw, where, reproduces, variants)
+    try:
+        subjects = parse_subjects(raw.get("subjects"), where, variants)
+    except SubjectError as e:
+        raise SpecError(str(e)) from e
+
+    def compared(experiment: str) -> list[str]:
+        listed = next((r.get("variants") for r in reproduces if r["experiment"] == experiment), None)
+        return listed or list(variants)
+
+    by_origin: dict[str, list[Claim]] = {}
+    for derived in subject_claims(claims, subjects, compared):
+        if derived.measurable:
+            _check_judged_claim(derived, f"{where}: claim {derived.id}", reproduces, variants)
+        by_origin.setdefault(derived.id.split("@")[0], []).append(derived)
+    claims = [d for c in claims for d in (c, *by_origin.get(c.id, []))]  # each beside its engine claim
     _check_hbase_phases(variants, phases, where)  # issue 6 (hbase)
     spec = Spec(
         lab=str(_req(raw, "lab", where)),
@@ -648,6 +666,7 @@ def parse_spec(raw: Any, path: Path | None = None) -> Spec:
         claims=claims,
         site=_site(raw.get("site"), f"{where}: site"),
         path=path,
+        subjects=subjects,
     )
     for scale in spec.scales:  # every placeholder must resolve at every scale, for every variant
         params = spec.params(scale)

@@ -8,7 +8,8 @@ free ports) with the fetched HBase linked in. Then:
 - both variants completed; HBase ran standalone with no fixed default port and left its server log, its
   GC log (the engine launcher's -Xlog flags) and hbase-site.xml in the run;
 - every measured pe phase of HBase has a client summary made from HBase PE's output (tool hbase-pe, the
-  rows the phase asked for, no .hlog);
+  rows the phase asked for) and an interval log holding every measured operation, whose merged histogram
+  gives its percentiles;
 - report.md has one table with both variants for every workload, and every claim (a bound between the
   two servers) is judged on both servers' values.
 """
@@ -21,6 +22,7 @@ import pytest
 
 from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from heaplab.hbase_pe import find_archive
+from heaplab.hlog import read_total
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
 from heaplab.tests.test_end_to_end import spec_with_port
@@ -72,7 +74,11 @@ def test_hbase_pe_phases_have_summaries(e2e: FinishedRun) -> None:
         summary = json.loads((e2e.run / HBASE / f"client/{phase}-localhost.json").read_text(encoding="utf-8"))
         assert summary["tool"] == "hbase-pe" and summary["test"] == test, phase
         assert summary["rows"] == rows * p["threads"], phase
-        assert summary["hlog"] is None and summary["throughput"] > 0, phase
+        assert summary["throughput"] > 0, phase
+        assert summary["hlog"] == f"{phase}-localhost.hlog" and summary["latency_method"] == "merged", phase
+        assert summary["hlog_count"] == summary["operations"], phase
+        total = read_total([e2e.run / HBASE / "client" / summary["hlog"]])
+        assert summary["latency_us"]["p999"] == total.get_value_at_percentile(99.9), phase
         assert (e2e.run / HBASE / f"client/gc-{phase}-localhost.log").is_file(), phase
 
 

@@ -28,8 +28,9 @@ def test_notebook_shows_both_servers_and_their_ratio() -> None:
 
 
 def test_report_plots_a_variant_without_interval_logs(tmp_path: Path) -> None:
-    """HBase's own PE writes no .hlog: the latency figure says so for that variant instead of failing to
-    log-scale an empty plot (it did when a GC pause of HBase's fell inside the measured window)."""
+    """A variant without .hlog (this fixture's HBase run predates hbase-lab pe's interval log): the latency
+    figure says so for that variant instead of failing to log-scale an empty plot (it did when a GC pause
+    of HBase's fell inside the measured window)."""
     run = tmp_path / "run"
     shutil.copytree(RUN, run)
     for name in ("report.md", "claims.json"):

@@ -14,9 +14,11 @@ mkdir -p "$OUT/bin" "$OUT/classes"
 echo "fetching Apache HBase $VERSION jars from Maven Central into $OUT/lib"
 mvn -B -q -f "$HERE/pom.xml" package -Dhbase.version="$VERSION" -Dhbase.lib.dir="$OUT/lib"
 # --release 11: the CMS variants run HBase, and so LabAdmin, on a JDK 11 (docs/apache-hbase.md).
-echo "compiling org.heaplab.hbase.LabAdmin against them (Java 11 class files)"
+# LabPeCommands (PE's commands with an interval log) writes its log with the engine's own IntervalLog.
+echo "compiling LabAdmin and LabPeCommands against them (Java 11 class files)"
 "${JAVA_HOME:+$JAVA_HOME/bin/}javac" --release 11 -nowarn -d "$OUT/classes" -cp "$OUT/lib/*" \
-  "$HERE"/src/org/heaplab/hbase/*.java
+  "$HERE"/src/org/heaplab/hbase/*.java "$HERE"/src/org/apache/hadoop/hbase/*.java \
+  "$HERE"/../../engine/tools/src/main/java/org/heaplab/tools/IntervalLog.java
 cp "$HERE/bin/hbase-lab" "$OUT/bin/"
 mkdir -p "$OUT/conf" && cp "$HERE"/conf/log4j.properties "$OUT/conf/"
 tar -C "$HERE/target" -cf "$OUT.tar" "apache-hbase-$VERSION"

@@ -1,0 +1,92 @@
+"""Subjects: the same claim judged on the engine and on Apache HBase (docs/contracts.md section 8).
+
+A lab's claims name the engine's variants (``hbase2-offheap <= 0.11 * hbase1-onheap``).  Its ``subjects``
+map each of those variants to the variant that plays the same part on another server, configured with
+that server's own keys::
+
+    subjects:
+      apache-hbase: {hbase1-onheap: cms-onheap-1.x, hbase2-offheap: cms-offheap-2.x}
+
+Every claim whose variants all have a counterpart is then judged a second time, as ``<id>@apache-hbase``:
+the same figure, source and words, the expectation with the variants renamed.  When the engine's claim
+does not reproduce and HBase's does, the engine does not model the mechanism; when neither does, this
+machine may not be able to show it.  A claim on a metric only the engine counts is kept, declared not
+measurable on that subject, with the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from heaplab.expectation import parse_expectation
+
+ENGINE = "engine"  # the subject of the claims as written
+# Counted by the engine's own instrumentation (engine/docs/allocation.md), which its pe reads around the
+# measured operations: HBase's PE reads no server counters, and HBase has none of the bytes its RPC and
+# WAL code copy.
+ENGINE_ONLY_METRICS = frozenset(
+    {
+        "alloc_bytes_per_op",
+        "alloc_rpc_bytes_per_op",
+        "alloc_wal_bytes_per_op",
+        "heap_copy_bytes_per_op",
+        "request_copy_bytes_per_op",
+        "response_copy_bytes_per_op",
+    }
+)
+
+
+class SubjectError(ValueError):
+    pass
+
+
+def parse_subjects(raw: Any, where: str, variants: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """{subject: {engine variant: its counterpart}}, checked against the lab's variants."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SubjectError(f"{where}: subjects must map a subject name to {{engine variant: variant}}")
+    out: dict[str, dict[str, str]] = {}
+    for name, mapping in raw.items():
+        sw = f"{where}: subjects.{name}"
+        if str(name) == ENGINE:
+            raise SubjectError(f"{sw}: 'engine' is the subject of the claims as written")
+        if not isinstance(mapping, dict) or not mapping:
+            raise SubjectError(f"{sw}: expected {{engine variant: its counterpart}}")
+        for ours, theirs in mapping.items():
+            for v in (ours, theirs):
+                if str(v) not in variants:
+                    raise SubjectError(f"{sw}: unknown variant {v!r}; valid: {', '.join(variants)}")
+            if getattr(variants[str(ours)], "server", ENGINE) != ENGINE:
+                raise SubjectError(f"{sw}: {ours!r} is not an engine variant")
+        out[str(name)] = {str(k): str(v) for k, v in mapping.items()}
+    return out
+
+
+def subject_claims(
+    claims: list[Any], subjects: dict[str, dict[str, str]], compared: Callable[[str], list[str]]
+) -> list[Any]:
+    """Each measurable engine claim again on every subject that has all its variants, where the claim's
+    experiment compares them (``compared``: an experiment's variants)."""
+    derived = []
+    for subject, mapping in subjects.items():
+        for c in claims:
+            if not c.measurable or c.subject != ENGINE:
+                continue
+            exp = parse_expectation(str(c.expect))
+            theirs = [mapping.get(v) for v in exp.variants]
+            if None in theirs or not set(theirs) <= set(compared(str(c.experiment))):
+                continue
+            renamed = dataclasses.replace(
+                exp, left=mapping[exp.left], right=mapping[exp.right] if exp.right else None
+            )
+            fields: dict[str, Any] = {"id": f"{c.id}@{subject}", "expect": str(renamed), "subject": subject}
+            if c.metric in ENGINE_ONLY_METRICS:
+                fields.update(
+                    measurable=False,
+                    why=f"{subject} has no counter of {c.metric}: the engine's own instrumentation counts it",
+                )
+            derived.append(dataclasses.replace(c, **fields))
+    return derived

@@ -1,0 +1,137 @@
+"""heaplab.subjects: a lab's claims judged again on Apache HBase's variants; what refuses a bad mapping."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from heaplab.spec import SpecError, load_spec, parse_spec
+from heaplab.tests.conftest import REPO
+from heaplab.verdict_table import tally, to_markdown
+
+SPEC = {
+    "lab": "x",
+    "reproduces": [
+        {"doc": "000", "experiment": "put", "variants": ["onheap", "offheap", "min0", "hb1", "hb2"]},
+        {"doc": "002", "experiment": "engine_only", "variants": ["onheap", "offheap"]},
+    ],
+    "variants": {
+        "onheap": {"profile": "hbase1-onheap"},
+        "offheap": {"profile": "hbase2-offheap"},
+        "min0": {"profile": "hbase2-offheap"},
+        "hb1": {"server": "apache-hbase"},
+        "hb2": {"server": "apache-hbase"},
+    },
+    "scales": {"ci": {"threads": 2, "rows": 10}},
+    "phases": [
+        {"name": "w", "tool": "pe", "measure": ["put", "engine_only"], "args": "--rows={rows} randomWrite 2"}
+    ],
+    "subjects": {"apache-hbase": {"onheap": "hb1", "offheap": "hb2"}},
+    "claims": [
+        {"id": "p999", "experiment": "put", "metric": "latency_p999", "expect": "offheap <= 0.11 * onheap",
+         "figure": "45 -> 5 ms", "source": "HBase 2.0 end-to-end off-heap", "says": "P999 fell"},
+        {"id": "alloc", "experiment": "put", "metric": "alloc_bytes_per_op",
+         "expect": "offheap <= 0.45 * onheap"},
+        {"id": "tail", "experiment": "put", "metric": "latency_p999_over_avg", "expect": "onheap >= 100",
+         "null": 1},
+        {"id": "min0", "experiment": "put", "metric": "throughput", "expect": "min0 >= 1.0 * onheap"},
+        {"id": "other", "experiment": "engine_only", "metric": "throughput",
+         "expect": "offheap >= 1.2 * onheap"},
+        {"id": "gone", "measurable": False, "why": "needs JDK 7"},
+    ],
+}  # fmt: skip
+
+
+def _spec(**changes):
+    raw = copy.deepcopy(SPEC)
+    raw.update(changes)
+    return parse_spec(raw)
+
+
+def test_each_claim_is_judged_again_on_the_subject_right_after_its_engine_claim() -> None:
+    ids = [c.id for c in _spec().claims]
+    assert ids == [
+        "p999", "p999@apache-hbase", "alloc", "alloc@apache-hbase", "tail", "tail@apache-hbase",
+        "min0", "other", "gone",
+    ]  # fmt: skip
+    claims = {c.id: c for c in _spec().claims}
+    on_hbase = claims["p999@apache-hbase"]
+    assert (on_hbase.expect, on_hbase.subject, on_hbase.metric) == (
+        "hb2 <= 0.11 * hb1",
+        "apache-hbase",
+        "latency_p999",
+    )
+    assert (on_hbase.figure, on_hbase.source, on_hbase.says) == (
+        "45 -> 5 ms",
+        "HBase 2.0 end-to-end off-heap",
+        "P999 fell",
+    )
+    assert claims["tail@apache-hbase"].expect == "hb1 >= 100" and claims["tail@apache-hbase"].null == 1
+    assert claims["p999"].subject == "engine"
+
+
+def test_a_claim_on_an_engine_only_counter_is_not_measurable_on_the_subject() -> None:
+    alloc = {c.id: c for c in _spec().claims}["alloc@apache-hbase"]
+    assert not alloc.measurable
+    assert (
+        alloc.why
+        == "apache-hbase has no counter of alloc_bytes_per_op: the engine's own instrumentation counts it"
+    )
+
+
+def test_claims_without_a_counterpart_or_not_compared_there_stay_engine_only() -> None:
+    ids = {c.id for c in _spec().claims}
+    assert "min0@apache-hbase" not in ids  # min0 has no counterpart
+    assert "other@apache-hbase" not in ids  # engine_only does not compare hb1 and hb2
+    assert "gone@apache-hbase" not in ids  # not measurable anywhere
+
+
+@pytest.mark.parametrize(
+    ("subjects", "message"),
+    [
+        ({"apache-hbase": {"onheap": "nope"}}, "subjects.apache-hbase: unknown variant 'nope'"),
+        ({"apache-hbase": {"hb1": "hb2"}}, "subjects.apache-hbase: 'hb1' is not an engine variant"),
+        ({"engine": {"onheap": "hb1"}}, "subjects.engine: 'engine' is the subject of the claims as written"),
+        ({"apache-hbase": []}, "subjects.apache-hbase: expected {engine variant: its counterpart}"),
+        (["apache-hbase"], "subjects must map a subject name"),
+    ],
+)
+def test_a_bad_mapping_is_one_line_naming_it(subjects, message: str) -> None:
+    with pytest.raises(SpecError, match=message.replace("{", r"\{").replace("}", r"\}")):
+        _spec(subjects=subjects)
+
+
+def test_the_labs_with_cms_variants_judge_their_claims_on_apache_hbase() -> None:
+    for lab, pairs in {
+        "01-tail-latency": {"hbase1-onheap": "cms-onheap-1.x"},
+        "03-offheap-write": {"hbase1-onheap": "cms-onheap-1.x", "hbase2-offheap": "cms-offheap-2.x"},
+        "04-offheap-read": {"hbase1-onheap": "cms-onheap-1.x", "hbase2-offheap": "cms-offheap-2.x"},
+    }.items():
+        spec = load_spec(REPO / "labs" / lab / "experiment.yml")
+        assert spec.subjects == {"apache-hbase": pairs}, lab
+        assert all(spec.variants[v].server == "apache-hbase" for v in pairs.values()), lab
+        assert any(c.id.endswith("@apache-hbase") and c.measurable for c in spec.claims), lab
+
+
+def test_verdicts_count_each_subject_in_a_row_of_its_own(tmp_path: Path) -> None:
+    run = tmp_path / "x-ci-1"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"format": 1, "lab": "x", "scale": "ci", "variants": {}}))
+    raw = copy.deepcopy(SPEC)
+    (run / "experiment.yml").write_text(json.dumps(raw))
+    claims = {
+        "p999": {"experiment": "put", "verdict": "reproduced", "subject": "engine"},
+        "p999@apache-hbase": {"experiment": "put", "verdict": "direction", "subject": "apache-hbase"},
+        "other": {"experiment": "engine_only", "verdict": "not reproduced"},  # older files: no subject
+    }
+    (run / "claims.json").write_text(json.dumps({"claims": claims}))
+    table = tally([run])
+    article = "HBase 2.0 end-to-end off-heap"
+    assert table[article]["reproduced"] == 1 and sum(table[article].values()) == 1
+    assert table[f"{article}, on apache-hbase"]["direction"] == 1
+    assert table["Lift the Ceiling of Throughputs"]["not reproduced"] == 1
+    rows = [line.split(" | ")[0] for line in to_markdown(table).splitlines()[2:]]
+    assert rows == [f"| {article}", f"| {article}, on apache-hbase", "| Lift the Ceiling of Throughputs"]
