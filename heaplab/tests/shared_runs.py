@@ -12,9 +12,9 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from heaplab.hbase_pe import unavailable_why
+from heaplab.hbase_pe import find_archive, unavailable_why
 from heaplab.spec import load_spec
-from heaplab.tests.conftest import FinishedRun, LabRoot
+from heaplab.tests.conftest import REPO, FinishedRun, LabRoot
 
 
 def run_lab_at_ci(
@@ -67,8 +67,21 @@ def execute_notebook(notebook: Path, run_dir: Path) -> tuple[nbformat.NotebookNo
 
 
 def available_variants(e2e: FinishedRun) -> list[str]:
-    """The variants of the run's spec that ran (the others are recorded as unavailable)."""
-    return [name for name, v in e2e.spec.variants.items() if v.available]
+    """The variants that ran (the others are recorded unavailable: by the spec, or an Apache HBase variant
+    where HBase's jars are not fetched)."""
+    return [name for name, v in e2e.manifest["variants"].items() if v["status"] != "unavailable"]
+
+
+def link_apache_hbase(root: Path) -> bool:
+    """Link this checkout's fetched Apache HBase (infra/apache-hbase/fetch.sh) into a throw-away lab root,
+    so its apache-hbase variants run; False (they are then unavailable) where it is not fetched."""
+    archive = find_archive(REPO)
+    if archive is None:
+        return False
+    target = root / "infra/apache-hbase/target"
+    target.mkdir(parents=True, exist_ok=True)
+    (target / archive.name).symlink_to(archive)
+    return True
 
 
 def assert_run_completed(e2e: FinishedRun) -> None:

@@ -16,6 +16,7 @@ import pytest
 from heaplab import hbase_pe
 from heaplab.client_summary import load_client_summary
 from heaplab.gc_events import load_gc_events
+from heaplab.hlog import read_total
 from heaplab.runner import ansible_vars
 from heaplab.spec import SpecError, load_spec, parse_spec
 
@@ -181,3 +182,23 @@ def test_mark_unavailable_until_fetched(tmp_path: Path) -> None:
         entries["hbase"]["status"] == "unavailable"
         and "infra/apache-hbase/fetch.sh" in entries["hbase"]["why"]
     )
+
+
+def test_with_its_interval_log_the_percentiles_come_from_the_merged_histogram() -> None:
+    """hbase-lab pe --report: HBase PE's randomWrite run as LabRandomWrite (LabPeCommands.java), which also
+    wrote every measured latency into the engine's interval log (the fixture pair: its stdout and .hlog,
+    unedited, from lab 11 at ci scale)."""
+    out, hlog = DATA / "lab-single-2.6.4.out", DATA / "lab-single-2.6.4.hlog"
+    args = "--nomapred --oneCon=true --valueSize=200 --presplit=4 --autoFlush=true --rows=500 randomWrite 2"
+    s = hbase_pe.parse(out.read_text(encoding="utf-8"), args=args, tz=timezone.utc, hlog=hlog)
+    assert s["test"] == "RandomWriteTest"  # PE names the class LabRandomWrite: the summary names PE's test
+    assert (s["hlog"], s["latency_method"]) == ("lab-single-2.6.4.hlog", "merged")
+    assert s["hlog_count"] == s["operations"] == sum(c["measures"] for c in s["clients"])
+    total = read_total([hlog])
+    assert s["latency_us"]["p999"] == total.get_value_at_percentile(99.9)
+    assert s["latency_us"]["max"] == total.get_max_value()
+    # HBase PE's own per-thread figures are kept: its max is the merged one's, to HdrHistogram's precision
+    assert s["hbase_latency_us"]["max"] == pytest.approx(s["latency_us"]["max"], rel=0.001)
+    without = hbase_pe.parse(out.read_text(encoding="utf-8"), args=args, tz=timezone.utc)
+    assert (without["hlog"], without["latency_method"]) == (None, "thread-weighted")
+    assert without["latency_us"] == s["hbase_latency_us"]

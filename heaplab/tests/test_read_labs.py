@@ -17,6 +17,7 @@ from heaplab.analysis import analyse
 from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
 from heaplab.memory import MB
 from heaplab.spec import load_spec, parse_spec
+from heaplab.subjects import ENGINE_ONLY_METRICS
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import (
     Shape,
@@ -281,7 +282,7 @@ def test_lab04_read_metrics_and_claims(tmp_path: Path) -> None:
         k: NOT_MEASURABLE if k in measurable_false else REPRODUCED for k in verdicts
     }
     assert (len(verdicts), len(on_hbase)) == (48, 21)
-    engine_only = {k for k in on_hbase if verdicts[k].claim.metric == "alloc_bytes_per_op"}
+    engine_only = {k for k in on_hbase if verdicts[k].claim.metric in ENGINE_ONLY_METRICS}
     assert all(HBASE_WHY in verdicts[k].why for k in CMS_CLAIMS | on_hbase - engine_only)
     assert engine_only and all("has no counter of" in verdicts[k].why for k in engine_only)
     assert verdicts["e2e-read-path-throughput"].article_ratio == pytest.approx(1.30)

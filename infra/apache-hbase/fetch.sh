@@ -9,17 +9,25 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 VERSION=${HBASE_VERSION:-$(sed -n 's:.*<hbase.version>\(.*\)</hbase.version>.*:\1:p' "$HERE/pom.xml")}
 OUT=$HERE/target/apache-hbase-$VERSION
-rm -rf "$OUT" "$OUT.tar"
-mkdir -p "$OUT/bin" "$OUT/classes"
+# Built beside the current copy and swapped in only when complete: a failed fetch or compile leaves the
+# previous HBase (and the runs that use it) as they were.
+NEW=$HERE/target/.building-$VERSION
+rm -rf "$NEW"
+mkdir -p "$NEW/apache-hbase-$VERSION/bin" "$NEW/apache-hbase-$VERSION/classes" "$NEW/apache-hbase-$VERSION/conf"
+DIR=$NEW/apache-hbase-$VERSION
 echo "fetching Apache HBase $VERSION jars from Maven Central into $OUT/lib"
-mvn -B -q -f "$HERE/pom.xml" package -Dhbase.version="$VERSION" -Dhbase.lib.dir="$OUT/lib"
+mvn -B -q -f "$HERE/pom.xml" package -Dhbase.version="$VERSION" -Dhbase.lib.dir="$DIR/lib"
 # --release 11: the CMS variants run HBase, and so LabAdmin, on a JDK 11 (docs/apache-hbase.md).
 # LabPeCommands (PE's commands with an interval log) writes its log with the engine's own IntervalLog.
 echo "compiling LabAdmin and LabPeCommands against them (Java 11 class files)"
-"${JAVA_HOME:+$JAVA_HOME/bin/}javac" --release 11 -nowarn -d "$OUT/classes" -cp "$OUT/lib/*" \
+"${JAVA_HOME:+$JAVA_HOME/bin/}javac" --release 11 -nowarn -d "$DIR/classes" -cp "$DIR/lib/*" \
   "$HERE"/src/org/heaplab/hbase/*.java "$HERE"/src/org/apache/hadoop/hbase/*.java \
   "$HERE"/../../engine/tools/src/main/java/org/heaplab/tools/IntervalLog.java
-cp "$HERE/bin/hbase-lab" "$OUT/bin/"
-mkdir -p "$OUT/conf" && cp "$HERE"/conf/log4j.properties "$OUT/conf/"
-tar -C "$HERE/target" -cf "$OUT.tar" "apache-hbase-$VERSION"
+cp "$HERE/bin/hbase-lab" "$DIR/bin/"
+cp "$HERE"/conf/log4j.properties "$DIR/conf/"
+tar -C "$NEW" -cf "$NEW/apache-hbase-$VERSION.tar" "apache-hbase-$VERSION"
+rm -rf "$OUT" "$OUT.tar"
+mv "$DIR" "$OUT"
+mv "$NEW/apache-hbase-$VERSION.tar" "$OUT.tar"
+rmdir "$NEW"
 echo "packed $OUT.tar ($(du -h "$OUT.tar" | cut -f1), $(ls "$OUT/lib" | wc -l) jars)"
