@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -195,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     root = find_root(args.root)
+    _interrupt_on_signals()
     try:
         commands = {
             "labs": lambda: cmd_labs(root),
@@ -213,6 +215,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("heaplab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _interrupt_on_signals() -> None:
+    """SIGTERM (kill, a job scheduler, a CI timeout) ends heaplab as Ctrl-C does: a run is marked
+    interrupted and its servers stopped.  SIGINT gets Python's handler back even where the shell that
+    started heaplab ignores it (a background job of a non-interactive shell)."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 if __name__ == "__main__":

@@ -7,9 +7,11 @@ the recap, phase start/end (a task whose name ends in ``phase <name>`` for one o
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
+import signal
 import subprocess
 import textwrap
 import threading
@@ -156,6 +158,7 @@ def run_playbook(
             stderr=subprocess.STDOUT,
             text=True,
             bufsize=1,
+            start_new_session=True,  # its own process group: _stop ends ansible and what its tasks started
         )
 
         def pump() -> None:
@@ -188,17 +191,23 @@ def run_playbook(
             return proc.wait()
         except KeyboardInterrupt:
             _stop(proc)
-            log.write("\n[heaplab] interrupted (Ctrl-C)\n")
+            log.write("\n[heaplab] interrupted (Ctrl-C or SIGTERM)\n")
             raise
 
 
 def _stop(proc: subprocess.Popen[str]) -> None:
-    """Give ansible a chance to stop cleanly, then insist."""
+    """Give ansible and the commands its tasks run (a pe or ycsb client) a chance to stop cleanly, then
+    insist: the whole process group, so a client it started does not outlive it."""
     if proc.poll() is not None:
         return
-    proc.terminate()
+    _signal_group(proc, signal.SIGTERM)
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        _signal_group(proc, signal.SIGKILL)
         proc.wait()
+
+
+def _signal_group(proc: subprocess.Popen[str], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):  # already gone
+        os.killpg(proc.pid, sig)

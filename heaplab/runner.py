@@ -5,9 +5,9 @@ Order of work: validate the spec and the scale, find the engine distribution and
 variant write ``<variant>/ansible-vars.json`` (docs/contracts.md section 5) and run the playbook.  A failed
 variant is recorded and the run goes on.  At the end run.json is replaced with the final manifest.
 
-Ctrl-C stops ansible-playbook, which then never reaches the playbook's own "always stop the servers" step;
-so heaplab stops the interrupted variant's region servers (and master, in cluster mode) itself with
-playbooks/stop.yml against the same inventory, vars and configuration (see ``stop_servers``).
+Ctrl-C (or SIGTERM) stops ansible-playbook, which then never reaches the playbook's own "always stop the
+servers" step; so heaplab stops the interrupted variant's region servers (and master, in cluster mode)
+itself with playbooks/stop.yml against the same inventory, vars and configuration (see ``stop_servers``).
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
                 entry["jdk"] = jdk_of(read_hosts(run_dir))
     except KeyboardInterrupt:
         status = "interrupted"
-        opts.out("interrupted (Ctrl-C): the run is marked interrupted")
+        opts.out("interrupted (Ctrl-C or SIGTERM): the run is marked interrupted")
         for name, entry in manifest["variants"].items():
             if entry["status"] == "running":
                 stop_servers(playbook, opts, name, run_dir / name)

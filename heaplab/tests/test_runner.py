@@ -282,8 +282,16 @@ def test_failed_variant_is_recorded_and_the_run_goes_on(failed_run: FinishedRun)
 # --- Ctrl-C ----------------------------------------------------------------------------------------------
 
 
-def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(lab_root, tmp_path: Path) -> None:
-    """SIGINT to the run's process group (as a terminal's Ctrl-C) while the measured phase runs."""
+@pytest.mark.parametrize(
+    ("sig", "to_group"),
+    [(signal.SIGINT, True), (signal.SIGTERM, False)],
+    ids=["ctrl-c-to-the-group", "sigterm-to-heaplab-alone"],
+)
+def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(
+    lab_root, tmp_path: Path, sig: signal.Signals, to_group: bool
+) -> None:
+    """SIGINT to the run's process group (as a terminal's Ctrl-C), or SIGTERM to heaplab alone (kill, a
+    scheduler, a CI timeout), while the measured phase runs: the same clean end, no process left."""
     lab = lab_root(small_spec(rows=2_000_000))  # a phase long enough to be interrupted; no git checkout
     out_file, err_file = tmp_path / "stdout", tmp_path / "stderr"
     with out_file.open("w") as out, err_file.open("w") as err:
@@ -306,7 +314,10 @@ def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(lab_root, tmp_pat
         running = json.loads((only_run(lab) / "run.json").read_text(encoding="utf-8"))
         assert running["status"] == "running" and running["end"] is None
         assert lab.leftover_processes(), "no engine process runs: nothing to interrupt"
-        os.killpg(proc.pid, signal.SIGINT)
+        if to_group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
         code = proc.wait(timeout=120)
     finally:
         if proc.poll() is None:
@@ -316,14 +327,16 @@ def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(lab_root, tmp_pat
     assert code == 130, stdout + stderr
     assert lab.leftover_processes() == [], "an engine process outlived the interrupted run"
     assert "Traceback" not in stderr and "Traceback" not in stdout
-    assert "interrupted (Ctrl-C): the run is marked interrupted" in stdout
+    assert "interrupted (Ctrl-C or SIGTERM): the run is marked interrupted" in stdout
     run = only_run(lab)
     m = json.loads((run / "run.json").read_text(encoding="utf-8"))
     assert m["status"] == "interrupted" and m["end"] is not None and m["start"] <= m["end"]
     assert m["git"] == {"commit": None, "dirty": None}  # not a git checkout
     assert m["variants"]["hbase1-onheap"]["status"] == "interrupted"
     assert m["variants"]["hbase2-offheap"]["status"] == "unavailable"
-    assert "[heaplab] interrupted (Ctrl-C)" in (run / "hbase1-onheap/ansible.log").read_text(encoding="utf-8")
+    assert "[heaplab] interrupted (Ctrl-C or SIGTERM)" in (run / "hbase1-onheap/ansible.log").read_text(
+        encoding="utf-8"
+    )
     assert "[hbase1-onheap] servers stopped" in stdout
 
 
