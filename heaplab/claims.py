@@ -265,6 +265,10 @@ def _missing_hint(metric: str) -> str:
         return " (no young GC in the measured window)"
     if metric.startswith("gc_pause"):
         return " (no GC pause in the measured window)"
+    if metric.startswith("latency_spike_gc"):
+        return " (no spike second: no second's p99 above the phase's p99.9, or no interval log)"
+    if metric == "gc_remark_avg":
+        return " (no remark pause in the measured window)"
     return ""
 
 

@@ -21,7 +21,15 @@ from heaplab.published import load_published
 from heaplab.rundir import Run
 from heaplab.spec import CLAIM_KINDS, Claim, Spec, load_spec
 from heaplab.tests.conftest import PUBLISHED, REPO
-from heaplab.verdict import DIRECTION, EFFECT, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED, rule_of
+from heaplab.verdict import (
+    DIRECTION,
+    EFFECT,
+    INCONCLUSIVE,
+    NOT_MEASURABLE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    rule_of,
+)
 
 SPECS = {p.parent.name: load_spec(p) for p in sorted((REPO / "labs").glob("*/experiment.yml"))}
 CLAIMS = [(lab, c) for lab, spec in SPECS.items() for c in spec.claims]
@@ -178,3 +186,16 @@ def test_a_claim_needing_a_bigger_host_shows_what_this_one_measured() -> None:
     assert result.why == "needs 4 cores (the smallest host here has 2)"
     assert result.measured == {"g1-default": pytest.approx(60.0), "g1-no-refproc": pytest.approx(100.0)}
     assert judge_claim(runs, claim, measured, None).verdict == DIRECTION  # 0.6x against 0.25x, on 64 cores
+
+
+def test_a_missing_value_says_why_it_can_be_missing() -> None:
+    """A run without a spike second has no latency_spike_gc_lift: the claim is inconclusive and says so."""
+    claim = next(c for c in SPECS["01-tail-latency"].claims if c.id == "spikes-are-gc")
+    runs, measured = _runs(SPECS["01-tail-latency"], claim, [3.0])
+    for m in measured[0][str(claim.experiment)].values():
+        m.values.clear()
+    result = judge_claim(runs, claim, measured, None)
+    assert result.verdict == INCONCLUSIVE
+    assert (
+        "has no latency_spike_gc_lift (no spike second: no second's p99 above the phase's p99.9" in result.why
+    )
