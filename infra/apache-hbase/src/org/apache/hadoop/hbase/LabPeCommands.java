@@ -15,7 +15,8 @@ import org.heaplab.tools.IntervalLog;
  * threads' latencies into one histogram and draws the per-second timeline the same way for both servers.
  *
  * PE runs a command given as a class name ("custom command"). These classes live in PE's package because
- * its test classes are package-private. bin/hbase-lab pe --report=PREFIX swaps the command word
+ * its test classes are package-private, and there is one per command, alike but for the class it extends,
+ * because PE creates a command from its class (its (Connection, TestOptions, Status) constructor). bin/hbase-lab pe --report=PREFIX swaps the command word
  * (randomWrite -> org.apache.hadoop.hbase.LabRandomWrite) and sets -Dheaplab.hlog=PREFIX.hlog; without
  * the property the commands behave exactly as PE's own.
  */
