@@ -187,17 +187,12 @@ def judge_claim(
     complete = [row for row in per_run if all(x is not None for x in row.values())]
     too_small = _unmet_needs(claim, runs)
     if too_small:  # judged on no host this small, but what it measured is shown beside the reason
-        shown = (
-            {v: statistics.fmean(float(row[v] or 0) for row in complete) for v in exp.variants}
-            if complete
-            else empty
-        )
         return ClaimResult(
             claim,
             unit,
             article,
             article_holds,
-            dict(shown),
+            _means(exp, complete) if complete else empty,
             NOT_MEASURABLE,
             too_small,
             None,
@@ -220,7 +215,7 @@ def judge_claim(
         )
     quantity = [_quantity(exp, row) for row in complete]
     j = judge(exp, quantity, str(claim.metric), claim.null)
-    measured = {v: statistics.fmean(float(row[v] or 0) for row in complete) for v in exp.variants}
+    measured = _means(exp, complete)
     why = j.why + (f"; left out: {'; '.join(problems)}" if problems else "")
     ratio = j.mean if exp.right is not None else None
     return ClaimResult(
@@ -237,6 +232,11 @@ def judge_claim(
         per_run,
         quantity,
     )
+
+
+def _means(exp: Expectation, rows: list[dict[str, float | None]]) -> dict[str, float | None]:
+    """Each variant's mean over the runs that have every value."""
+    return {v: statistics.fmean(float(row[v] or 0) for row in rows) for v in exp.variants}
 
 
 def _per_run(

@@ -21,6 +21,7 @@ the server hosts' JDK (heaplab.jdk) before the variant starts and records it una
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import string
 from dataclasses import dataclass, field
@@ -629,6 +630,17 @@ def _reproduces(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:
     return out
 
 
+def _with_subject_claims(spec: Spec, where: str) -> Spec:
+    """The spec with each claim's twins on its subjects (heaplab.subjects) right after it."""
+    by_origin: dict[str, list[Claim]] = {}
+    for derived in subject_claims(spec.claims, spec.subjects, spec.variants_of):
+        if derived.measurable:
+            _check_judged_claim(derived, f"{where}: claim {derived.id}", spec.reproduces, spec.variants)
+        by_origin.setdefault(derived.id.split("@")[0], []).append(derived)
+    claims = [d for c in spec.claims for d in (c, *by_origin.get(c.id, []))]
+    return dataclasses.replace(spec, claims=claims)
+
+
 def parse_spec(raw: Any, path: Path | None = None) -> Spec:
     """Validate the structure and cross-references of a parsed experiment.yml."""
     where = str(path) if path else "experiment.yml"
@@ -644,17 +656,6 @@ def parse_spec(raw: Any, path: Path | None = None) -> Spec:
         subjects = parse_subjects(raw.get("subjects"), where, variants)
     except SubjectError as e:
         raise SpecError(str(e)) from e
-
-    def compared(experiment: str) -> list[str]:
-        listed = next((r.get("variants") for r in reproduces if r["experiment"] == experiment), None)
-        return listed or list(variants)
-
-    by_origin: dict[str, list[Claim]] = {}
-    for derived in subject_claims(claims, subjects, compared):
-        if derived.measurable:
-            _check_judged_claim(derived, f"{where}: claim {derived.id}", reproduces, variants)
-        by_origin.setdefault(derived.id.split("@")[0], []).append(derived)
-    claims = [d for c in claims for d in (c, *by_origin.get(c.id, []))]  # each beside its engine claim
     _check_hbase_phases(variants, phases, where)  # issue 6 (hbase)
     spec = Spec(
         lab=str(_req(raw, "lab", where)),
@@ -668,6 +669,7 @@ def parse_spec(raw: Any, path: Path | None = None) -> Spec:
         path=path,
         subjects=subjects,
     )
+    spec = _with_subject_claims(spec, where)
     for scale in spec.scales:  # every placeholder must resolve at every scale, for every variant
         params = spec.params(scale)
         for v in spec.variants.values():
