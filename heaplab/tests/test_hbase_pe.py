@@ -125,10 +125,13 @@ def test_unknown_server_is_one_line_naming_the_valid_ones() -> None:
 
 def test_hbase_variant_rejects_admin_commands_it_cannot_run() -> None:
     bad = {**SPEC, "phases": [*SPEC["phases"], {"name": "m", "tool": "admin", "args": "split TestTable"}]}
-    with pytest.raises(SpecError, match="phase m: an apache-hbase variant runs pe phases and admin create"):
+    expected = "phase m: an apache-hbase variant runs pe and ycsb phases and admin create"
+    with pytest.raises(SpecError, match=expected):
         parse_spec(bad)
     ok = {**SPEC, "phases": [*SPEC["phases"], {"name": "m", "tool": "admin", "args": "metrics --gc"}]}
     parse_spec(ok)  # HBase's region server counters over JMX (LabAdmin)
+    ycsb = {**SPEC, "phases": [*SPEC["phases"], {"name": "y", "tool": "ycsb", "args": "run -P workloadc"}]}
+    parse_spec(ycsb)  # the engine's YCSB launcher with HBase's binding (hbase-lab ycsb)
 
 
 def test_ansible_vars_of_an_hbase_variant(tmp_path: Path) -> None:

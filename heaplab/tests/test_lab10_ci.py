@@ -1,7 +1,10 @@
 """Lab 10 end to end at --scale ci: the real spec, CLI, ansible-playbook, playbooks, engine and YCSB.
 
 ``python -m heaplab run 10-ycsb-cluster --scale ci --report`` at a throw-away root whose spec is the real
-one plus a free ``hbase.regionserver.port`` (one run for the whole module). Then:
+one plus a free ``hbase.regionserver.port`` (one run for the whole module), and, where
+infra/apache-hbase/fetch.sh has run, the same workloads on Apache HBase (hbase-lab ycsb: the engine's YCSB
+launcher with HBase's binding).
+Then, for each variant that ran:
 - the run completed, the tables were loaded with YCSB (records rows; inc_records counters);
 - every step of every sweep ran exactly its operationcount of the right YCSB operation (ci sets no time
   cap) at the step's ``-threads``, with no failed operation;
@@ -22,12 +25,18 @@ from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODU
 from heaplab.metrics import measure
 from heaplab.rundir import load_run
 from heaplab.tests.conftest import REPO, FinishedRun
-from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
+from heaplab.tests.shared_runs import (
+    assert_run_completed,
+    available_variants,
+    execute_notebook,
+    link_apache_hbase,
+    run_lab_at_ci,
+)
 from heaplab.tests.test_end_to_end import spec_with_port
 
 LAB = "10-ycsb-cluster"
 SPEC = REPO / "labs" / LAB / "experiment.yml"
-VARIANT = "hbase1-onheap"
+VARIANT = "hbase1-onheap"  # the engine's; Apache HBase's counterpart comes from the spec's subjects
 # workload -> (phase prefix, operations parameter, the YCSB operations its steps do)
 WORKLOADS = {
     "ycsb_insert": ("insert", "insert_ops", {"INSERT"}),
@@ -43,30 +52,39 @@ WORKLOADS = {
 @pytest.fixture(scope="module")
 def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     lab = request.getfixturevalue("lab_root")(spec_with_port(SPEC.read_text(encoding="utf-8")), lab=LAB)
-    return run_lab_at_ci(lab, LAB, tmp_path_factory.mktemp("runs"), timeout=600)
+    link_apache_hbase(lab.root)  # the hbase-onheap variant runs where HBase is fetched
+    return run_lab_at_ci(lab, LAB, tmp_path_factory.mktemp("runs"), timeout=1200)
 
 
-def _summary(e2e: FinishedRun, phase: str) -> dict[str, Any]:
-    path = e2e.run / VARIANT / "client" / f"{phase}-localhost.json"
+def _summary(e2e: FinishedRun, phase: str, variant: str = VARIANT) -> dict[str, Any]:
+    path = e2e.run / variant / "client" / f"{phase}-localhost.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 
 def test_run_completes_and_loads_both_tables(e2e: FinishedRun) -> None:
     assert_run_completed(e2e)
     p = e2e.params
-    load, counters = _summary(e2e, "load"), _summary(e2e, "load_counters")
-    assert (load["tool"], load["command"], load["operations"]) == ("ycsb", "load", p["records"])
-    assert (counters["command"], counters["operations"]) == ("load", p["inc_records"])
-    assert not load.get("failed") and not counters.get("failed")
+    assert VARIANT in available_variants(e2e)
+    for variant in available_variants(e2e):
+        load, counters = _summary(e2e, "load", variant), _summary(e2e, "load_counters", variant)
+        assert (load["tool"], load["command"], load["operations"]) == ("ycsb", "load", p["records"]), variant
+        assert (counters["command"], counters["operations"]) == ("load", p["inc_records"]), variant
+        assert not load.get("failed") and not counters.get("failed"), variant
 
 
 def test_every_step_did_its_operations_at_its_threads(e2e: FinishedRun) -> None:
     p = e2e.params
     assert p["max_s"] == 0  # no time cap at ci: each step runs exactly its operationcount
+    for variant in available_variants(e2e):
+        _every_step_did_its_operations(e2e, variant)
+
+
+def _every_step_did_its_operations(e2e: FinishedRun, variant: str) -> None:
+    p = e2e.params
     for workload, (prefix, ops, kinds) in WORKLOADS.items():
         for i in (1, 2, 3):
-            s = _summary(e2e, f"{prefix}_{i}")
-            where = (workload, i)
+            s = _summary(e2e, f"{prefix}_{i}", variant)
+            where = (variant, workload, i)
             assert (s["tool"], s["command"]) == ("ycsb", "run"), where
             assert s["threads"] == p[f"threads_{i}"], where
             assert s["operations"] == p[ops], where
@@ -74,7 +92,7 @@ def test_every_step_did_its_operations_at_its_threads(e2e: FinishedRun) -> None:
             assert set(s["ops"]) <= kinds and kinds & set(s["ops"]), (where, s["ops"].keys())
             assert not s.get("failed"), (where, s["failed"])
             assert s["throughput"] > 0 and s["latency_us"]["mean"] > 0, where
-            assert (e2e.run / VARIANT / "client" / f"{prefix}_{i}-localhost.hlog").is_file(), where
+            assert (e2e.run / variant / "client" / f"{prefix}_{i}-localhost.hlog").is_file(), where
 
 
 def test_report_has_the_sweeps_and_every_claim_is_judged(e2e: FinishedRun) -> None:
@@ -95,8 +113,12 @@ def test_report_has_the_sweeps_and_every_claim_is_judged(e2e: FinishedRun) -> No
         if not claim.measurable:
             assert judged["verdict"] == NOT_MEASURABLE and judged["why"] == claim.why, claim.id
             continue
+        variant = VARIANT if claim.subject == "engine" else e2e.spec.subjects[claim.subject][VARIANT]
+        if variant not in available_variants(e2e):  # Apache HBase's twin where HBase is not fetched
+            assert judged["verdict"] == NOT_MEASURABLE, claim.id
+            continue
         # the value the ceiling needs is in the run, whatever the host
-        m = measure(run, VARIANT, str(claim.experiment))
+        m = measure(run, variant, str(claim.experiment))
         assert m.problem is None and claim.metric in m.values, (claim.id, m.problem)
         large = host["cores"] >= claim.needs["cores"] and host["memory_mb"] >= 1024 * claim.needs["memory_gb"]
         if large:

@@ -20,6 +20,7 @@ import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.regionserver.BloomType;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.heaplab.tools.YcsbKeys;
 
 /**
  * The admin steps the labs need on Apache HBase, through HBase's own Admin API (the hbase shell needs
@@ -30,7 +31,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * (compiled with --release 11): CMS variants run it on a JDK 11.
  */
 public final class LabAdmin {
-  static final String USAGE = "LabAdmin wait [SECONDS] | create TABLE [--presplit=N --rows=TOTAL]"
+  static final String USAGE = "LabAdmin wait [SECONDS] | create TABLE [--presplit=N --rows=TOTAL [--splits=pe|ycsb]]"
       + " [--compress=NONE|SNAPPY|GZ|LZ4|ZSTD] [--blockEncoding=NONE|DIFF|FAST_DIFF|PREFIX|ROW_INDEX_V1]"
       + " [--bloom=NONE|ROW|ROWCOL] [--family=info0] | flush|compact|drop TABLE | [--report=PREFIX] metrics [--gc]";
 
@@ -125,11 +126,17 @@ public final class LabAdmin {
    * The table HBase's PerformanceEvaluation would make: family info0, ROW blooms, the given compression
    * and encoding, and with --presplit=N --rows=TOTAL the N - 1 split keys of `pe --presplit=N` over TOTAL
    * rows (PerformanceEvaluation.getSplits: key (TOTAL / N) x i, as pe formats keys), so a later pe run
-   * with --presplit=N finds the table it would have made and keeps it. An existing table is dropped first.
+   * with --presplit=N finds the table it would have made and keeps it; with --splits=ycsb the split keys
+   * that spread YCSB's first TOTAL keys evenly (the engine's YcsbKeys, as `bin/engine admin create`).
+   * An existing table is dropped first.
    */
   static void create(Admin admin, TableName name, Map<String, String> o) throws IOException {
     int presplit = Integer.parseInt(o.getOrDefault("presplit", "1"));
     long rows = Long.parseLong(o.getOrDefault("rows", "0"));
+    String splitKind = o.getOrDefault("splits", "pe");
+    if (!splitKind.equals("pe") && !splitKind.equals("ycsb")) {
+      throw new IllegalArgumentException("--splits must be pe or ycsb, not '" + splitKind + "'");
+    }
     if (presplit > 1 && rows < presplit) {
       throw new IllegalArgumentException("--presplit=" + presplit + " needs --rows=TOTAL (at least " + presplit + ")");
     }
@@ -140,7 +147,9 @@ public final class LabAdmin {
         .setBloomFilterType(BloomType.valueOf(o.getOrDefault("bloom", "ROW").toUpperCase(Locale.ROOT)));
     TableDescriptorBuilder table = TableDescriptorBuilder.newBuilder(name).setColumnFamily(family.build());
     drop(admin, name);
-    if (presplit > 1) {
+    if (presplit > 1 && splitKind.equals("ycsb")) {
+      admin.createTable(table.build(), YcsbKeys.splits(presplit, (int) Math.min(rows, Integer.MAX_VALUE)));
+    } else if (presplit > 1) {
       byte[][] splits = new byte[presplit - 1][];
       long jump = rows / presplit;
       for (int i = 0; i < splits.length; i++) {

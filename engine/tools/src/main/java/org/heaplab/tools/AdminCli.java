@@ -255,7 +255,7 @@ public final class AdminCli {
                 } catch (IllegalArgumentException e) {
                     throw new IOException(e.getMessage());
                 }
-                byte[][] splits = c.ycsbSplits() ? ycsbSplits(c.presplit(), c.rows()) : PeData.splits(c.presplit(), c.rows());
+                byte[][] splits = c.ycsbSplits() ? YcsbKeys.splits(c.presplit(), c.rows()) : PeData.splits(c.presplit(), c.rows());
                 admin.createTable(desc, splits);
                 out.println("created table " + c.table() + " with " + (splits.length + 1) + " region(s), family "
                     + c.family() + ", compression " + c.compress() + ", durability " + c.durability() + ", block encoding "
@@ -362,55 +362,5 @@ public final class AdminCli {
             // fall through
         }
         throw new UsageException(flag + " must be a positive integer, got '" + value + "'");
-    }
-
-    // --- admin create --splits=ycsb (ycsb helper, issue 6; engine/docs/ycsb.md) ---
-
-    /** At most this many YCSB keys are sorted to place the splits (a hashed stride beyond: the keys are random). */
-    private static final int YCSB_SPLIT_SAMPLE = 10_000_000;
-
-    /**
-     * YCSB's key of record {@code keynum} with its defaults (insertorder=hashed, zeropadding=1): "user" and
-     * the 64-bit FNV-1a hash of the number, made non-negative, in decimal (site.ycsb.Utils.fnvhash64).
-     */
-    public static String ycsbKey(long keynum) {
-        return "user" + ycsbHash(keynum);
-    }
-
-    private static long ycsbHash(long keynum) {
-        long h = 0xCBF29CE484222325L;
-        for (int i = 0; i < 8; i++) {
-            h = (h ^ (keynum & 0xff)) * 1099511628211L;
-            keynum >>= 8;
-        }
-        return Math.abs(h);
-    }
-
-    /**
-     * Split keys that give each of {@code regions} regions the same share of YCSB's first {@code totalRows}
-     * keys. The keys sort as strings, so each hash is compared as its decimal digits padded on the right to
-     * 19 digits (an unsigned long); the split key is "user" + those 19 digits of the key at each quantile.
-     */
-    public static byte[][] ycsbSplits(int regions, int totalRows) {
-        if (regions <= 1) {
-            return new byte[0][];
-        }
-        int stride = Math.max(1, totalRows / YCSB_SPLIT_SAMPLE);
-        long[] sortable = new long[(totalRows + stride - 1) / stride];
-        for (int i = 0; i < sortable.length; i++) {
-            long h = ycsbHash((long) i * stride);
-            long padded = h;
-            for (int digits = Long.toString(h).length(); digits < 19; digits++) {
-                padded *= 10;
-            }
-            sortable[i] = padded ^ Long.MIN_VALUE; // unsigned order as signed order
-        }
-        java.util.Arrays.sort(sortable);
-        byte[][] splits = new byte[regions - 1][];
-        for (int k = 1; k < regions; k++) {
-            String digits = Long.toUnsignedString(sortable[(int) ((long) sortable.length * k / regions)] ^ Long.MIN_VALUE);
-            splits[k - 1] = ("user" + digits).getBytes(StandardCharsets.UTF_8);
-        }
-        return splits;
     }
 }

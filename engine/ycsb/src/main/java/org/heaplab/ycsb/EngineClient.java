@@ -37,9 +37,10 @@ import site.ycsb.Status;
  *   <li>delete: one Delete of the whole row.</li>
  * </ul>
  * A failed call returns ERROR (its first cause is printed once per JVM, one line); nothing throws.
+ * Increments ({@link IncrementWorkload}) go through {@link #openCounters}.
  * Connections: see {@link EngineConnections} (shared by default).
  */
-public class EngineClient extends DB {
+public class EngineClient extends DB implements Counters.Source {
     public static final String COLUMN_FAMILY_PROPERTY = "columnfamily";
     public static final String COLUMN_FAMILY_DEFAULT = "family";
     private static final int MAX_SCAN_CACHING = 100;
@@ -66,6 +67,24 @@ public class EngineClient extends DB {
         YcsbServerWindow.threadFinished();
         EngineConnections.release(connection);
         connection = null;
+    }
+
+    /** The increment workload's counters: the engine's INCREMENT over the shared connection. */
+    @Override
+    public Counters openCounters(Properties props) throws IOException {
+        Connection c = EngineConnections.acquire(props);
+        Map<String, Table> open = new ConcurrentHashMap<>();
+        return new Counters() {
+            @Override
+            public void increment(String table, byte[] row, byte[] family, byte[] column, long amount) throws IOException {
+                open.computeIfAbsent(table, c::getTable).increment(row, family, column, amount);
+            }
+
+            @Override
+            public void close() {
+                EngineConnections.release(c);
+            }
+        };
     }
 
     private Table table(String name) {

@@ -6,8 +6,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Properties;
-import org.heaplab.client.Connection;
-import org.heaplab.client.Table;
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
@@ -28,10 +26,11 @@ import site.ycsb.workloads.CoreWorkload;
  * histograms, hdr interval logs and export as READ or UPDATE.
  *
  * <p>Why not through the DB: YCSB's DB interface has no increment, and the DB a workload receives is
- * YCSB's DBWrapper, which hides our EngineClient. So the workload's per-thread state
- * ({@link #initThread}) holds its own engine {@link Table} over the same JVM-wide Connection as the
- * binding ({@link EngineConnections}), and the workload measures the call itself exactly as DBWrapper
- * measures the others (latency in microseconds, plus the intended-start latency and the status count).
+ * YCSB's DBWrapper, which hides the binding. So the workload's per-thread state ({@link #initThread})
+ * holds the binding's own {@link Counters} (the class of YCSB's {@code db} property must be a
+ * {@link Counters.Source}: the engine's EngineClient, or Apache HBase's binding), and the workload measures
+ * the call itself exactly as DBWrapper measures the others (latency in microseconds, plus the
+ * intended-start latency and the status count).
  */
 public class IncrementWorkload extends CoreWorkload {
     public static final String INCREMENT_COLUMN_PROPERTY = "incrementcolumn";
@@ -44,10 +43,10 @@ public class IncrementWorkload extends CoreWorkload {
     private String columnName;
     private long amount;
     private Measurements measurements;
-    private final List<Connection> connections = new ArrayList<>();
+    private final List<Counters> opened = new ArrayList<>();
 
-    /** One YCSB client thread's engine table. */
-    record ThreadState(Table table) {
+    /** One YCSB client thread's counters. */
+    record ThreadState(Counters counters) {
     }
 
     @Override
@@ -67,12 +66,22 @@ public class IncrementWorkload extends CoreWorkload {
 
     @Override
     public Object initThread(Properties p, int threadId, int threadCount) throws WorkloadException {
+        String db = p.getProperty("db", EngineClient.class.getName());
+        Object binding;
         try {
-            Connection c = EngineConnections.acquire(p);
-            synchronized (connections) {
-                connections.add(c);
+            binding = Class.forName(db).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new WorkloadException("cannot create the binding " + db + ": " + e);
+        }
+        if (!(binding instanceof Counters.Source source)) {
+            throw new WorkloadException("the binding " + db + " has no increments (it is not a Counters.Source)");
+        }
+        try {
+            Counters c = source.openCounters(p);
+            synchronized (opened) {
+                opened.add(c);
             }
-            return new ThreadState(c.getTable(table));
+            return new ThreadState(c);
         } catch (IOException | RuntimeException e) {
             throw new WorkloadException(e.getMessage());
         }
@@ -80,9 +89,9 @@ public class IncrementWorkload extends CoreWorkload {
 
     @Override
     public void cleanup() {
-        synchronized (connections) {
-            connections.forEach(EngineConnections::release);
-            connections.clear();
+        synchronized (opened) {
+            opened.forEach(Counters::close);
+            opened.clear();
         }
     }
 
@@ -99,13 +108,13 @@ public class IncrementWorkload extends CoreWorkload {
     /** run: one increment of a chosen row's counter, measured as INCREMENT. */
     @Override
     public boolean doTransaction(DB db, Object threadState) {
-        Table t = ((ThreadState) threadState).table();
+        Counters counters = ((ThreadState) threadState).counters();
         byte[] row = EngineClient.bytes(buildKeyName(nextKey()));
         long intended = measurements.getIntendedtartTimeNs();
         long start = System.nanoTime();
         Status status;
         try {
-            t.increment(row, family, column, amount);
+            counters.increment(table, row, family, column, amount);
             status = Status.OK;
         } catch (IOException | RuntimeException e) {
             status = EngineClient.failed("increment", e);

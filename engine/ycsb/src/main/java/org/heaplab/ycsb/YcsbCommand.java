@@ -10,6 +10,8 @@ import org.heaplab.client.Connection;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.server.EngineEnv;
 import site.ycsb.Client;
+import site.ycsb.DB;
+import site.ycsb.DBException;
 import site.ycsb.Workload;
 import site.ycsb.WorkloadException;
 import site.ycsb.measurements.Measurements;
@@ -45,7 +47,9 @@ public final class YcsbCommand {
             o = YcsbOptions.parse(args, confDirs);
             props = o.properties();
             checkWorkload(props);
-            EngineConnections.perThread(props);
+            if (YcsbOptions.engineBinding()) {
+                EngineConnections.perThread(props);
+            }
         } catch (UsageException | IllegalArgumentException e) {
             err.println("ERROR: " + e.getMessage());
             err.println(YcsbOptions.USAGE);
@@ -53,7 +57,11 @@ public final class YcsbCommand {
             return;
         }
         try {
-            checkTable(props);
+            if (YcsbOptions.engineBinding()) {
+                checkTable(props);
+            } else {
+                checkBinding(props);
+            }
         } catch (IOException | ConfigurationException e) {
             err.println("ERROR: " + e.getMessage());
             System.exit(1);
@@ -77,7 +85,9 @@ public final class YcsbCommand {
                     System.exit(Integer.parseInt(sig[1]));
                 });
             }
-            YcsbServerWindow.enable(props.getProperty("table", "usertable"), o.threads());
+            if (YcsbOptions.engineBinding()) { // the engine's servers report their metrics; another store's do not
+                YcsbServerWindow.enable(props.getProperty("table", "usertable"), o.threads());
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(() -> afterYcsb(o), "ycsb-report"));
         }
         Client.main(o.clientArgs().toArray(new String[0]));
@@ -114,6 +124,28 @@ public final class YcsbCommand {
             String family = props.getProperty(EngineClient.COLUMN_FAMILY_PROPERTY, EngineClient.COLUMN_FAMILY_DEFAULT);
             throw new IOException("table " + table + " does not exist; create it first: bin/engine admin create " + table
                 + " --family=" + family + " [--presplit=N --rows=" + props.getProperty("recordcount", "RECORDS") + " --splits=ycsb]");
+        }
+    }
+
+    /**
+     * Another store's binding: one instance initialised and cleaned up before YCSB starts, so a server that
+     * is down or a table that is missing is one line (the binding's init says which), not a stack trace per
+     * YCSB thread.
+     */
+    private static void checkBinding(Properties props) throws IOException {
+        String db = YcsbOptions.binding();
+        DB probe;
+        try {
+            probe = (DB) Class.forName(db).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | ClassCastException | LinkageError e) {
+            throw new IOException("the binding " + db + " cannot be created: " + e);
+        }
+        probe.setProperties(props);
+        try {
+            probe.init();
+            probe.cleanup();
+        } catch (DBException e) {
+            throw new IOException(e.getMessage());
         }
     }
 

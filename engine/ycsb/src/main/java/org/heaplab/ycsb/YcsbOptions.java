@@ -22,6 +22,11 @@ record YcsbOptions(String report, boolean load, List<Path> workloads, Map<String
         + " [-p key=value ...] [-threads N] [-target OPS_PER_S] [-s]\n"
         + "  a bare -P name is read from conf/ycsb/ (workloada..workloadf, increment); the binding"
         + " org.heaplab.ycsb.EngineClient is implied (engine/docs/ycsb.md)";
+    /**
+     * The system property naming the binding (YCSB's -db) when it is not the engine's: set by a launcher
+     * of another store (infra/apache-hbase's hbase-lab ycsb), never by a user (-db is refused).
+     */
+    static final String BINDING_PROPERTY = "heaplab.ycsb.db";
     /** YCSB properties that must be whole numbers (YCSB would die with a stack trace). */
     private static final List<String> NUMBERS = List.of("recordcount", "operationcount", "insertcount", "insertstart",
         "fieldcount", "fieldlength", "maxscanlength", "minscanlength", "threadcount", "target", "maxexecutiontime",
@@ -160,9 +165,20 @@ record YcsbOptions(String report, boolean load, List<Path> workloads, Map<String
         throw new UsageException(flag + " must be a whole number >= " + min + ", got '" + v + "'");
     }
 
-    /** YCSB's Client arguments for these options (our binding implied; the --report properties added). */
+    /** The binding's class: the engine's EngineClient unless the launcher set {@link #BINDING_PROPERTY}. */
+    static String binding() {
+        String db = System.getProperty(BINDING_PROPERTY, "");
+        return db.isBlank() ? EngineClient.class.getName() : db;
+    }
+
+    /** True when the binding is the engine's own (its table check and server metrics apply). */
+    static boolean engineBinding() {
+        return binding().equals(EngineClient.class.getName());
+    }
+
+    /** YCSB's Client arguments for these options (the binding implied; the --report properties added). */
     List<String> clientArgs() {
-        List<String> out = new ArrayList<>(List.of("-db", EngineClient.class.getName(), load ? "-load" : "-t"));
+        List<String> out = new ArrayList<>(List.of("-db", binding(), load ? "-load" : "-t"));
         for (Path w : workloads) {
             out.add("-P");
             out.add(w.toString());

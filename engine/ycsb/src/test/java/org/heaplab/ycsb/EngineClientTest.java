@@ -1,6 +1,7 @@
 package org.heaplab.ycsb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 import site.ycsb.ByteIterator;
 import site.ycsb.Status;
 import site.ycsb.StringByteIterator;
+import site.ycsb.WorkloadException;
 import site.ycsb.measurements.Measurements;
 
 /** The binding and the increment workload against a real region server in this JVM (loopback, any free port). */
@@ -144,7 +146,7 @@ class EngineClientTest {
         Table t = admin.getTable("counters");
         long sum = 0;
         for (int i = 0; i < 20; i++) {
-            byte[] v = t.get(org.heaplab.tools.AdminCli.ycsbKey(i).getBytes(StandardCharsets.UTF_8))
+            byte[] v = t.get(org.heaplab.tools.YcsbKeys.key(i).getBytes(StandardCharsets.UTF_8))
                 .getValue("family".getBytes(StandardCharsets.UTF_8), "counter".getBytes(StandardCharsets.UTF_8));
             assertEquals(8, v.length, "the loaded counter is an 8-byte long");
             sum += ByteBuffer.wrap(v).getLong();
@@ -152,5 +154,17 @@ class EngineClientTest {
         assertEquals(200, sum, "every increment landed on a loaded row's counter");
         String summary = Measurements.getMeasurements().getSummary();
         assertTrue(summary.contains("[INCREMENT: Count=200,"), summary);
+    }
+
+    @Test
+    void incrementWorkloadRefusesABindingWithoutIncrements() throws Exception {
+        Properties p = props();
+        p.setProperty("table", "counters");
+        p.setProperty("db", "site.ycsb.BasicDB"); // YCSB's own stand-in DB: no Counters.Source
+        Measurements.setProperties(p);
+        IncrementWorkload w = new IncrementWorkload();
+        w.init(p);
+        WorkloadException e = assertThrows(WorkloadException.class, () -> w.initThread(p, 0, 1));
+        assertEquals("the binding site.ycsb.BasicDB has no increments (it is not a Counters.Source)", e.getMessage());
     }
 }

@@ -47,6 +47,20 @@ class YcsbOptionsTest {
     }
 
     @Test
+    void aLauncherOfAnotherStoreNamesItsBinding() throws Exception {
+        YcsbOptions o = YcsbOptions.parse(new String[] {"run", "-P", "workloada"}, dirs());
+        assertTrue(YcsbOptions.engineBinding());
+        System.setProperty(YcsbOptions.BINDING_PROPERTY, "org.example.OtherStoreClient");
+        try {
+            assertFalse(YcsbOptions.engineBinding(), "no engine table check or engine server metrics for it");
+            assertEquals(List.of("-db", "org.example.OtherStoreClient", "-t"), o.clientArgs().subList(0, 3));
+        } finally {
+            System.clearProperty(YcsbOptions.BINDING_PROPERTY);
+        }
+        assertEquals(EngineClient.class.getName(), o.clientArgs().get(1));
+    }
+
+    @Test
     void mistakesAreOneLine() {
         assertEquals("missing load or run", error("-P", "workloada"));
         assertEquals("missing -P <workload file or name>", error("run"));

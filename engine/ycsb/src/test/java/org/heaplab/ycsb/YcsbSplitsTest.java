@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Properties;
-import org.heaplab.tools.AdminCli;
+import org.heaplab.tools.YcsbKeys;
 import org.junit.jupiter.api.Test;
 import site.ycsb.measurements.Measurements;
 import site.ycsb.workloads.CoreWorkload;
@@ -27,7 +27,7 @@ class YcsbSplitsTest {
         Keys keys = new Keys();
         keys.init(p);
         for (long n : new long[] {0, 1, 2, 999, 123_456, 99_999_999}) {
-            assertEquals(keys.key(n), AdminCli.ycsbKey(n), "record " + n);
+            assertEquals(keys.key(n), YcsbKeys.key(n), "record " + n);
         }
     }
 
@@ -35,11 +35,11 @@ class YcsbSplitsTest {
     void splitsGiveEachRegionAnEqualShare() {
         int rows = 20_000;
         int regions = 8;
-        byte[][] splits = AdminCli.ycsbSplits(regions, rows);
+        byte[][] splits = YcsbKeys.splits(regions, rows);
         assertEquals(regions - 1, splits.length);
         int[] perRegion = new int[regions];
         for (int i = 0; i < rows; i++) {
-            byte[] key = AdminCli.ycsbKey(i).getBytes(StandardCharsets.UTF_8);
+            byte[] key = YcsbKeys.key(i).getBytes(StandardCharsets.UTF_8);
             int region = 0;
             while (region < splits.length && Arrays.compareUnsigned(key, splits[region]) >= 0) {
                 region++;
