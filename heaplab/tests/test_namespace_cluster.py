@@ -20,7 +20,7 @@ survived the crash through n2's WAL replay). ``cluster.sh down`` runs whatever
 happens and must leave no namespace and no process behind.
 
 Before the run, ``playbooks/provision.yml`` prepares every host from ctl, as after ``terraform apply``:
-``cluster.sh data-disk n1`` gives n1 a real block device (a loop device over a 96 MB sparse file in the state
+``cluster.sh data-disk n1`` gives n1 a real block device (a loop device over a 640 MB sparse file in the state
 directory, with host vars that move n1's base directory onto it); the data_disk role formats and mounts it
 over ssh, inside n1's own mount namespace. The test checks that n1's engine data lived on that filesystem
 (``findmnt -T`` over ssh, the host's view of the mount point stays empty, n1's host record names the loop
@@ -29,6 +29,12 @@ report mode left the machine's kernel settings as they were, and that neither th
 inventory holds a private key, cloud key or password (heaplab.secrets, which heaplab run also applies to
 its run directory: run.json's secrets_check).
 The loop device is detached by ``cluster.sh down`` (and by this test if anything is left), always.
+
+Then, on the same cluster and where infra/apache-hbase/fetch.sh has run, lab 10 (the real spec, its Apache
+HBase variant alone) at ci scale on a real distributed Apache HBase deployed by the same playbooks: the HDFS
+NameNode, ZooKeeper and HMaster on n1, a DataNode and a region server on each of n1..n3 (replication 2),
+YCSB in ctl through HBase's own client. Every YCSB operation must succeed, the tables must be spread over
+the three region servers, and every daemon's log must be collected into the run directory.
 
 Skips, saying why, when not root, without a working ``ip netns``, when a namespace cluster is already up
 (the test would tear it down), or when ``cluster.sh up`` cannot run here (exit 2, e.g. sshd cannot be
@@ -51,10 +57,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.secrets import Finding, find_secrets
 from heaplab.tests.conftest import REPO
+from heaplab.tests.shared_runs import link_apache_hbase
 from playbooks.tests.support import WRITTEN_BY_APPLY, jdk_from_dpkg, kernel_state
 
 CLUSTER_SH = REPO / "infra" / "netns" / "cluster.sh"
@@ -70,7 +78,9 @@ KILL_AFTER_BYTES = 256 * 1024
 DOWN_FOR_S = 3.0  # between the kill and the restart
 RUN_TIMEOUT_S = 420
 DISK_NODE = "n1"
-DISK_MB = "96"
+# Room for the engine run and for Apache HBase on n1 (its 117 MB archive, unpacked beside it, and HDFS's
+# blocks); the file is sparse, so only what is written takes space.
+DISK_MB = "640"
 # Where cluster.sh data-disk moves n1's base directory (its host_vars/n1.yml).
 DISK_MOUNT = STATE / "nodes" / DISK_NODE / "data"
 DISK_BASE = DISK_MOUNT / "heaplab"
@@ -101,6 +111,18 @@ phases:
   - {{name: status, tool: admin, args: "status"}}
 claims: []
 """
+HBASE_LAB = "10-ycsb-cluster"
+HBASE_VARIANT = "hbase-onheap"
+HBASE_RUN_TIMEOUT_S = 900
+
+
+def _hbase_lab10_spec() -> str:
+    """Lab 10's real spec with its Apache HBase variant alone (the engine's cluster mode is tested above)."""
+    raw = yaml.safe_load((REPO / "labs" / HBASE_LAB / "experiment.yml").read_text(encoding="utf-8"))
+    raw["variants"] = {HBASE_VARIANT: raw["variants"][HBASE_VARIANT]}
+    raw.pop("subjects", None)
+    raw["claims"] = []  # they compare the engine's variant; here only the deployment is tested
+    return yaml.safe_dump(raw, sort_keys=False)
 
 
 def _skip_reason() -> str | None:
@@ -257,6 +279,10 @@ class Scenario:
     seconds: float = 0.0
     prov: Provisioned = field(default_factory=Provisioned)
     secrets: list[Finding] = field(default_factory=list)
+    hbase_skip: str | None = None  # why lab 10 did not run on Apache HBase here
+    hbase_proc: subprocess.CompletedProcess[str] | None = None
+    hbase_run: Path | None = None
+    hbase_left: list[int] = field(default_factory=list)  # HBase or HDFS JVMs the variant's stop left running
 
     @property
     def client(self) -> Path:
@@ -267,6 +293,12 @@ class Scenario:
         if self.proc is None:
             return "(heaplab did not run)"
         return f"--- stdout ---\n{self.proc.stdout[-6000:]}\n--- stderr ---\n{self.proc.stderr[-3000:]}"
+
+    def hbase_output(self) -> str:
+        if self.hbase_proc is None:
+            return "(heaplab did not run)"
+        p = self.hbase_proc
+        return f"--- stdout ---\n{p.stdout[-6000:]}\n--- stderr ---\n{p.stderr[-3000:]}"
 
 
 def _kill_and_restart(crash: Crash, stop: threading.Event, archive: Path) -> None:
@@ -359,8 +391,9 @@ def scenario(engine_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> 
                 DISK_NODE, f"findmnt -n -o SOURCE,FSTYPE,OPTIONS -T {data} && du -sk {data}"
             )
             s.prov.host_view = sorted(p.name for p in DISK_MOUNT.iterdir()) if DISK_MOUNT.is_dir() else []
+        _run_lab10_on_apache_hbase(s, tmp_path_factory.mktemp("hbaseroot"), engine_archive)
         # Everything a run leaves, and what ansible was given (not the cluster's own ssh directory).
-        given = (s.run, STATE / "inventory.yml", STATE / "host_vars")
+        given = (s.run, s.hbase_run, STATE / "inventory.yml", STATE / "host_vars")
         s.secrets = [f for p in given if p is not None and p.exists() for f in find_secrets(p)]
     finally:
         stop.set()
@@ -376,6 +409,27 @@ def scenario(engine_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> 
             subprocess.run(["losetup", "-d", device], check=False)
         s.seconds = time.monotonic() - started
     return s
+
+
+def _run_lab10_on_apache_hbase(s: Scenario, tmp: Path, engine_archive: Path) -> None:
+    """Lab 10's HBase variant on the cluster (HDFS, ZooKeeper, HMaster, region servers), from ctl."""
+    root = _lab_root(tmp, engine_archive, lab=HBASE_LAB, spec=_hbase_lab10_spec())
+    if not link_apache_hbase(root):
+        s.hbase_skip = "Apache HBase is not fetched: run make apache-hbase (about 115 MB)"
+        return
+    runs = root / "results" / "runs"
+    cmd = [sys.executable, "-m", "heaplab", "run", HBASE_LAB, "--scale", "ci", "--report"]
+    cmd += ["--runs-dir", str(runs), "--inventory", str(STATE / "inventory.yml")]
+    s.hbase_proc = subprocess.run(
+        ["ip", "netns", "exec", "ctl", *cmd],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HEAPLAB_ROOT": str(root)},
+        timeout=HBASE_RUN_TIMEOUT_S,
+        check=False,
+    )
+    s.hbase_run = next(iter(runs.iterdir()), None) if runs.is_dir() else None
+    s.hbase_left = _pids_with(str(STATE), "org.apache.hadoop")  # before cluster.sh down kills everything
 
 
 def _prepare_hosts(prov: Provisioned) -> None:
@@ -394,17 +448,17 @@ def _prepare_hosts(prov: Provisioned) -> None:
     prov.kernel_after = kernel_state()
 
 
-def _lab_root(tmp: Path, archive: Path) -> Path:
-    """A throw-away checkout: the real playbooks and engine archive, this test's lab."""
+def _lab_root(tmp: Path, archive: Path, lab: str = LAB, spec: str = SPEC) -> Path:
+    """A throw-away checkout: the real playbooks, engine archive and YCSB workloads, one lab."""
     root = tmp / "repo"
     (root / "engine/dist/target").mkdir(parents=True)
     (root / "engine/dist/target" / archive.name).symlink_to(archive)
     (root / "playbooks").symlink_to(REPO / "playbooks")
     shutil.copytree(REPO / "results/published", root / "results/published")
     shutil.copyfile(REPO / "pyproject.toml", root / "pyproject.toml")
-    lab = root / "labs" / LAB
-    lab.mkdir(parents=True)
-    (lab / "experiment.yml").write_text(SPEC, encoding="utf-8")
+    lab_dir = root / "labs" / lab
+    lab_dir.mkdir(parents=True)
+    (lab_dir / "experiment.yml").write_text(spec, encoding="utf-8")
     return root
 
 
@@ -551,3 +605,56 @@ def test_no_secret_in_the_run_or_the_inventory(scenario: Scenario) -> None:
     assert scenario.run is not None
     assert scenario.secrets == [], "\n".join(map(str, scenario.secrets))
     assert scenario.manifest["secrets_check"] == {"clean": True, "findings": []}
+
+
+# --- lab 10 on a real distributed Apache HBase (HDFS, ZooKeeper, HMaster, three region servers) ---
+
+
+def _hbase(s: Scenario) -> Path:
+    if s.hbase_skip:
+        pytest.skip(s.hbase_skip)
+    assert s.hbase_proc is not None and s.hbase_run is not None, s.hbase_output()
+    return s.hbase_run
+
+
+def test_lab10_runs_on_a_distributed_apache_hbase(scenario: Scenario) -> None:
+    s = scenario
+    run = _hbase(s)
+    assert s.hbase_proc is not None and s.hbase_proc.returncode == 0, s.hbase_output()
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    assert manifest["status"] == "complete" and manifest["variants"][HBASE_VARIANT]["status"] == "complete"
+    conf = (run / HBASE_VARIANT / "conf" / "hbase-site.xml").read_text(encoding="utf-8")
+    assert "<name>hbase.cluster.distributed</name><value>true</value>" in conf
+    assert "<name>hbase.rootdir</name><value>hdfs://n1:8020/hbase</value>" in conf
+    hdfs = (run / HBASE_VARIANT / "conf" / "hdfs-site.xml").read_text(encoding="utf-8")
+    assert "<name>dfs.replication</name><value>2</value>" in hdfs
+
+
+def test_every_ycsb_operation_on_the_hbase_cluster_succeeded(scenario: Scenario) -> None:
+    run = _hbase(scenario)
+    spec = yaml.safe_load(_hbase_lab10_spec())
+    ycsb = [p["name"] for p in spec["phases"] if p["tool"] == "ycsb"]
+    for phase in ycsb:
+        path = run / HBASE_VARIANT / "client" / f"{phase}-ctl.json"
+        assert path.is_file(), (phase, scenario.hbase_output())
+        summary = json.loads(path.read_text(encoding="utf-8"))
+        assert summary["operations"] > 0 and not summary.get("failed"), (phase, summary.get("failed"))
+        assert sum(o["operations"] for o in summary["ops"].values()) == summary["operations"], phase
+
+
+def test_every_hbase_daemon_log_is_collected(scenario: Scenario) -> None:
+    run = _hbase(scenario)
+    variant = run / HBASE_VARIANT
+    for node in ("n1", "n2", "n3"):  # a DataNode and a region server on each
+        names = {p.name for p in (variant / "server" / node).iterdir()}
+        assert {"regionserver.log", "gc-regionserver.log", "datanode.log"} <= names, (node, names)
+        log = (variant / "server" / node / "regionserver.log").read_text(encoding="utf-8", errors="replace")
+        # it registered with HMaster, which gave it a region of the pre-split YCSB table
+        assert "Opened usertable," in log, node
+    master = {p.name for p in (variant / "master" / "n1").iterdir()}
+    assert {"master.log", "namenode.log", "zookeeper.log"} <= master, master
+
+
+def test_the_variants_stop_left_no_hbase_daemon_running(scenario: Scenario) -> None:
+    _hbase(scenario)
+    assert scenario.hbase_left == [], "HDFS, ZooKeeper or HBase processes outlived the variant"

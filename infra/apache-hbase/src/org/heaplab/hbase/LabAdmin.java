@@ -31,7 +31,7 @@ import org.heaplab.tools.YcsbKeys;
  * (compiled with --release 11): CMS variants run it on a JDK 11.
  */
 public final class LabAdmin {
-  static final String USAGE = "LabAdmin wait [SECONDS] | create TABLE [--presplit=N --rows=TOTAL [--splits=pe|ycsb]]"
+  static final String USAGE = "LabAdmin wait [SECONDS [--servers=N]] | create TABLE [--presplit=N --rows=TOTAL [--splits=pe|ycsb]]"
       + " [--compress=NONE|SNAPPY|GZ|LZ4|ZSTD] [--blockEncoding=NONE|DIFF|FAST_DIFF|PREFIX|ROW_INDEX_V1]"
       + " [--bloom=NONE|ROW|ROWCOL] [--family=info0] | flush|compact|drop TABLE | [--report=PREFIX] metrics [--gc]";
 
@@ -70,7 +70,8 @@ public final class LabAdmin {
       throws IOException, InterruptedException {
     switch (args[0]) {
       case "wait":
-        waitUntilServing(conf, args.length > 1 ? Integer.parseInt(args[1]) : 120);
+        waitUntilServing(conf, args.length > 1 ? Integer.parseInt(args[1]) : 120,
+            args.length > 2 ? Integer.parseInt(options(args).getOrDefault("servers", "1")) : 1);
         break;
       case "create":
         withAdmin(conf, admin -> create(admin, table(args), options(args)));
@@ -184,21 +185,23 @@ public final class LabAdmin {
   }
 
   /**
-   * Serving: a region server is live, hbase:meta answers (listing tables reads it) and the master has
+   * Serving: {@code servers} region servers are live (one in standalone mode; a cluster's, so a table
+   * created next spreads over them all), hbase:meta answers (listing tables reads it) and the master has
    * finished initializing (listing namespaces asks for that; until then a create gets "Master is
    * initializing").
    */
-  private static void waitUntilServing(Configuration conf, int seconds) throws InterruptedException {
+  private static void waitUntilServing(Configuration conf, int seconds, int servers) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     String last = "";
     while (System.nanoTime() < deadline) {
       try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin()) {
-        if (!admin.getRegionServers().isEmpty() && admin.isTableAvailable(TableName.META_TABLE_NAME)) {
+        int live = admin.getRegionServers().size();
+        if (live >= servers && admin.isTableAvailable(TableName.META_TABLE_NAME)) {
           admin.listTableNames();
           admin.listNamespaceDescriptors();
           return;
         }
-        last = "no region server online yet";
+        last = live + " of " + servers + " region server(s) online";
       } catch (IOException | RuntimeException e) {
         last = e.getClass().getSimpleName() + ": " + firstLine(e.getMessage());
       }
