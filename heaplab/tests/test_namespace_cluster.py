@@ -370,16 +370,7 @@ def scenario(engine_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         runs = root / "results" / "runs"
         killer = threading.Thread(target=_kill_and_restart, args=(s.crash, stop, engine_archive), daemon=True)
         killer.start()
-        cmd = [sys.executable, "-m", "heaplab", "run", LAB, "--scale", "ci"]
-        cmd += ["--runs-dir", str(runs), "--inventory", str(STATE / "inventory.yml")]
-        s.proc = subprocess.run(
-            ["ip", "netns", "exec", "ctl", *cmd],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "HEAPLAB_ROOT": str(root)},
-            timeout=RUN_TIMEOUT_S,
-            check=False,
-        )
+        s.proc = _heaplab_run_in_ctl(root, LAB, RUN_TIMEOUT_S)
         stop.set()
         killer.join(timeout=200)
         s.run = next(iter(runs.iterdir()), None) if runs.is_dir() else None
@@ -411,6 +402,20 @@ def scenario(engine_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return s
 
 
+def _heaplab_run_in_ctl(root: Path, lab: str, timeout: int, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`heaplab run LAB --scale ci` of the checkout ``root`` inside ctl, against the cluster's inventory."""
+    cmd = [sys.executable, "-m", "heaplab", "run", lab, "--scale", "ci", *extra]
+    cmd += ["--runs-dir", str(root / "results" / "runs"), "--inventory", str(STATE / "inventory.yml")]
+    return subprocess.run(
+        ["ip", "netns", "exec", "ctl", *cmd],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HEAPLAB_ROOT": str(root)},
+        timeout=timeout,
+        check=False,
+    )
+
+
 def _run_lab10_on_apache_hbase(s: Scenario, tmp: Path, engine_archive: Path) -> None:
     """Lab 10's HBase variant on the cluster (HDFS, ZooKeeper, HMaster, region servers), from ctl."""
     root = _lab_root(tmp, engine_archive, lab=HBASE_LAB, spec=_hbase_lab10_spec())
@@ -418,16 +423,7 @@ def _run_lab10_on_apache_hbase(s: Scenario, tmp: Path, engine_archive: Path) -> 
         s.hbase_skip = "Apache HBase is not fetched: run make apache-hbase (about 115 MB)"
         return
     runs = root / "results" / "runs"
-    cmd = [sys.executable, "-m", "heaplab", "run", HBASE_LAB, "--scale", "ci", "--report"]
-    cmd += ["--runs-dir", str(runs), "--inventory", str(STATE / "inventory.yml")]
-    s.hbase_proc = subprocess.run(
-        ["ip", "netns", "exec", "ctl", *cmd],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HEAPLAB_ROOT": str(root)},
-        timeout=HBASE_RUN_TIMEOUT_S,
-        check=False,
-    )
+    s.hbase_proc = _heaplab_run_in_ctl(root, HBASE_LAB, HBASE_RUN_TIMEOUT_S, "--report")
     s.hbase_run = next(iter(runs.iterdir()), None) if runs.is_dir() else None
     s.hbase_left = _pids_with(str(STATE), "org.apache.hadoop")  # before cluster.sh down kills everything
 

@@ -33,7 +33,8 @@ import site.ycsb.Status;
 /**
  * The YCSB binding of Apache HBase 2.6 ({@code hbase-lab ycsb}), over HBase's own client: the same
  * mapping as the engine's binding (org.heaplab.ycsb.EngineClient), so one lab phase measures both servers
- * alike. A YCSB record is one row; each field one column (qualifier = field name) of the family
+ * alike. The two are kept alike on purpose, method for method: read them side by side to see where the
+ * engine's client API follows HBase's and where it differs (HBase's cells, its Admin, its Table per thread). A YCSB record is one row; each field one column (qualifier = field name) of the family
  * {@code columnfamily} (default {@code family}).
  *
  * <ul>
