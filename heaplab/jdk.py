@@ -151,6 +151,11 @@ _PROBE = (
 )
 
 
+# Apache HBase 2.6 with its Hadoop 2.10 client: UserGroupInformation calls Subject.getSubject, which JDK 23
+# throws on (JEP 486 removed the security manager it needs), so HBase runs on JDK 22 or older.
+HBASE_NEWEST_JDK = 22
+
+
 def ceiling(flags: list[str]) -> int | None:
     """The newest JDK feature version that still runs these flags (13 for CMS), None when any will."""
     removed = [REMOVED_IN[f][0] for f in flags if f in REMOVED_IN]

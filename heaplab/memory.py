@@ -5,7 +5,8 @@ baseline (after the table exists, before any row) and the measured one (after th
 server to collect garbage first, so ``heap.used_bytes`` is close to the live heap.  From the pair:
 
   resident_after_insert  MB  heap retained + off-heap retained: what the inserted data costs the server (the
-                             name of seed 004's metric, the range server's resident memory after the insert)
+                             name of the Hypertable article's metric: the range server's resident
+                             memory after the insert)
   heap_retained          MB  heap used after - heap used at the baseline
   direct_retained        MB  off-heap retained: direct memory used after - at the baseline (e.g. the JDK's
                              per-thread buffers for socket reads), plus the off-heap memstore chunks taken

@@ -30,7 +30,7 @@ from heaplab.memory import (
     memory_values,
 )
 from heaplab.read_metrics import READ_UNITS, read_values
-from heaplab.rundir import Run
+from heaplab.rundir import Run, unavailable_text
 from heaplab.timeline import latency_timeline, spike_gc_lift, spike_gc_share
 
 LATENCY_KEYS = {
@@ -99,7 +99,7 @@ def measure(run: Run, variant: str, experiment: str) -> Measurement:
     status = run.variant_status(variant)
     m = Measurement(variant, experiment, status)
     if status == "unavailable":
-        m.problem = f"not yet available: {run.variant_info(variant).get('why') or 'no reason given'}"
+        m.problem = unavailable_text(run.variant_info(variant).get("why"))
         return m
     if status != "complete":
         error = run.variant_info(variant).get("error")

@@ -6,11 +6,12 @@ The server's counters only grow, so the differences belong to the read (and to a
 e.g. the background writer of mixed_read_write).  From the pair:
 
   data_block_hit_ratio   ratio  data-block hits / (hits + misses), summed over the caches (the on-heap LRU,
-                                or the L1 and L2 of a combined cache): seed 000's "data block hit ratio"
+                                or the L1 and L2 of a combined cache): the off-heap article's "data block hit
+                                ratio"
   disk_reads_per_get     reads  data blocks read from the store files (cache misses that went to disk, or
-                                to the OS page cache) per get: seed 004's random reads per query
+                                to the OS page cache) per get: the Hypertable article's random reads per query
   cpu_us_per_get         us     the server process's CPU time per get (user + system, all threads)
-  query_cache_hit_ratio  ratio  row query cache hits / (hits + misses) (seed 004's Query Cache)
+  query_cache_hit_ratio  ratio  row query cache hits / (hits + misses) (the Hypertable article's Query Cache)
   gets                   gets   rows the server was asked for
 
 A metric whose group is missing from the reports (an engine without that mechanism) is left out, so a claim

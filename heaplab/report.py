@@ -11,10 +11,11 @@ from typing import Any
 from heaplab.analysis import Analysis, analyse
 from heaplab.claims import counts, write_claims_json
 from heaplab.figures import latency_figure, memory_figure, save_png, timeline_figure
-from heaplab.gc_stats import report_lines as gc_lines  # GC section (gc helper, issue 6)
+from heaplab.gc_stats import report_lines as gc_lines  # GC section
 from heaplab.gc_stats import timeline_figure_name
 from heaplab.mechanism import report_lines as mechanism_lines
-from heaplab.profiles import report_lines as profile_lines  # Profiles section (profiler helper, issue 6)
+from heaplab.profiles import report_lines as profile_lines  # Profiles section
+from heaplab.rundir import unavailable_text
 from heaplab.sweep import report_lines as sweep_lines
 from heaplab.sweep import write_figure as write_sweep_figure
 
@@ -85,7 +86,7 @@ def _metadata(a: Analysis) -> list[str]:
         v = a.run.variant_info(name)
         status = v.get("status", "missing")
         if status == "unavailable":
-            status = f"not yet available: {v.get('why')}"
+            status = unavailable_text(v.get("why"))
         elif v.get("error"):
             status = f"{status}: {v.get('error')}"
         flags = [" ".join(v.get(k) or []) for k in ("server_jvm_flags", "client_jvm_flags")]
@@ -159,9 +160,9 @@ def render(a: Analysis) -> str:
     for experiment in a.run.spec.experiments:
         lines += _experiment(a, experiment)
     lines += sweep_lines(a)  # labs with a thread sweep (heaplab/sweep.py); nothing otherwise
-    lines += gc_lines(a.run, a.measurements)  # GC pauses + latency timeline (heaplab/gc_stats.py, issue 6)
+    lines += gc_lines(a.run, a.measurements)  # GC pauses + latency timeline (heaplab/gc_stats.py)
     lines += mechanism_lines(a.measurements)  # heap bytes per op -> young GCs (heaplab/mechanism.py)
-    lines += profile_lines(a.run.path, a.run.manifest.get("variants", {}))  # issue 6: flame graphs
+    lines += profile_lines(a.run.path, a.run.manifest.get("variants", {}))  # flame graphs
     lines += _claims(a)
     return "\n".join(lines) + "\n"
 
@@ -178,7 +179,7 @@ def write_report(
             save_png(memory_figure(a.run, experiment, measured), a.run.path / memory_figure_name(experiment))
         if a.run.spec.measured_phase(experiment) is not None:
             save_png(latency_figure(a.run, experiment, measured), a.run.path / figure_name(experiment))
-            # issue 6: per-second latency beside GC pauses (heaplab/timeline.py)
+            # per-second latency beside GC pauses (heaplab/timeline.py)
             shown = [name for name, m in measured.items() if m.problem is None and m.window_ms]
             save_png(timeline_figure(a.run, experiment, shown), a.run.path / timeline_figure_name(experiment))
     write_sweep_figure(a)

@@ -7,6 +7,7 @@ file formats.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,13 @@ from heaplab.runjson import RUN_JSON
 from heaplab.spec import Spec, parse_spec
 
 SUPPORTED_FORMATS = (1,)
+NOT_SELECTED = "not selected"  # run.json's why of a variant `heaplab run --variant` left out
+
+
+def unavailable_text(why: str | None) -> str:
+    """How reports say a variant did not run: left out on the command line, or not available yet."""
+    why = why or "no reason given"
+    return why if why.startswith(NOT_SELECTED) else f"not yet available: {why}"
 
 
 class RunError(ValueError):
@@ -103,3 +111,41 @@ def resolve_run(arg: str, runs_dir: Path) -> Path:
     if not candidates:
         raise RunError(f"no runs under {runs_dir}; run `heaplab run <lab> --scale ci` first")
     return max(candidates, key=lambda p: (p.name.rsplit("-", 1)[-1], p.name))
+
+
+_STAMPED = re.compile(r"-(\d{8}T\d{6}Z)$")  # <lab>-<scale>-<UTC>: a run as heaplab run names it
+
+
+def newest_run_of(lab: str, parent: Path) -> Path | None:
+    """The newest run of ``lab`` directly under ``parent`` (by the UTC stamp of its name), or None."""
+    if not parent.is_dir():
+        return None
+    runs = [
+        p
+        for p in parent.iterdir()
+        if p.name.startswith(f"{lab}-") and _STAMPED.search(p.name) and (p / RUN_JSON).is_file()
+    ]
+    return max(runs, key=lambda p: _STAMPED.search(p.name).group(1), default=None)  # type: ignore[union-attr]
+
+
+def find_lab_run(lab: str, notebook_dir: Path) -> tuple[Path, str]:
+    """The run a lab's notebook reads when none is given, and a sentence saying which.
+
+    In order: a submission's run beside the notebook (``results/<run>/``, as the grader unpacks a
+    `heaplab submit` zip), the student's newest run of the lab (the repository's ``results/runs/``), else
+    the newest committed reference run (``results/reference/``), so the notebook opens before any run."""
+    here = notebook_dir.resolve()
+    submitted = newest_run_of(lab, here / "results")
+    if submitted is not None:
+        return submitted, f"Reading the submitted run `{submitted.name}`."
+    repo = here.parent
+    yours = newest_run_of(lab, repo / "results/runs")
+    if yours is not None:
+        return yours, f"Reading your newest run of {lab}: `results/runs/{yours.name}`."
+    reference = newest_run_of(lab, repo / "results/reference")
+    if reference is not None:
+        return reference, (
+            f"**You have no run of {lab} yet** (`heaplab run {lab}` makes one): reading the committed "
+            f"reference run `results/reference/{reference.name}`, made on a 2-core VM."
+        )
+    raise RunError(f"no run of {lab} in {repo / 'results/runs'} or the reference runs: `heaplab run {lab}`")

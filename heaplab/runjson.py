@@ -6,7 +6,7 @@ Format history (the ``format`` field):
      variants {name: {profile, published, available, why, server_jvm_flags, client_jvm_flags,
                       status (pending | running | complete | failed | interrupted | unavailable),
                       error, log}}
-     issue 3 added, per variant: site (the variant's own engine-site overrides, filled in; the lab's
+     later added, per variant: site (the variant's own engine-site overrides, filled in; the lab's
      site is in the spec) and vars (the variant's phase parameters, filled in); ``published`` may be a
      mapping experiment -> the article's name.  Readers treat both as optional.
 

@@ -17,21 +17,22 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from heaplab import (
-    hbase_pe,  # issue 6 (hbase)
-    profiles,  # issue 6 (profiler)
-    secrets,  # issue 7 (security)
+    hbase_pe,
+    profiles,
+    secrets,
 )
 from heaplab import jdk as jdk_check
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
 from heaplab.playbook import run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
+from heaplab.rundir import NOT_SELECTED, unavailable_text
 from heaplab.runjson import write_json_atomic, write_run_json
 from heaplab.sizing import size_local, this_machine
 from heaplab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256, with_derived
@@ -53,10 +54,11 @@ class RunOptions:
     runs_dir: Path
     command: str
     out: Callable[[str], None] = print
-    java_home: str | None = None  # issue 6 (lab02): `--java-home`, heaplab_java_home for every host
-    profile: list[str] | None = None  # issue 6 (profiler): `--profile`, async-profiler events
+    java_home: str | None = None  # `--java-home`, heaplab_java_home for every host
+    profile: list[str] | None = None  # `--profile`, async-profiler events
     series: dict[str, Any] | None = None  # repeats of one command: {id, index, of} (heaplab.series)
     size_local: bool = True  # `local` scale sized from this machine (heaplab.sizing)
+    variants: tuple[str, ...] = ()  # `--variant`: run only these (empty: every variant)
 
 
 def utc_stamp(now: datetime | None = None) -> str:
@@ -108,7 +110,7 @@ def ansible_vars(
         "heaplab_site": spec.site_for(params, variant),
         "heaplab_phases": phases,
         "heaplab_measured_phases": measured,
-        # issue 6 (lab02): `heaplab run --java-home`: an extra var, so it wins over the inventory's
+        # `heaplab run --java-home`: an extra var, so it wins over the inventory's
         **({"heaplab_java_home": java_home} if java_home else {}),
     }
 
@@ -137,6 +139,17 @@ def _scale_params(spec: Spec, opts: RunOptions) -> tuple[dict[str, Any], dict[st
         return spec.params(opts.scale), None
     sized, record = size_local(spec.scales["local"], spec.scales["paper"], this_machine())
     return with_derived(sized), record
+
+
+def mark_unselected(entries: dict[str, dict[str, Any]], selected: Sequence[str]) -> None:
+    """`--variant`: every variant not asked for is recorded unavailable, saying so, so that run.json, the
+    report and the claims (not measurable here) tell a partial run from a full one."""
+    if not selected:
+        return
+    asked = " ".join(f"--variant {name}" for name in selected)
+    for name, entry in entries.items():
+        if name not in selected and entry["available"]:
+            entry.update(available=False, why=f"{NOT_SELECTED} ({asked})", status="unavailable")
 
 
 def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
@@ -170,7 +183,8 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         "jdk": None,
         "variants": {name: _variant_entry(spec, v, params) for name, v in spec.variants.items()},
     }
-    hbase_pe.mark_unavailable(manifest["variants"], spec, opts.root)  # issue 6 (hbase): HBase not fetched
+    hbase_pe.mark_unavailable(manifest["variants"], spec, opts.root)  # HBase's jars not fetched
+    mark_unselected(manifest["variants"], opts.variants)
     write_run_json(run_dir, manifest)
     opts.out(f"run {spec.lab} at scale {opts.scale}: {run_dir}")
 
@@ -179,8 +193,8 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     try:
         for name, v in spec.variants.items():
             entry = manifest["variants"][name]
-            if not entry["available"]:  # issue 6 (hbase): or marked so by hbase_pe.mark_unavailable
-                opts.out(f"[{name}] skipped, not yet available: {entry['why']}")
+            if not entry["available"]:  # or marked so by hbase_pe.mark_unavailable
+                opts.out(f"[{name}] skipped, {unavailable_text(entry['why'])}")
                 continue
             why, runtime_vars = jdk_questions.ask(v, entry)
             if why:
@@ -224,25 +238,32 @@ class _JdkQuestions:
         self.ansible = ansible
         self.opts = opts
         self.env = {**os.environ, **_ansible_env(opts), "ANSIBLE_HOST_PATTERN_MISMATCH": "ignore"}
-        self.jdks: list[jdk_check.HostJdk] | None = None  # issue 6 (lab02): asked once, for the first `jdk:`
+        self.jdks: list[jdk_check.HostJdk] | None = None  # asked once, for the first `jdk:`
 
     def ask(self, v: Variant, entry: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
         """Why the variant cannot run on the JDKs at hand (one line), or None and the playbook's vars."""
         top = jdk_check.ceiling(entry["server_jvm_flags"])
         if top is not None:  # CMS: the variant runs its own JDK, older than the hosts' (heaplab.jdk)
             return self._own(v, top, entry)
+        if v.server == "apache-hbase" and self.opts.java_home:
+            # --java-home may name a JDK newer than Apache HBase runs on: then HBase gets its own, older one
+            newest = max((j.feature or 0 for j in self._server_jdks()), default=0)
+            if newest > jdk_check.HBASE_NEWEST_JDK:
+                return self._own(v, jdk_check.HBASE_NEWEST_JDK, entry)
         if v.jdk is None:
             return None, {}
-        # issue 6 (lab02): a variant with `jdk: N` runs only when every server host's JDK is N or newer
-        if self.jdks is None:
-            self.jdks = jdk_check.server_jdks(
-                self.ansible, self.opts.inventory, self.env, self.opts.java_home
-            )
-        why = jdk_check.too_old(v.jdk, self.jdks, self.opts.java_home)
+        # a variant with `jdk: N` runs only when every server host's JDK is N or newer
+        why = jdk_check.too_old(v.jdk, self._server_jdks(), self.opts.java_home)
         if why is None:
-            flags = jdk_check.generational_zgc(entry["server_jvm_flags"], jdk_check.lowest(self.jdks))
-            entry["server_jvm_flags"] = flags
+            oldest = jdk_check.lowest(self._server_jdks())
+            entry["server_jvm_flags"] = jdk_check.generational_zgc(entry["server_jvm_flags"], oldest)
         return why, {}
+
+    def _server_jdks(self) -> list[jdk_check.HostJdk]:
+        if self.jdks is None:
+            java_home = self.opts.java_home
+            self.jdks = jdk_check.server_jdks(self.ansible, self.opts.inventory, self.env, java_home)
+        return self.jdks
 
     def _own(self, v: Variant, top: int, entry: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
         """A variant on its own JDK (CMS: 11 to 13, from the variant's ``jdk:`` up). Each host's java home
@@ -288,10 +309,10 @@ def _run_variant(
     vdir.mkdir()
     vars_path = vdir / "ansible-vars.json"
     extra = ansible_vars(spec, v, params, archive, run_dir, java_home=opts.java_home)
-    extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # issue 6 (lab02): as the JDK needs
-    extra.update(hbase_pe.ansible_vars(v.server, opts.root))  # issue 6 (hbase): server: apache-hbase
+    extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # as the JDK needs
+    extra.update(hbase_pe.ansible_vars(v.server, opts.root))  # server: apache-hbase
     extra.update(runtime_vars)  # the variant's own JDK (CMS), per host (_own_jdk)
-    if opts.profile:  # issue 6 (profiler): ENGINE_PROFILE of servers and pe/ycsb clients (profiles.py)
+    if opts.profile:  # ENGINE_PROFILE of servers and pe/ycsb clients (profiles.py)
         extra[profiles.PLAYBOOK_VAR] = opts.profile
     write_json_atomic(vars_path, extra)
     log = vdir / "ansible.log"
@@ -311,11 +332,11 @@ def _run_variant(
         )
     except OSError as e:
         code, entry["error"] = -1, f"cannot start ansible-playbook: {e}"
-    if v.server == "apache-hbase":  # issue 6 (hbase): HBase PE's output -> <phase>-<host>.json
+    if v.server == "apache-hbase":  # HBase PE's output -> <phase>-<host>.json
         hbase_pe.convert_variant(vdir / "client", extra["heaplab_phases"])
         for server_dir in sorted((vdir / "server").glob("*/")):
             hbase_pe.gc_events_from_log(server_dir)
-    if opts.profile:  # issue 6 (profiler): run.json's variant gets profiler: {events, mode, note, files}
+    if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
         entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
     if code == 0:
         entry["status"] = "complete"
@@ -335,7 +356,7 @@ def _closing_fields(run_dir: Path, status: str, opts: RunOptions) -> dict[str, A
         "status": status,
         "hosts": hosts,
         "jdk": jdk_of(hosts),
-        "secrets_check": _secrets_check(run_dir, opts),  # issue 7 (security)
+        "secrets_check": _secrets_check(run_dir, opts),
     }
 
 

@@ -15,7 +15,7 @@ Parameters of a variant's phases, flags and site values: the scale's, the derive
 server's -Xms/-Xmx and ``client_heap`` the client's -Xmx.  Site values: the lab's ``site``, then the
 variant's ``site`` on top (booleans written true/false).
 
-A variant's ``jdk: N`` (issue 6) is the lowest JDK feature version its servers need; heaplab.runner checks
+A variant's ``jdk: N`` is the lowest JDK feature version its servers need; heaplab.runner checks
 the server hosts' JDK (heaplab.jdk) before the variant starts and records it unavailable when too old.
 """
 
@@ -45,7 +45,7 @@ CLIENT_METRICS = (
     "young_gc_avg_pause",
     "young_gc_rate",
 )
-GC_METRICS = (  # issue 6 (gc helper): heaplab.gc_stats / heaplab.timeline, defined in docs/analysis.md
+GC_METRICS = (  # heaplab.gc_stats / heaplab.timeline, defined in docs/analysis.md
     "latency_p50",
     "latency_p999_over_p50",
     "gc_pause_avg",
@@ -114,10 +114,10 @@ VARIANT_KEYS = (
     "why",
     "site",
     "vars",
-    "jdk",  # issue 6 (lab02): the lowest JDK feature version the variant's servers need (heaplab.jdk)
-    "server",  # issue 6 (hbase): engine (default) or apache-hbase (docs/apache-hbase.md)
+    "jdk",  # the lowest JDK feature version the variant's servers need (heaplab.jdk)
+    "server",  # engine (default) or apache-hbase (docs/apache-hbase.md)
 )
-# issue 6 (hbase): what a variant runs. apache-hbase: Apache HBase 2.6 standalone from
+# what a variant runs. apache-hbase: Apache HBase 2.6 standalone from
 # infra/apache-hbase/ (fetch.sh), its pe phases run HBase's own PerformanceEvaluation, its admin phases
 # only create|flush|compact|drop TABLE and metrics (org.heaplab.hbase.LabAdmin: HBase's Admin API and the
 # region server's JMX counters); it needs no engine profile.
@@ -141,8 +141,8 @@ class Variant:
     why: str | None = None
     site: dict[str, str] = field(default_factory=dict)  # on top of the lab's site
     vars: dict[str, str] = field(default_factory=dict)  # extra phase parameters
-    jdk: int | None = None  # issue 6 (lab02): checked before the variant starts (heaplab.jdk)
-    server: str = "engine"  # issue 6 (hbase): engine | apache-hbase
+    jdk: int | None = None  # checked before the variant starts (heaplab.jdk)
+    server: str = "engine"  # engine | apache-hbase
 
     def published_for(self, experiment: str) -> str | None:
         """The article's name for this variant in ``experiment`` (None: the article has no such row)."""
@@ -393,7 +393,7 @@ def _variants(raw: dict[str, Any], where: str, experiments: set[str]) -> dict[st
             raise SpecError(
                 f"{vw}: vars {', '.join(shadowed)} would hide the scale parameter(s) of that name"
             )
-        server = _server(v, vw)  # issue 6 (hbase)
+        server = _server(v, vw)
         variants[name] = Variant(
             name=name,
             profile=str(v.get("profile", server) if server != "engine" else _req(v, "profile", vw)),
@@ -411,7 +411,7 @@ def _variants(raw: dict[str, Any], where: str, experiments: set[str]) -> dict[st
 
 
 def _server(v: dict[str, Any], where: str) -> str:
-    """Issue 6 (hbase): ``server: apache-hbase`` (default engine)."""
+    """``server: apache-hbase`` (default engine)."""
     server = str(v.get("server", "engine"))
     if server not in SERVERS:
         raise SpecError(f"{where}: unknown server {server!r}; valid: {', '.join(SERVERS)}")
@@ -434,7 +434,7 @@ def _check_hbase_phases(variants: dict[str, Variant], phases: list[Phase], where
 
 
 def _jdk(raw: Any, where: str) -> int | None:
-    """Issue 6 (lab02): ``jdk: 21``, the lowest JDK feature version (8 or more) the variant needs."""
+    """``jdk: 21``, the lowest JDK feature version (8 or more) the variant needs."""
     if raw is None:
         return None
     if isinstance(raw, bool) or not str(raw).isdigit() or int(raw) < 8:
@@ -515,7 +515,7 @@ def _check_background(phases: list[Phase], where: str) -> None:
             raise SpecError(f"{pw}: until is only for a phase with background: true")
         if not q.background:
             continue
-        if q.tool not in ("pe", "ycsb"):  # ycsb: issue 6
+        if q.tool not in ("pe", "ycsb"):
             raise SpecError(f"{pw}: only a pe or ycsb phase can run in the background, not {q.tool}")
         if q.measure:
             raise SpecError(f"{pw}: a background phase cannot measure (its window overlaps other phases)")
@@ -657,7 +657,7 @@ def parse_spec(raw: Any, path: Path | None = None) -> Spec:
         subjects = parse_subjects(raw.get("subjects"), where, variants)
     except SubjectError as e:
         raise SpecError(str(e)) from e
-    _check_hbase_phases(variants, phases, where)  # issue 6 (hbase)
+    _check_hbase_phases(variants, phases, where)
     spec = Spec(
         lab=str(_req(raw, "lab", where)),
         title=str(raw.get("title", "")),

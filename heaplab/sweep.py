@@ -63,7 +63,7 @@ class Point:
     throughput: float | None
     latency_avg: float | None
     problem: str | None = None
-    # server side, when an `admin metrics` pair brackets the step (the rpc group since issue 5):
+    # server side, when an `admin metrics` pair brackets the step (its rpc group):
     cpu_us_per_get: float | None = None  # the whole process's CPU time per get
     handler_us_per_get: float | None = None  # handler time running calls, per get
     queue_ms: float | None = None  # a GET's mean wait in the call queue over the step
@@ -271,7 +271,7 @@ SERVER_COLUMNS = (
 
 def to_markdown(a: Analysis, name: str | None = None) -> str:
     """The sweep as markdown ("" when the lab has no sweep): a table of threads, TPS and AVG per variant and
-    the last variant's TPS over the first's; when measured, a second table of the server side per step
+    the TPS ratios of _ratio_pairs; when measured, a second table of the server side per step
     (process CPU per get, handler time per get, a GET's mean wait in the call queue); then one line per
     variant saying where it saturates."""
     rows = points(a, name)
@@ -282,17 +282,16 @@ def to_markdown(a: Analysis, name: str | None = None) -> str:
     header = ["step", "threads"]
     for v in variants:
         header += [f"{v} TPS", f"{v} AVG (ms)"]
-    ratio = len(variants) >= 2
-    if ratio:
-        header.append(f"TPS {variants[-1]} / {variants[0]}")
+    pairs = _ratio_pairs(a.run, variants)
+    header += [f"TPS {b} / {a_}" for a_, b in pairs]
     lines = _table_head(header)
     for i, exp in enumerate(steps):
         cells = [exp, str(rows[variants[0]][i].threads)]
         for v in variants:
             p = rows[v][i]
             cells += [fmt("throughput", p.throughput), fmt("latency_avg", p.latency_avg)]
-        if ratio:
-            first, last = rows[variants[0]][i].throughput, rows[variants[-1]][i].throughput
+        for first_v, last_v in pairs:
+            first, last = rows[first_v][i].throughput, rows[last_v][i].throughput
             cells.append(f"{last / first:.2f}x" if first and last is not None else "-")
         lines.append("| " + " | ".join(cells) + " |")
     server = [
@@ -310,6 +309,22 @@ def to_markdown(a: Analysis, name: str | None = None) -> str:
     lines.append("")
     lines += [f"- {saturation(v, rows[v]).text}" for v in variants]
     return "\n".join(lines)
+
+
+def _ratio_pairs(run: Run, variants: list[str]) -> list[tuple[str, str]]:
+    """The TPS ratios the table shows, as (denominator, numerator): the sweep's second engine variant over
+    its first and the same pair on each subject (lab 05: NettyRpcServer over SimpleRpcServer on the engine
+    and on Apache HBase); with fewer than two engine variants, the last variant over the first."""
+    twins = {v for mapping in run.spec.subjects.values() for v in mapping.values()}
+    engine = [v for v in variants if v not in twins]
+    if len(engine) < 2:
+        return [(variants[0], variants[-1])] if len(variants) >= 2 else []
+    first, second = engine[:2]
+    pairs = [(first, second)]
+    for mapping in run.spec.subjects.values():
+        if mapping.get(first) in variants and mapping.get(second) in variants:
+            pairs.append((mapping[first], mapping[second]))
+    return pairs
 
 
 def _table_head(header: list[str]) -> list[str]:

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The engine under the PE write commands measured on Apache HBase 2.6.4 standalone on a 2-core VM
-# (issue 3: about 12,000 puts/s with P99.9 about 7 ms for single puts, about 77,000 rows/s with
+# (about 12,000 puts/s with P99.9 about 7 ms for single puts, about 77,000 rows/s with
 # --multiPut=100; 8 threads, 200-byte values, presplit 16). Starts a fresh region server with one
 # profile on a free port in a temporary directory, runs a warm-up, the single-put and the batch run,
 # prints each run's throughput and P99.9, and stops the server.
-# Issue 4 adds the read target: Apache HBase serves about 35,000 random gets/s from its block cache
+# The read target: Apache HBase serves about 35,000 random gets/s from its block cache
 # (PE randomRead, 8 threads, after a major compaction); the engine's target is 2x that with no GC pause
 # above 50 ms. After the writes, the table is flushed and major-compacted (reads come from one store file
 # per region through the block cache), one randomRead pass warms the cache, and the measured randomRead pass reports throughput, P99.9 and the longest GC

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from heaplab import runner
 from heaplab.cli import main
@@ -73,3 +74,41 @@ def test_bad_spec_is_one_line(fake_root: Path) -> None:
     p = heaplab(fake_root, "run", "03-offheap-write", "--scale", "ci")
     assert p.returncode == 2
     assert "unknown tool 'hammer'" in _one_clean_line(p)
+
+
+def test_unknown_variant_names_the_labs_variants(fake_root: Path) -> None:
+    p = heaplab(fake_root, "run", "03-offheap-write", "--scale", "ci", "--variant", "nope")
+    assert p.returncode == 2
+    line = _one_clean_line(p)
+    assert "03-offheap-write has no variant 'nope'; its variants: hbase1-onheap, hbase2-offheap" in line
+    assert not (fake_root / "results/runs").exists()
+
+
+def test_variant_needs_one_lab(fake_root: Path) -> None:
+    p = heaplab(fake_root, "run", "all", "--scale", "ci", "--variant", "hbase1-onheap")
+    assert p.returncode == 2
+    assert "--variant selects variants of one lab: name the lab, not 'all'" in _one_clean_line(p)
+
+
+def test_unselected_variants_are_recorded_unavailable_with_the_selection() -> None:
+    entries = {
+        "a": {"available": True, "status": "pending"},
+        "b": {"available": True, "status": "pending"},
+        "c": {"available": False, "status": "unavailable", "why": "needs X"},
+    }
+    runner.mark_unselected(entries, ("a",))
+    assert entries["a"] == {"available": True, "status": "pending"}
+    assert entries["b"] == {"available": False, "status": "unavailable", "why": "not selected (--variant a)"}
+    assert entries["c"]["why"] == "needs X"  # an unavailable variant keeps its own reason
+    runner.mark_unselected(entries, ())
+    assert entries["a"]["available"]
+
+
+def test_scale_defaults_to_local(fake_root: Path) -> None:
+    spec = fake_root / "labs/03-offheap-write/experiment.yml"
+    raw = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    del raw["scales"]["local"]
+    spec.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    p = heaplab(fake_root, "run", "03-offheap-write")
+    assert p.returncode == 2
+    assert "unknown scale 'local' for lab 03-offheap-write; valid scales: ci, paper" in _one_clean_line(p)

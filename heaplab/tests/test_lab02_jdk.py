@@ -1,4 +1,4 @@
-"""The variant key ``jdk:`` (issue 6): the spec rule, the check of the servers' JDK through ansible, the
+"""The variant key ``jdk:``: the spec rule, the check of the servers' JDK through ansible, the
 flags for generational ZGC per JDK, and the unavailable path through a real ``heaplab run`` (a variant
 needing JDK 99: no server starts, run.json says why and how to point heaplab at a newer JDK)."""
 

@@ -29,8 +29,19 @@ STEPS = ["netty_rpc_sweep1", "netty_rpc_sweep2", "netty_rpc_sweep3", "netty_rpc"
 READS = ["read_1", "read_2", "read_3", "read_4"]
 
 
-def lab05_spec(*, available: bool = True) -> dict[str, Any]:
+HBASE_VARIANTS = ("hbase-simple-rpc", "hbase-netty-rpc")
+
+
+def lab05_spec(*, available: bool = True, with_hbase: bool = False) -> dict[str, Any]:
+    """The real spec; without Apache HBase's two variants unless ``with_hbase`` (the sweep's mechanics are
+    the same for any number of variants, the tables are shorter)."""
     raw = copy.deepcopy(yaml.safe_load(SPEC.read_text(encoding="utf-8")))
+    if not with_hbase:
+        for name in HBASE_VARIANTS:
+            del raw["variants"][name]
+        del raw["subjects"]
+        for r in raw["reproduces"]:
+            r["variants"] = [v for v in r["variants"] if v not in HBASE_VARIANTS]
     if available:
         for v in raw["variants"].values():
             v["available"] = True
@@ -99,6 +110,14 @@ def test_spec_is_valid_and_every_step_reads_the_whole_table_once() -> None:
     assert simple.site == {"hbase.rpc.server.impl": "SimpleRpcServer"}
     assert netty.site == {"hbase.rpc.server.impl": "NettyRpcServer"}
     assert simple.server_jvm == netty.server_jvm and simple.client_jvm == netty.client_jvm
+    # ... and so do Apache HBase's two, under HBase's key, which takes the class name
+    hsimple, hnetty = (spec.variants[v] for v in HBASE_VARIANTS)
+    assert hsimple.server == hnetty.server == "apache-hbase"
+    assert hsimple.site == {"hbase.rpc.server.impl": "org.apache.hadoop.hbase.ipc.SimpleRpcServer"}
+    assert hnetty.site == {"hbase.rpc.server.impl": "org.apache.hadoop.hbase.ipc.NettyRpcServer"}
+    assert hsimple.server_jvm == hnetty.server_jvm and hsimple.client_jvm == hnetty.client_jvm
+    twins = {"simple-rpc": "hbase-simple-rpc", "netty-rpc": "hbase-netty-rpc"}
+    assert spec.subjects == {"apache-hbase": twins}
     local = spec.params("local")
     assert [local[f"threads_{i}"] for i in range(1, 5)] == [8, 32, 64, 128]
     for claim in spec.claims:
@@ -169,6 +188,26 @@ def test_an_unavailable_variant_leaves_gaps_and_claims_not_measurable_here(tmp_p
     assert "| netty_rpc | 16 | 2000 | " in sweep.to_markdown(a) and "| - | - | - |" in sweep.to_markdown(a)
     assert {r.verdict for r in a.claims} == {NOT_MEASURABLE}
     assert all(r.why == "netty-rpc is unavailable here: needs NettyRpcServer" for r in a.claims)
+
+
+def test_both_subjects_get_their_own_ratio_and_verdicts(tmp_path: Path) -> None:
+    """With Apache HBase's two variants measured too, the table has one TPS ratio per subject (Netty over
+    Simple on the engine, and on HBase), never HBase's Netty over the engine's Simple."""
+    shapes = {
+        "simple-rpc": shape(920, [4, 2, 2, 2]),
+        "netty-rpc": shape(250, [4, 2, 1, 1]),
+        "hbase-simple-rpc": shape(800, [4, 2, 2, 2]),
+        "hbase-netty-rpc": shape(800, [4, 2, 2, 2]),
+    }
+    a = analyse(fabricate_run(tmp_path / "both", lab05_spec(with_hbase=True), shapes))
+    assert list(sweep.points(a)) == list(shapes)
+    lines = sweep.to_markdown(a).splitlines()
+    assert lines[0].endswith("| TPS netty-rpc / simple-rpc | TPS hbase-netty-rpc / hbase-simple-rpc |")
+    assert lines[5].startswith("| netty_rpc | 16 | 2000 | ") and lines[5].endswith("| 2.00x | 1.00x |")
+    verdicts = {r.claim.id: r.verdict for r in a.claims}
+    assert verdicts["netty-throughput-doubled"] == REPRODUCED
+    assert verdicts["netty-throughput-doubled@apache-hbase"] == NOT_REPRODUCED
+    assert verdicts["netty-latency-under-pressure@apache-hbase"] == NOT_REPRODUCED
 
 
 def test_report_has_the_sweep_section_and_figure(tmp_path: Path) -> None:

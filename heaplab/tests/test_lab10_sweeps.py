@@ -1,4 +1,5 @@
-"""Lab 10 (seed 003: seven YCSB workloads, a thread sweep each) and the named sweeps of heaplab/sweep.py.
+"""Lab 10 (the NetEase report: seven YCSB workloads, a thread sweep each) and the named sweeps of
+heaplab/sweep.py.
 
 The real spec is valid and shaped as its comments say; a run fabricated from it (its ycsb phases stood in
 for by pe phases with the same names, so fabricate.py can write their summaries; the run keeps the real

@@ -1,8 +1,8 @@
 """Lab 11 end to end at --scale ci: the engine and the real Apache HBase 2.6 standalone in one run.
 
-Skipped (with the command to run) unless infra/apache-hbase/fetch.sh has packed HBase: the download is
-about 115 MB and a ci run of both variants takes a couple of minutes, so `make test` runs it only where
-HBase was fetched. The run is ``python -m heaplab run 11-vs-apache-hbase --scale ci --report`` at a
+`make test` fetches HBase (about 115 MB from Maven Central, once) and this is the one real HBase variant
+that it always runs end to end; run alone (pytest), it is skipped with the command where HBase is not
+fetched. The run is ``python -m heaplab run 11-vs-apache-hbase --scale ci --report`` at a
 throw-away root (the real spec plus a free ``hbase.regionserver.port`` for the engine; HBase picks its own
 free ports) with the fetched HBase linked in. Then:
 - both variants completed; HBase ran standalone with no fixed default port and left its server log, its
@@ -21,10 +21,14 @@ import json
 import pytest
 
 from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
-from heaplab.hbase_pe import find_archive
 from heaplab.hlog import read_total
 from heaplab.tests.conftest import REPO, FinishedRun
-from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
+from heaplab.tests.shared_runs import (
+    assert_run_completed,
+    execute_notebook,
+    fetched_apache_hbase,
+    run_lab_at_ci,
+)
 from heaplab.tests.test_end_to_end import spec_with_port
 
 LAB = "11-vs-apache-hbase"
@@ -37,11 +41,9 @@ HBASE_DEFAULT_PORTS = ("16000", "16010", "16020", "16030", "2181")
 
 @pytest.fixture(scope="module")
 def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
-    archive = find_archive(REPO)
+    archive, why = fetched_apache_hbase(always=True)
     if archive is None:
-        pytest.skip(
-            "Apache HBase is not fetched: run infra/apache-hbase/fetch.sh (about 115 MB) to run lab 11"
-        )
+        pytest.skip(why)
     lab = request.getfixturevalue("lab_root")(spec_with_port(SPEC.read_text(encoding="utf-8")), lab=LAB)
     target = lab.root / "infra/apache-hbase/target"
     target.mkdir(parents=True)

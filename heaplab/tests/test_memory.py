@@ -1,5 +1,5 @@
 """Memory metrics from `admin metrics` reports, the lab-08 claims on them (both verdicts), and report.md's
-memory table beside seed 004's rows."""
+memory table beside the Hypertable article's rows."""
 
 from __future__ import annotations
 

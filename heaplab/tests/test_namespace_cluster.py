@@ -62,7 +62,7 @@ import yaml
 from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.secrets import Finding, find_secrets
 from heaplab.tests.conftest import REPO
-from heaplab.tests.shared_runs import link_apache_hbase
+from heaplab.tests.shared_runs import fetched_apache_hbase, link_apache_hbase
 from playbooks.tests.support import WRITTEN_BY_APPLY, jdk_from_dpkg, kernel_state
 
 CLUSTER_SH = REPO / "infra" / "netns" / "cluster.sh"
@@ -419,9 +419,11 @@ def _heaplab_run_in_ctl(root: Path, lab: str, timeout: int, *extra: str) -> subp
 def _run_lab10_on_apache_hbase(s: Scenario, tmp: Path, engine_archive: Path) -> None:
     """Lab 10's HBase variant on the cluster (HDFS, ZooKeeper, HMaster, region servers), from ctl."""
     root = _lab_root(tmp, engine_archive, lab=HBASE_LAB, spec=_hbase_lab10_spec())
-    if not link_apache_hbase(root):
-        s.hbase_skip = "Apache HBase is not fetched: run make apache-hbase (about 115 MB)"
+    archive, why = fetched_apache_hbase()
+    if archive is None:
+        s.hbase_skip = why
         return
+    link_apache_hbase(root)
     runs = root / "results" / "runs"
     s.hbase_proc = _heaplab_run_in_ctl(root, HBASE_LAB, HBASE_RUN_TIMEOUT_S, "--report")
     s.hbase_run = next(iter(runs.iterdir()), None) if runs.is_dir() else None

@@ -23,13 +23,6 @@ def test_notebook_on_the_fixture(fixture_run: Path) -> None:
     assert _has_png(nb)
 
 
-def test_notebook_defaults_to_the_committed_fixture() -> None:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    (params,) = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    assert 'run_dir = "../results/reference/03-offheap-write-ci-fixture"' in params.source
-    assert (NOTEBOOK.parent / "../results/reference/03-offheap-write-ci-fixture/run.json").resolve().is_file()
-
-
 def test_notebook_shows_a_reproduced_claim(make_pair) -> None:
     run = make_pair(Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=2, gc_pause_ms=2))
     _, text = execute_notebook(NOTEBOOK, run)

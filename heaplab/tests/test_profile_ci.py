@@ -1,10 +1,11 @@
 """`heaplab run --profile cpu,alloc` end to end: one small real run (a module fixture shared by every test).
 
-A throw-away lab (one variant, one region server on a free port, a create and one short pe phase) runs
-through the real CLI, playbooks, launcher and async-profiler. Then: every flame graph the contract names
-exists for the server and the pe client, is an async-profiler HTML flame graph with engine frames in it,
-run.json's variant has its profiler entry (events, the mode the launcher chose and why), and report.md
-links every flame graph with a path that exists.
+A throw-away lab (two variants, of which ``--variant`` selects one: one region server on a free port, a
+create and one short pe phase) runs through the real CLI, playbooks, launcher and async-profiler. Then:
+every flame graph the contract names exists for the server and the pe client, is an async-profiler HTML
+flame graph with engine frames in it, run.json's variant has its profiler entry (events, the mode the
+launcher chose and why), report.md links every flame graph with a path that exists, and the variant not
+selected is recorded unavailable, saying so, and never started.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ variants:
     published: onheap-1.x
     server_jvm: ["-XX:+UseG1GC"]
     client_jvm: ["-XX:+UseG1GC"]
+  hbase2-offheap:
+    profile: hbase2-offheap
+    published: offheap-2.x
+    server_jvm: ["-XX:+UseG1GC"]
+    client_jvm: ["-XX:+UseG1GC"]
 scales:
   ci: {heap: 256m, client_heap: 128m, threads: 2, rows: 3000, regions: 2}
 site:
@@ -46,7 +52,8 @@ claims: []
 def e2e(lab_root, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     lab = lab_root(SPEC, lab=LAB)
     runs = tmp_path_factory.mktemp("runs")
-    return run_lab_at_ci(lab, LAB, runs, timeout=300, extra=["--profile", ",".join(EVENTS)])
+    extra = ["--profile", ",".join(EVENTS), "--variant", "hbase1-onheap"]
+    return run_lab_at_ci(lab, LAB, runs, timeout=300, extra=extra)
 
 
 def _graphs(e2e: FinishedRun) -> list[Path]:
@@ -60,6 +67,13 @@ def test_run_completes_and_leaves_nothing_running(e2e: FinishedRun) -> None:
     assert e2e.proc.returncode == 0, e2e.output()
     assert e2e.manifest["variants"]["hbase1-onheap"]["status"] == "complete"
     assert e2e.lab.leftover_processes() == []
+
+
+def test_the_variant_not_selected_is_recorded_and_never_started(e2e: FinishedRun) -> None:
+    entry = e2e.manifest["variants"]["hbase2-offheap"]
+    assert entry["status"] == "unavailable" and entry["why"] == "not selected (--variant hbase1-onheap)"
+    assert not (e2e.run / "hbase2-offheap/server").exists()
+    assert "[hbase2-offheap] skipped, not selected (--variant hbase1-onheap)" in e2e.proc.stdout
 
 
 def test_every_flame_graph_is_async_profiler_html_of_the_engine(e2e: FinishedRun) -> None:

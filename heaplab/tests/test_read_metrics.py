@@ -52,7 +52,7 @@ def test_data_hits_summed_over_l1_and_l2(tmp_path: Path) -> None:
 
 
 def test_no_lookups_no_ratio_and_no_group_no_metric(tmp_path: Path) -> None:
-    """An engine without the read groups (issue 3) leaves the metrics out; a claim on them is inconclusive."""
+    """An engine without the read groups leaves the metrics out; a claim on them is inconclusive."""
     v = read_values(*_pair(tmp_path, {}, {}))
     assert v == {}
     same = read_groups(10, data_hits=5, data_misses=5)

@@ -42,7 +42,7 @@ def test_report_writes_only_its_outputs(fixture_run: Path, capsys: pytest.Captur
     new = set(after) - set(before)
     reproduced = yaml.safe_load((fixture_run / "experiment.yml").read_text())["reproduces"]
     figures = {f"figures/{r['experiment']}-latency.png" for r in reproduced}
-    figures |= {f"figures/timeline-{r['experiment']}.png" for r in reproduced}  # issue 6 (timeline)
+    figures |= {f"figures/timeline-{r['experiment']}.png" for r in reproduced}
     assert new == OUTPUTS | figures
     assert {k: v for k, v in after.items() if k in before} == before
     assert (fixture_run / "figures/single_put-latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

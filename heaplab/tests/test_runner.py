@@ -146,7 +146,7 @@ def test_run_json_of_a_complete_run(complete_run: FinishedRun) -> None:
     assert m["git"] == {"commit": r.lab.commit, "dirty": False}
     assert m["command"] == shlex.join(["heaplab", *run_args(r.lab)])
     assert m["start"] <= m["end"]
-    # Issue 7 (security): every file the run collected was scanned; a real run here holds no secret.
+    # Every file the run collected was scanned; a real run here holds no secret.
     assert m["secrets_check"] == {"clean": True, "findings": []}
     # hosts: what the real host_facts role recorded about this machine, with the real JDK.
     (host,) = m["hosts"]

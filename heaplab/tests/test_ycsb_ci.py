@@ -1,4 +1,4 @@
-"""``bin/engine ycsb`` end to end through ``heaplab run`` at --scale ci (issue 6).
+"""``bin/engine ycsb`` end to end through ``heaplab run`` at --scale ci.
 
 A throw-away lab (conftest ``lab_root``: the real playbooks and engine, a free port) creates ``usertable``
 pre-split for YCSB's keys (``admin create --splits=ycsb``), loads it with YCSB's ``load`` and runs

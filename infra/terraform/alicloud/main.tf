@@ -1,4 +1,4 @@
-# NOT VALIDATED OFFLINE. The seeds' own cloud: Alibaba Cloud ecs.c6.2xlarge (8 vCPU, 16 GiB) with a
+# NOT VALIDATED OFFLINE. The articles' own cloud: Alibaba Cloud ecs.c6.2xlarge (8 vCPU, 16 GiB) with a
 # cloud_essd PL1 data disk. The aliyun/alicloud provider is not in this repository's offline provider
 # mirror, so only `terraform fmt` runs on this file in `make test`: validate it yourself with
 # `terraform init && terraform validate` online before relying on it. See README.md.

@@ -49,7 +49,7 @@ output "ansible_inventory" {
 }
 
 output "ansible_inventory_single" {
-  description = "One standalone region server (rs1) and one client (client1), no master: seed 000's setup, for labs 01-09 and 11."
+  description = "One standalone region server (rs1) and one client (client1), no master: the off-heap article's setup, for labs 01-09 and 11."
   value = templatefile(local.inventory_template, merge(local.inventory_common, {
     output        = "ansible_inventory_single"
     hosts         = ["rs1", "client1"]

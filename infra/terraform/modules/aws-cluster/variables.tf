@@ -22,7 +22,7 @@ variable "course" {
 }
 
 variable "region_servers" {
-  description = "How many region-server nodes (seed 000: 1; seed 003: 4)."
+  description = "How many region-server nodes (the off-heap article: 1; the NetEase report: 4)."
   type        = number
   default     = 3
 
@@ -33,7 +33,7 @@ variable "region_servers" {
 }
 
 variable "clients" {
-  description = "How many client nodes that run pe and YCSB (seed 003 needed 6 for 4 region servers)."
+  description = "How many client nodes that run pe and YCSB (the NetEase report needed 6 for 4 region servers)."
   type        = number
   default     = 1
 

@@ -3,6 +3,7 @@ package org.heaplab.hbase;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +16,7 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
@@ -128,10 +130,16 @@ public final class LabAdmin {
    * and encoding, and with --presplit=N --rows=TOTAL the N - 1 split keys of `pe --presplit=N` over TOTAL
    * rows (PerformanceEvaluation.getSplits: key (TOTAL / N) x i, as pe formats keys), so a later pe run
    * with --presplit=N finds the table it would have made and keeps it; with --splits=ycsb the split keys
-   * that spread YCSB's first TOTAL keys evenly (the engine's YcsbKeys, as `bin/engine admin create`).
-   * An existing table is dropped first.
+   * that spread YCSB's first TOTAL keys evenly (the engine's YcsbKeys, as `bin/engine admin create`);
+   * --durability and --inMemory as HBase's table and family settings. The flags are the engine's `admin
+   * create` flags; any other is refused. An existing table is dropped first.
    */
   static void create(Admin admin, TableName name, Map<String, String> o) throws IOException {
+    for (String key : o.keySet()) {
+      if (!CREATE_FLAGS.contains(key)) {
+        throw new IllegalArgumentException("unknown flag --" + key + " for create; valid: --" + String.join(", --", CREATE_FLAGS));
+      }
+    }
     int presplit = Integer.parseInt(o.getOrDefault("presplit", "1"));
     long rows = Long.parseLong(o.getOrDefault("rows", "0"));
     String splitKind = o.getOrDefault("splits", "pe");
@@ -145,8 +153,10 @@ public final class LabAdmin {
         .newBuilder(Bytes.toBytes(o.getOrDefault("family", PerformanceEvaluation.FAMILY_NAME_BASE + "0")))
         .setCompressionType(Compression.Algorithm.valueOf(o.getOrDefault("compress", "NONE").toUpperCase(Locale.ROOT)))
         .setDataBlockEncoding(DataBlockEncoding.valueOf(o.getOrDefault("blockEncoding", "NONE").toUpperCase(Locale.ROOT)))
-        .setBloomFilterType(BloomType.valueOf(o.getOrDefault("bloom", "ROW").toUpperCase(Locale.ROOT)));
-    TableDescriptorBuilder table = TableDescriptorBuilder.newBuilder(name).setColumnFamily(family.build());
+        .setBloomFilterType(BloomType.valueOf(o.getOrDefault("bloom", "ROW").toUpperCase(Locale.ROOT)))
+        .setInMemory(Boolean.parseBoolean(o.getOrDefault("inMemory", "false")));
+    TableDescriptorBuilder table = TableDescriptorBuilder.newBuilder(name).setColumnFamily(family.build())
+        .setDurability(Durability.valueOf(o.getOrDefault("durability", "USE_DEFAULT").toUpperCase(Locale.ROOT)));
     drop(admin, name);
     if (presplit > 1 && splitKind.equals("ycsb")) {
       admin.createTable(table.build(), YcsbKeys.splits(presplit, (int) Math.min(rows, Integer.MAX_VALUE)));
@@ -161,6 +171,9 @@ public final class LabAdmin {
       admin.createTable(table.build());
     }
   }
+
+  private static final List<String> CREATE_FLAGS =
+      List.of("family", "presplit", "rows", "splits", "compress", "durability", "blockEncoding", "bloom", "inMemory");
 
   private static void drop(Admin admin, TableName t) throws IOException {
     if (admin.tableExists(t)) {

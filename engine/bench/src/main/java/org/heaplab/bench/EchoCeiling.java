@@ -31,7 +31,7 @@ import org.heaplab.rpc.RpcService;
 import org.heaplab.tools.PeData;
 
 /**
- * The physical ceiling on this machine (issue 5): how many get-sized round trips per second loopback
+ * The physical ceiling on this machine: how many get-sized round trips per second loopback
  * TCP carries with N client threads, and how many an RPC server carries when its service does nothing.
  * Not a JMH benchmark and not a test: a main class, documented in engine/docs/benchmarks.md.
  *

@@ -44,7 +44,7 @@ public final class Admin {
             w.writeBytes(k);
         }
         w.writeString(desc.durability().name());
-        // the family's store-file options (issue 4)
+        // the family's store-file options
         w.writeString(desc.encoding().name()).writeString(desc.bloom().name()).writeBoolean(desc.inMemory());
         byte[] params = w.toByteArray();
         connection.locator().cache().invalidate(desc.name()); // a dropped table of that name may be cached

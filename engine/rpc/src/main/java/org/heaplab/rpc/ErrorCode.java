@@ -20,12 +20,12 @@ public enum ErrorCode {
     /** Anything else (a bug): the message carries the exception. */
     SERVER_ERROR(10),
     /**
-     * Issue 5: this region server does not serve the region holding the row (the client's location is stale):
+     * This region server does not serve the region holding the row (the client's location is stale):
      * the client drops its cached location, asks the master again and retries. Nothing was applied.
      */
     NOT_SERVING_REGION(11),
     /**
-     * Issue 5: the call queue is full (HBase's CallQueueTooBigException): the call was not run; the client backs
+     * The call queue is full (HBase's CallQueueTooBigException): the call was not run; the client backs
      * off and retries.
      */
     SERVER_BUSY(12);

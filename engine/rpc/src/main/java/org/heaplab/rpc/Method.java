@@ -19,28 +19,28 @@ public enum Method {
     MAJOR_COMPACT(9),
     LIST_REGIONS(10),
     METRICS(11),
-    /** Issue 4: several rows in one call (rows in any regions). */
+    /** Several rows in one call (rows in any regions). */
     MULTI_GET(12),
-    /** Issue 4: one batch of a scan (stateless: the client sends the next start row back). */
+    /** One batch of a scan (stateless: the client sends the next start row back). */
     SCAN(13),
-    /** Issue 4: atomic read-modify-write of a 64-bit counter, WAL-logged. */
+    /** Atomic read-modify-write of a 64-bit counter, WAL-logged. */
     INCREMENT(14),
-    /** Issue 4: delete markers (Delete, DeleteColumn, DeleteFamily) through the put path. */
+    /** Delete markers (Delete, DeleteColumn, DeleteFamily) through the put path. */
     DELETE(15),
-    /** Issue 5: where a table's regions are served (the master answers; a standalone region server answers for itself). */
+    /** Where a table's regions are served (the master answers; a standalone region server answers for itself). */
     LOCATE(16),
-    /** Issue 5: a region server announces itself to the master (region server to master). */
+    /** A region server announces itself to the master (region server to master). */
     REGISTER(17),
-    /** Issue 5: a region server's periodic "still alive" (region server to master). */
+    /** A region server's periodic "still alive" (region server to master). */
     HEARTBEAT(18),
-    /** Issue 5: the master tells a region server to create and serve some regions of a new table. */
+    /** The master tells a region server to create and serve some regions of a new table. */
     OPEN_REGIONS(19),
-    /** Issue 5: the master's view of the cluster as JSON (admin status). */
+    /** The master's view of the cluster as JSON (admin status). */
     CLUSTER_STATUS(20);
 
     public final byte code;
 
-    /** values() once: it clones the array on every call, and every request is decoded through {@link #of}. */
+    /** Values() once: it clones the array on every call, and every request is decoded through {@link #of}. */
     private static final Method[] VALUES = values();
 
     Method(int code) {

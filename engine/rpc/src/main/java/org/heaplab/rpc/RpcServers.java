@@ -47,7 +47,7 @@ public final class RpcServers {
 
     /**
      * A new, not yet started server of the implementation hbase.rpc.server.impl names (short or HBase's
-     * fully qualified name; BlockingRpcServer, issue 1-4's name for the 1.x server, means SimpleRpcServer).
+     * fully qualified name; BlockingRpcServer, an older name for the 1.x server, means SimpleRpcServer).
      *
      * @throws ConfigurationException one line naming the key and the valid values for an unknown name
      */

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Bad input never kills or wedges a server (issue 5, item 5), on every {@link RpcServers} implementation:
+ * Bad input never kills or wedges a server, on every {@link RpcServers} implementation:
  * several fuzzing clients send random and mutated frames (bit flips, length lies, truncation, oversized
  * frames, unknown methods, wrong param types, garbage, abrupt resets) while one well-behaved client keeps
  * calling and must get exactly the right answer every time (or SERVER_BUSY, which it retries).

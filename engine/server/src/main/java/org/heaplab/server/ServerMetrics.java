@@ -27,10 +27,10 @@ import org.heaplab.rpc.RpcServer;
  * The region server's memory and write-path counters as one JSON object: what {@code bin/engine admin
  * metrics} prints (the METRICS call). Groups, each present with zeros when its mechanism is off:
  * {@code heap}, {@code direct} (the JVM's direct buffer pool), {@code memstore} (cells, bytes, MSLAB
- * chunk counters, index kind), {@code request_buffers}, {@code wal}; issue 4: {@code block_cache}
+ * chunk counters, index kind), {@code request_buffers}, {@code wal}; {@code block_cache}
  * (one entry per cache, counters per block type), {@code store_files} (disk reads, bloom checks, file
  * count), {@code reads} (rows asked by gets, rows scanned), {@code query_cache}, {@code process}
- * (cpu_ms: process CPU time, for CPU per get); issue 5: {@code rpc} (as the HTTP endpoint shows it, once
+ * (cpu_ms: process CPU time, for CPU per get); {@code rpc} (as the HTTP endpoint shows it, once
  * {@link #rpcServer} is set); the mechanism counters: {@code alloc} (heap bytes allocated per thread group,
  * {@link ThreadAllocations}), {@code copies} (payload bytes copied into heap memory on the RPC paths,
  * {@link HeapCopies}), {@code rpc_calls} (calls per method, {@link RpcCallCounts}) and {@code gc} (collections

@@ -14,7 +14,7 @@ import org.heaplab.rpc.RpcService;
 import org.heaplab.rpc.ServerCall;
 
 /**
- * Seed 002's staged write path (heaplab.regionserver.write.path=staged): the put is split into three
+ * The Alibaba slides' staged write path (heaplab.regionserver.write.path=staged): the put is split into three
  * stages with bounded queues between them, and no thread waits for a WAL sync.
  *
  * <pre>

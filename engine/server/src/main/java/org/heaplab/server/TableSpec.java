@@ -50,7 +50,7 @@ public record TableSpec(TableDescriptor descriptor, byte[][] splitKeys) {
         }
         // string durability after the split keys; absent from older clients: USE_DEFAULT
         Durability durability = all || in.hasRemaining() ? Durability.parse(in.readString()) : Durability.USE_DEFAULT;
-        // issue 4: string encoding, string bloom, boolean inMemory; absent: NONE, ROW, false (HBase's defaults)
+        // string encoding, string bloom, boolean inMemory; absent: NONE, ROW, false (HBase's defaults)
         DataBlockEncoding encoding = all || in.hasRemaining() ? DataBlockEncoding.parse(in.readString())
             : DataBlockEncoding.NONE;
         BloomType bloom = all || in.hasRemaining() ? BloomType.parse(in.readString()) : BloomType.ROW;

@@ -11,7 +11,7 @@ import org.heaplab.rpc.ServerCall;
 /**
  * How a PUT call goes through the server, chosen once at start-up by heaplab.regionserver.write.path:
  * {@link LegacyWritePath} ({@code legacy}: the handler does the whole put and waits for the WAL sync)
- * or {@link StagedWritePath} ({@code staged}, seed 002: the handler only appends; a sync stage and a
+ * or {@link StagedWritePath} ({@code staged}, the Alibaba slides: the handler only appends; a sync stage and a
  * post-sync stage finish the put and answer from there).
  *
  * <p>Contract: {@link #put} answers {@code call} exactly once (now or later, from any thread), and

@@ -178,7 +178,7 @@ class ServerMetricsTest {
                 "rounds 2 and 3 repeat round 1's gets: " + after);
             assertTrue(num(after, "query_cache", "entries") > 0, after);
             assertTrue(num(after, "process", "cpu_ms") > 0, after);
-            // issue 5: the rpc group rides along (the HTTP endpoint's); its GET count follows the calls
+            // the rpc group rides along (the HTTP endpoint's); its GET count follows the calls
             assertTrue(!before.contains("\"GET\": {"), "no GET before the reads: " + before);
             assertEquals(300, num(after, "GET", "count"), after);
             assertTrue(after.contains("\"rpc\": {\"impl\": \""), after);

@@ -46,8 +46,8 @@ import org.heaplab.server.EngineEnv;
  * to PREFIX.json; --gc makes the server collect garbage first, so heap used is what is live.
  *
  * --presplit=N --rows=TOTAL splits like `pe --presplit=N` over TOTAL rows, so a later pe run with
- * rows x clients = TOTAL finds the table it would have made. With --splits=ycsb (issue 6, the ycsb
- * helper's edit) the split keys spread YCSB's keys of TOTAL records evenly instead (engine/docs/ycsb.md).
+ * rows x clients = TOTAL finds the table it would have made. With --splits=ycsb the split keys spread YCSB's
+ * keys of TOTAL records evenly instead (engine/docs/ycsb.md).
  * Exit codes as pe: 0, 1 runtime, 2 usage.
  */
 public final class AdminCli {
@@ -136,7 +136,7 @@ public final class AdminCli {
         boolean gc = false;
         boolean json = false;
         String server = null;
-        boolean ycsbSplits = false; // --splits=ycsb (ycsb helper, issue 6)
+        boolean ycsbSplits = false; // --splits=ycsb
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
             if (a.startsWith("--") && verb.equals("count")) {
@@ -162,7 +162,7 @@ public final class AdminCli {
                     case "--family" -> family = nonEmpty(flag, value);
                     case "--presplit" -> presplit = positive(flag, value);
                     case "--rows" -> rows = positive(flag, value);
-                    case "--splits" -> ycsbSplits = switch (value) { // ycsb helper, issue 6
+                    case "--splits" -> ycsbSplits = switch (value) {
                         case "pe" -> false;
                         case "ycsb" -> true;
                         default -> throw new UsageException("--splits must be pe or ycsb, got '" + value + "'");

@@ -16,7 +16,7 @@ import site.ycsb.measurements.Measurements;
 import site.ycsb.workloads.CoreWorkload;
 
 /**
- * Seed 003's increment test as a YCSB workload ({@code workload=org.heaplab.ycsb.IncrementWorkload}).
+ * The NetEase report's increment test as a YCSB workload ({@code workload=org.heaplab.ycsb.IncrementWorkload}).
  *
  * <p>load: each record is one row holding a 64-bit counter column ({@code incrementcolumn}, default
  * {@code counter}) set to 0, written through YCSB's DB (measured as INSERT). run: every transaction adds

@@ -309,7 +309,7 @@ public final class OnlineRegions implements Closeable {
     }
 
     /**
-     * The staged write path's start (seed 002): validates and stamps the cells like {@link #put}, waits
+     * The staged write path's start (the Alibaba slides): validates and stamps the cells like {@link #put}, waits
      * while the memstores are over the global limit, resolves the durability and splits the batch by
      * region. The server then moves each {@link RegionPut} through its stages.
      */

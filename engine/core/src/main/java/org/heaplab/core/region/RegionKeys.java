@@ -7,7 +7,7 @@ package org.heaplab.core.region;
  */
 public final class RegionKeys {
     /**
-     * Size of the row query cache in MB (seed 004, Hypertable's QueryCache; HBase has none): 0 (the
+     * Size of the row query cache in MB (the Hypertable article, Hypertable's QueryCache; HBase has none): 0 (the
      * default) turns it off. See {@link RowQueryCache}.
      */
     public static final String QUERY_CACHE_SIZE = "heaplab.regionserver.query.cache.size";

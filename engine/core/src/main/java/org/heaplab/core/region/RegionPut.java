@@ -7,7 +7,7 @@ import org.heaplab.core.cell.Cell;
 import org.heaplab.core.wal.Durability;
 
 /**
- * One region's part of a put on the staged write path (seed 002), moved through its stages by the
+ * One region's part of a put on the staged write path (the Alibaba slides), moved through its stages by the
  * server: {@link #preAppend} on the region's append handler, then, once {@link #readyForPostSync()}
  * completes (the WAL sync for SYNC_WAL / FSYNC_WAL, at once for ASYNC_WAL / SKIP_WAL), {@link #postSync}
  * on a post-sync thread. Made by {@link OnlineRegions#prepare}.

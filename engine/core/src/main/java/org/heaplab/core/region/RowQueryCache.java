@@ -13,7 +13,7 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 
 /**
- * The row query cache (seed 004, after Hypertable's QueryCache; HBase has no such cache): the results
+ * The row query cache (the Hypertable article, after Hypertable's QueryCache; HBase has no such cache): the results
  * of gets, keyed by (table, row, qualifiers), kept as heap copies in an LRU of rows bounded by
  * {@code heaplab.regionserver.query.cache.size} MB. A hit answers a get without touching the memstore,
  * the block cache or a store file.

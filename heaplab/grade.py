@@ -1,0 +1,155 @@
+"""`heaplab grade SUBMISSIONS --autograder ZIP`: grade a class's `heaplab submit` zips, without Docker.
+
+For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on the class sheet):
+1. integrity (heaplab.integrity): the manifest holds; no code in the zip (rejected: not graded); the run
+   agrees with itself (claims recorded at its report and latency logs against the raw files);
+2. `otter run` with the lab's autograder zip (the instructor's, from `otter assign`) in a subprocess with a
+   timeout: the score of every question, hidden tests included, from otter's results.json;
+3. the lab's claims judged on the submitted run alone, with heaplab's own loaders: each claim's measured
+   quantity and verdict, for the class view.
+Then class.csv (one row per submission) and class.html (heaplab.class_view) in the output directory.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from heaplab.analysis import analyse
+from heaplab.class_view import write_class_html
+from heaplab.integrity import code_files, manifest_problems, recomputation_mismatches
+from heaplab.submit import MANIFEST, RESULTS
+
+OTTER_TIMEOUT_S = 600
+
+
+class GradeError(Exception):
+    """The grading cannot start (no submissions, no autograder); one line."""
+
+
+@dataclass
+class Graded:
+    name: str
+    lab: str | None = None
+    run: str | None = None
+    run_dir: Path | None = None  # the run, unpacked
+    student: str | None = None
+    rejected: str | None = None  # why the submission was not graded at all
+    flags: list[str] = field(default_factory=list)  # integrity findings for the instructor to review
+    scores: dict[str, tuple[float, float]] = field(default_factory=dict)  # question -> (score, max)
+    claims: dict[str, tuple[float | None, str]] = field(default_factory=dict)  # id -> (quantity, verdict)
+
+    @property
+    def total(self) -> tuple[float, float]:
+        return sum(s for s, _ in self.scores.values()), sum(m for _, m in self.scores.values())
+
+
+def _unsafe_names(names: list[str]) -> list[str]:
+    """Entries that would land outside the extraction directory (absolute paths, `..`)."""
+    return [n for n in names if n.startswith("/") or ".." in PurePosixPath(n).parts]
+
+
+def _otter_scores(
+    submission: Path, autograder: Path, out: Path
+) -> tuple[dict[str, tuple[float, float]], str]:
+    """Each question's (score, max) from `otter run`, and an error line ("" when it ran)."""
+    out.mkdir(parents=True, exist_ok=True)
+    otter = Path(sys.executable).with_name("otter")
+    cmd = [str(otter), "run", "--no-logo", "-a", str(autograder), "-o", str(out), str(submission)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=OTTER_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        return {}, f"otter run took more than {OTTER_TIMEOUT_S} s"
+    results = out / "results.json"
+    if proc.returncode != 0 or not results.is_file():
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        return {}, f"otter run failed ({proc.returncode}): {tail[0]}"
+    scores = {}
+    for test in json.loads(results.read_text(encoding="utf-8")).get("tests", []):
+        if test.get("max_score") is not None:
+            scores[str(test["name"])] = (float(test.get("score") or 0.0), float(test["max_score"]))
+    return scores, ""
+
+
+def _claims_of(run_dir: Path) -> dict[str, tuple[float | None, str]]:
+    """The lab's claims judged on this one run: (this run's quantity or None, verdict) per claim id."""
+    a = analyse(run_dir, with_runs=[])
+    return {r.claim.id: (r.quantity[0] if r.quantity else None, r.verdict) for r in a.claims}
+
+
+def grade_one(zip_path: Path, autograder: Path, work: Path) -> Graded:
+    g = Graded(zip_path.stem)
+    with zipfile.ZipFile(zip_path) as z:
+        names = z.namelist()
+        bad = code_files(names) or _unsafe_names(names)
+        if bad:
+            g.rejected = f"ships code or unsafe paths ({', '.join(bad[:3])}{', ...' if len(bad) > 3 else ''})"
+            return g
+        g.flags += manifest_problems(z)
+        unpacked = work / g.name
+        z.extractall(unpacked)
+    manifest_path = unpacked / MANIFEST
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
+    g.lab, g.run = manifest.get("lab"), manifest.get("run")
+    student = manifest.get("student")
+    g.student = student.get("id") if isinstance(student, dict) else None
+    run_dir = unpacked / RESULTS / str(g.run) if g.run else None
+    if run_dir is None or not (run_dir / "run.json").is_file():
+        g.flags.append("no run in the submission")
+    else:
+        g.run_dir = run_dir
+        g.flags += recomputation_mismatches(run_dir)
+        g.claims = _claims_of(run_dir)
+    g.scores, error = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
+    if error:
+        g.flags.append(error)
+    return g
+
+
+def grade_all(
+    submissions: Path, autograder: Path, out: Path, reference_dir: Path | None = None
+) -> list[Graded]:
+    """Grade every zip under ``submissions``; write class.csv and class.html into ``out`` (the class view
+    draws the lab's newest run under ``reference_dir`` beside the students' values)."""
+    zips = sorted(submissions.glob("*.zip")) if submissions.is_dir() else []
+    if not zips:
+        raise GradeError(f"no submission zips in {submissions}")
+    if not autograder.is_file():
+        raise GradeError(f"autograder zip not found: {autograder} (otter assign makes it)")
+    work = out / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    graded = []
+    for i, zip_path in enumerate(zips, start=1):
+        print(f"[{i}/{len(zips)}] {zip_path.name}", flush=True)
+        graded.append(grade_one(zip_path, autograder, work))
+    write_class_csv(graded, out / "class.csv")
+    write_class_html(graded, out / "class.html", reference_dir)
+    return graded
+
+
+def write_class_csv(graded: list[Graded], path: Path) -> None:
+    questions = sorted({q for g in graded for q in g.scores})
+    claims = sorted({c for g in graded for c in g.claims})
+    header = ["submission", "student", "lab", "run", "score", "max_score", "status", "flags"]
+    header += [f"{q} score" for q in questions]
+    header += [f"{c} {what}" for c in claims for what in ("value", "verdict")]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        for g in graded:
+            score, most = g.total
+            status = g.rejected or ("review" if g.flags else "ok")
+            row = [g.name, g.student or "", g.lab or "", g.run or "", f"{score:g}", f"{most:g}", status]
+            row.append("; ".join(g.flags))
+            row += [f"{g.scores[q][0]:g}" if q in g.scores else "" for q in questions]
+            for c in claims:
+                value, verdict = g.claims.get(c, (None, ""))
+                row += ["" if value is None else f"{value:.6g}", verdict]
+            w.writerow(row)

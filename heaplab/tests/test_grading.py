@@ -1,0 +1,184 @@
+"""Graded notebooks end to end, with the real otter-grader (no Docker) and real runs.
+
+`heaplab course build` (heaplab.course) makes the student notebook and the autograder of labs 01, 03 and
+04 with `otter assign`. Submissions are made with `heaplab submit` from the committed reference runs (real
+local runs of the labs), with the student notebook answered by code as a student would, and graded with
+`heaplab grade` (`otter run` per submission):
+- an honest submission of each lab gets every auto-graded point (the hidden tests recompute each answer
+  from the submitted run and agree);
+- in a class of lab 01: the honest one; one whose .hlog was edited before submit (an integrity flag, and
+  its P99.9 no longer matches the run's own summary); one with a P99.9 typed in from another run of the
+  series (the public test passes, the hidden one fails); one shipping a `heaplab/` package (rejected,
+  not graded). class.csv has a row per submission with its score, status and flags; class.html has the
+  table and one strip plot per claim, and a real headless Chromium renders it: the screenshot shows the
+  blue dots, the red one of the flagged submission and the reference run's green line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import matplotlib.image
+import nbformat
+import pytest
+
+from heaplab.course import build_lab
+from heaplab.grade import grade_all
+from heaplab.questions import load_questions
+from heaplab.spec import load_spec
+from heaplab.submit import submit
+from heaplab.tests.conftest import REPO
+
+REFERENCE = REPO / "results/reference"
+RUNS = {
+    "01-tail-latency": REFERENCE / "01-tail-latency-local-20261125T120222Z",
+    "03-offheap-write": REFERENCE / "03-offheap-write-local-20261125T165732Z",
+    "04-offheap-read": REFERENCE / "04-offheap-read-local-20261122T030421Z",
+}
+OTHER_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261125T115452Z"
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
+    out = tmp_path_factory.mktemp("course")
+    return {lab: build_lab(REPO, lab, out) for lab in RUNS}
+
+
+def _solutions(lab: str) -> list[str]:
+    auto, _ = load_questions(REPO / "labs" / lab, load_spec(REPO / "labs" / lab / "experiment.yml"))
+    return [q.solution for q in auto]
+
+
+def answered(student: Path, dest: Path, answers: list[str]) -> Path:
+    """The student notebook with its auto-graded answer cells filled in, in question order."""
+    nb = nbformat.read(student, as_version=4)
+    cells = [
+        c for c in nb.cells if c.cell_type == "code" and "otter_answer_cell" in c.metadata.get("tags", [])
+    ]
+    assert len(cells) == len(answers)
+    for cell, code in zip(cells, answers, strict=True):
+        cell.source = "from pathlib import Path\n\n" + code
+    dest.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, dest / student.name)
+    return dest / student.name
+
+
+def _submission(tmp: Path, name: str, run: Path, notebook: Path, into: Path) -> Path:
+    copy = tmp / name / "runs" / run.name
+    shutil.copytree(run, copy)
+    manifest = json.loads((copy / "run.json").read_text(encoding="utf-8"))
+    if "secrets_check" not in manifest:  # lab 04's reference run predates the check: give its copy one
+        manifest["secrets_check"] = {"clean": True, "findings": []}
+        (copy / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    done = submit(copy, notebook, tmp / name / "out")
+    into.mkdir(parents=True, exist_ok=True)
+    return done.zip_path.replace(into / f"{name}.zip")
+
+
+@pytest.mark.parametrize("lab", ["03-offheap-write", "04-offheap-read"])
+def test_an_honest_submission_gets_every_auto_point(
+    tmp_path: Path, course: dict[str, tuple[Path, Path]], lab: str
+) -> None:
+    student, autograder = course[lab]
+    notebook = answered(student, tmp_path / "nb", _solutions(lab))
+    _submission(tmp_path, "honest", RUNS[lab], notebook, tmp_path / "class")
+    (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE)
+    assert g.flags == [] and g.rejected is None, g.flags
+    score, most = g.total
+    assert most > 0 and score == most, g.scores
+
+
+def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]]) -> None:
+    lab = "01-tail-latency"
+    student, autograder = course[lab]
+    honest = answered(student, tmp_path / "honest-nb", _solutions(lab))
+    submissions = tmp_path / "class"
+    _submission(tmp_path, "ada", RUNS[lab], honest, submissions)
+
+    edited = tmp_path / "edited-run" / RUNS[lab].name
+    shutil.copytree(RUNS[lab], edited)
+    hlog = edited / "hbase1-onheap/client/get-localhost.hlog"
+    lines = hlog.read_text(encoding="utf-8").splitlines(keepends=True)
+    intervals = [line for line in lines if not line.startswith(("#", '"'))]
+    slowest = max(intervals, key=lambda line: float(line.split(",")[2]))
+    hlog.write_text("".join(line for line in lines if line is not slowest), encoding="utf-8")
+    _submission(tmp_path, "bob", edited, honest, submissions)
+
+    # the P99.9 of another run of the same series, typed in: right unit, plausible, not this run's
+    other = OTHER_RUN_OF_THE_SERIES / "hbase1-onheap/client/get-localhost.json"
+    p999 = json.loads(other.read_text(encoding="utf-8"))["latency_us"]["p999"] / 1000
+    typed = answered(student, tmp_path / "typed-nb", [f"q1_p999_ms = {p999}", _solutions(lab)[1]])
+    _submission(tmp_path, "cy", RUNS[lab], typed, submissions)
+
+    _submission(tmp_path, "dee", RUNS[lab], honest, submissions)
+    with zipfile.ZipFile(submissions / "dee.zip", "a") as z:
+        z.writestr("heaplab/__init__.py", "raise SystemExit('shadowed')\n")
+
+    graded = {g.name: g for g in grade_all(submissions, autograder, tmp_path / "graded", REFERENCE)}
+    full = graded["ada"].total
+    assert full[0] == full[1] > 0 and graded["ada"].flags == []
+    assert any("get-localhost.hlog" in f and "its summary" in f for f in graded["bob"].flags), graded[
+        "bob"
+    ].flags
+    assert graded["bob"].scores["q1"][0] < graded["bob"].scores["q1"][1]  # P99.9 from the edited log
+    assert graded["cy"].flags == [] and graded["cy"].scores["q1"][0] < graded["cy"].scores["q1"][1]
+    assert graded["cy"].scores["q2"] == graded["ada"].scores["q2"]
+    assert (
+        graded["dee"].rejected
+        and "heaplab/__init__.py" in graded["dee"].rejected
+        and not graded["dee"].scores
+    )
+
+    with (tmp_path / "graded/class.csv").open(encoding="utf-8") as f:
+        rows = {r["submission"]: r for r in csv.DictReader(f)}
+    assert set(rows) == {"ada", "bob", "cy", "dee"}
+    assert rows["ada"]["status"] == "ok" and rows["bob"]["status"] == "review"
+    assert rows["dee"]["status"].startswith("ships code")
+    assert rows["ada"]["p999-far-above-avg verdict"] in (
+        "reproduced",
+        "direction",
+        "not reproduced",
+        "inconclusive",
+    )
+    page = (tmp_path / "graded/class.html").read_text(encoding="utf-8")
+    assert page.count("<svg") == len({c for g in graded.values() for c in g.claims}) >= 2
+    assert "article 100" in page and "reference run" in page
+    png = tmp_path / "class.png"
+    screenshot(tmp_path / "graded/class.html", png)
+    assert pixels_near(png, (31, 119, 180)) > 50, "no blue dots: the strip plots did not render"
+    assert pixels_near(png, (214, 39, 40)) > 50, "no red dots: the flagged submissions are not marked"
+    assert pixels_near(png, (44, 160, 44)) > 50, "no green line: the reference run is not drawn"
+
+
+def screenshot(page: Path, png: Path) -> None:
+    """class.html rendered by a real headless Chromium (Debian's package; .ci/run installs it)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed: apt-get install chromium (.ci/run does)")
+    subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         f"--screenshot={png}", "--window-size=1400,1400", page.as_uri()],
+        capture_output=True, timeout=120, check=True,
+    )  # fmt: skip
+
+
+def pixels_near(png: Path, rgb: tuple[int, int, int], tolerance: int = 40) -> int:
+    image = matplotlib.image.imread(png)[:, :, :3] * 255
+    return int((abs(image - rgb).max(axis=2) <= tolerance).sum())
+
+
+@pytest.mark.parametrize("lab", sorted(RUNS))
+def test_the_shipped_notebook_is_the_built_student_notebook(
+    course: dict[str, tuple[Path, Path]], lab: str
+) -> None:
+    """notebooks/<lab>.ipynb is what `heaplab course build --write-notebooks` makes: rebuild after editing
+    the notebook's analysis cells or questions.yml."""
+    built = nbformat.read(course[lab][0], as_version=4)
+    shipped = nbformat.read(REPO / "notebooks" / f"{lab}.ipynb", as_version=4)
+    assert [(c.cell_type, c.source) for c in shipped.cells] == [(c.cell_type, c.source) for c in built.cells]
+    assert shipped.metadata["otter"]["tests"] == built.metadata["otter"]["tests"]  # the public tests
