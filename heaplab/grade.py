@@ -77,12 +77,6 @@ def _otter_scores(
     return scores, ""
 
 
-def _claims_of(run_dir: Path) -> dict[str, tuple[float | None, str]]:
-    """The lab's claims judged on this one run: (this run's quantity or None, verdict) per claim id."""
-    a = analyse(run_dir, with_runs=[])
-    return {r.claim.id: (r.quantity[0] if r.quantity else None, r.verdict) for r in a.claims}
-
-
 def grade_one(zip_path: Path, autograder: Path, work: Path) -> Graded:
     g = Graded(zip_path.stem)
     with zipfile.ZipFile(zip_path) as z:
@@ -104,8 +98,9 @@ def grade_one(zip_path: Path, autograder: Path, work: Path) -> Graded:
         g.flags.append("no run in the submission")
     else:
         g.run_dir = run_dir
-        g.flags += recomputation_mismatches(run_dir)
-        g.claims = _claims_of(run_dir)
+        a = analyse(run_dir)  # the submitted run alone: no other run of its series is in the zip
+        g.flags += recomputation_mismatches(run_dir, a.measurements)
+        g.claims = {r.claim.id: (r.quantity[0] if r.quantity else None, r.verdict) for r in a.claims}
     g.scores, error = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
     if error:
         g.flags.append(error)

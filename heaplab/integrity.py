@@ -19,6 +19,7 @@ import json
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from heaplab.claims import Measurements
 from heaplab.hlog import read_total
 from heaplab.metrics import measure_all
 from heaplab.rundir import load_run
@@ -56,14 +57,16 @@ def code_files(names: list[str]) -> list[str]:
     return sorted(out)
 
 
-def recomputation_mismatches(run_dir: Path) -> list[str]:
+def recomputation_mismatches(run_dir: Path, measurements: Measurements | None = None) -> list[str]:
     """Each value claims.json recorded for this run that its raw files no longer give, and each latency log
-    that no longer adds up to its client's summary; one line each (none: the run agrees with itself)."""
+    that no longer adds up to its client's summary; one line each (none: the run agrees with itself).
+    ``measurements``: the run's, when the caller has computed them already."""
     claims_path = run_dir / "claims.json"
     if not claims_path.is_file():
         return ["no claims.json: the run was never reported (heaplab run --report)"]
     recorded = json.loads(claims_path.read_text(encoding="utf-8"))
-    measurements = measure_all(load_run(run_dir))
+    if measurements is None:
+        measurements = measure_all(load_run(run_dir))
     out = hlog_mismatches(run_dir)
     for claim_id, claim in sorted((recorded.get("claims") or {}).items()):
         if not claim.get("per_run"):
