@@ -7,6 +7,7 @@ line on stderr and exit non-zero, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import shutil
 import signal
@@ -26,6 +27,7 @@ from heaplab.report import write_report
 from heaplab.rundir import RunError, resolve_run
 from heaplab.runner import EXIT_INTERRUPTED, RunOptions, RunSetupError, run_lab, utc_stamp
 from heaplab.spec import SpecError, list_labs, load_spec, resolve_lab
+from heaplab.student import COURSE_KEY_ENV, StudentError, student_record
 from heaplab.submit import SubmitError, submit
 
 EXIT_USAGE = 2
@@ -77,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run `local` with the lab's numbers as written, not sized to this machine's cores and memory",
     )
+    run.add_argument(
+        "--student",
+        metavar="ID",
+        help=f"your course id: the workload gets your own seed, kept in run.json (needs ${COURSE_KEY_ENV})",
+    )
     cmp_ = sub.add_parser("compare", help="a lab's metrics across runs: mean and 95%% CI per variant")
     cmp_.add_argument("runs", nargs="+", help="run directories of one lab and scale")
     cmp_.add_argument(
@@ -111,6 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     grd.add_argument("submissions", help="a folder of submission zips (one per student)")
     grd.add_argument("--autograder", required=True, help="the lab's autograder zip (heaplab course build)")
     grd.add_argument("--out", default="graded", help="where class.csv, class.html and the work go")
+
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
     rep.add_argument(
@@ -133,7 +141,7 @@ def cmd_labs(root: Path) -> int:
     for path in specs:
         try:
             title = load_spec(path).title
-        except (SpecError, SubmitError, QuestionError) as e:
+        except (SpecError, SubmitError, QuestionError, StudentError) as e:
             title = f"(invalid spec: {e})"
         print(f"{path.parent.name:24} {title}")
     return 0
@@ -159,6 +167,7 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         unknown = [v for v in args.variant if v not in spec.variants]
         if unknown:
             raise SpecError(f"{lab} has no variant {unknown[0]!r}; its variants: {', '.join(spec.variants)}")
+    student = student_record(args.student) if args.student is not None else None
     opts = RunOptions(
         root=root,
         scale=args.scale,
@@ -169,6 +178,7 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         profile=profile,
         size_local=not args.fixed_scale,
         variants=tuple(dict.fromkeys(args.variant)),
+        student=student,
     )
     worst = 0
     for lab in labs:
@@ -261,7 +271,12 @@ def cmd_course(root: Path, args: argparse.Namespace) -> int:
 
 def cmd_grade(root: Path, args: argparse.Namespace) -> int:
     out = _under(root, args.out, Path("graded"))
-    graded = grade_all(Path(args.submissions), Path(args.autograder), out, root / "results/reference")
+    key = os.environ.get(COURSE_KEY_ENV, "")
+    if not key:
+        print(f"note: ${COURSE_KEY_ENV} is not set: the students' seeds are not checked", file=sys.stderr)
+    graded = grade_all(
+        Path(args.submissions), Path(args.autograder), out, root / "results/reference", course_key=key or None
+    )
     for g in graded:
         score, most = g.total
         print(
@@ -290,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "grade": lambda: cmd_grade(root, args),
         }
         return commands[args.cmd]()
-    except (SpecError, SubmitError, QuestionError) as e:
+    except (SpecError, SubmitError, QuestionError, StudentError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except (RunSetupError, RunError, CourseError, GradeError) as e:

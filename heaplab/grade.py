@@ -2,7 +2,9 @@
 
 For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on the class sheet):
 1. integrity (heaplab.integrity): the manifest holds; no code in the zip (rejected: not graded); the run
-   agrees with itself (claims recorded at its report and latency logs against the raw files);
+   agrees with itself (claims recorded at its report and latency logs against the raw files); with the
+   course key, the run's student seed is the student's (heaplab.student); no two submissions share a run
+   or a seed;
 2. `otter run` with the lab's autograder zip (the instructor's, from `otter assign`) in a subprocess with a
    timeout: the score of every question, hidden tests included, from otter's results.json;
 3. the lab's claims judged on the submitted run alone, with heaplab's own loaders: each claim's measured
@@ -24,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from heaplab.analysis import analyse
 from heaplab.class_view import write_class_html
 from heaplab.integrity import code_files, manifest_problems, recomputation_mismatches
+from heaplab.student import seed_problems, shared_runs
 from heaplab.submit import MANIFEST, RESULTS
 
 OTTER_TIMEOUT_S = 600
@@ -40,6 +43,7 @@ class Graded:
     run: str | None = None
     run_dir: Path | None = None  # the run, unpacked
     student: str | None = None
+    seed: str | None = None  # the run's student seed (heaplab run --student)
     rejected: str | None = None  # why the submission was not graded at all
     flags: list[str] = field(default_factory=list)  # integrity findings for the instructor to review
     scores: dict[str, tuple[float, float]] = field(default_factory=dict)  # question -> (score, max)
@@ -77,7 +81,7 @@ def _otter_scores(
     return scores, ""
 
 
-def grade_one(zip_path: Path, autograder: Path, work: Path) -> Graded:
+def grade_one(zip_path: Path, autograder: Path, work: Path, course_key: str | None = None) -> Graded:
     g = Graded(zip_path.stem)
     with zipfile.ZipFile(zip_path) as z:
         names = z.namelist()
@@ -93,11 +97,15 @@ def grade_one(zip_path: Path, autograder: Path, work: Path) -> Graded:
     g.lab, g.run = manifest.get("lab"), manifest.get("run")
     student = manifest.get("student")
     g.student = student.get("id") if isinstance(student, dict) else None
+    g.seed = str(student.get("seed")) if isinstance(student, dict) and student.get("seed") else None
     run_dir = unpacked / RESULTS / str(g.run) if g.run else None
     if run_dir is None or not (run_dir / "run.json").is_file():
         g.flags.append("no run in the submission")
     else:
         g.run_dir = run_dir
+        if course_key:  # the run's own record: the manifest's copy is the student's to edit
+            run_student = json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("student")
+            g.flags += seed_problems(run_student, course_key)
         a = analyse(run_dir)  # the submitted run alone: no other run of its series is in the zip
         g.flags += recomputation_mismatches(run_dir, a.measurements)
         g.claims = {r.claim.id: (r.quantity[0] if r.quantity else None, r.verdict) for r in a.claims}
@@ -108,10 +116,15 @@ def grade_one(zip_path: Path, autograder: Path, work: Path) -> Graded:
 
 
 def grade_all(
-    submissions: Path, autograder: Path, out: Path, reference_dir: Path | None = None
+    submissions: Path,
+    autograder: Path,
+    out: Path,
+    reference_dir: Path | None = None,
+    course_key: str | None = None,
 ) -> list[Graded]:
     """Grade every zip under ``submissions``; write class.csv and class.html into ``out`` (the class view
-    draws the lab's newest run under ``reference_dir`` beside the students' values)."""
+    draws the lab's newest run under ``reference_dir`` beside the students' values). With the course key,
+    each run's student seed is checked (heaplab.student); without, only runs handed in twice are found."""
     zips = sorted(submissions.glob("*.zip")) if submissions.is_dir() else []
     if not zips:
         raise GradeError(f"no submission zips in {submissions}")
@@ -122,7 +135,11 @@ def grade_all(
     graded = []
     for i, zip_path in enumerate(zips, start=1):
         print(f"[{i}/{len(zips)}] {zip_path.name}", flush=True)
-        graded.append(grade_one(zip_path, autograder, work))
+        graded.append(grade_one(zip_path, autograder, work, course_key))
+    shared = shared_runs({g.name: (g.run, g.seed) for g in graded if not g.rejected})
+    for g in graded:
+        if g.name in shared:
+            g.flags.append(f"the same run or seed as {', '.join(shared[g.name])}")
     write_class_csv(graded, out / "class.csv")
     write_class_html(graded, out / "class.html", reference_dir)
     return graded

@@ -36,6 +36,7 @@ from heaplab.rundir import NOT_SELECTED, unavailable_text
 from heaplab.runjson import write_json_atomic, write_run_json
 from heaplab.sizing import size_local, this_machine
 from heaplab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256, with_derived
+from heaplab.student import seed_jvm_flag
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -59,6 +60,7 @@ class RunOptions:
     series: dict[str, Any] | None = None  # repeats of one command: {id, index, of} (heaplab.series)
     size_local: bool = True  # `local` scale sized from this machine (heaplab.sizing)
     variants: tuple[str, ...] = ()  # `--variant`: run only these (empty: every variant)
+    student: dict[str, str] | None = None  # `--student`: {id, seed} (heaplab.student)
 
 
 def utc_stamp(now: datetime | None = None) -> str:
@@ -173,6 +175,7 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         "scale_params": params,
         **({"sizing": sizing} if sizing else {}),
         **({"series": opts.series} if opts.series else {}),
+        **({"student": opts.student} if opts.student else {}),
         "target": str(opts.inventory),
         "command": opts.command,
         "git": git_state(opts.root),
@@ -185,6 +188,8 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     }
     hbase_pe.mark_unavailable(manifest["variants"], spec, opts.root)  # HBase's jars not fetched
     mark_unselected(manifest["variants"], opts.variants)
+    for entry in manifest["variants"].values():  # the student's seed, for the PE clients
+        entry["client_jvm_flags"] = entry["client_jvm_flags"] + seed_jvm_flag(opts.student)
     write_run_json(run_dir, manifest)
     opts.out(f"run {spec.lab} at scale {opts.scale}: {run_dir}")
 
@@ -310,6 +315,7 @@ def _run_variant(
     vars_path = vdir / "ansible-vars.json"
     extra = ansible_vars(spec, v, params, archive, run_dir, java_home=opts.java_home)
     extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # as the JDK needs
+    extra["heaplab_client_jvm_flags"] = entry["client_jvm_flags"]  # with the student's seed
     extra.update(hbase_pe.ansible_vars(v.server, opts.root))  # server: apache-hbase
     extra.update(runtime_vars)  # the variant's own JDK (CMS), per host (_own_jdk)
     if opts.profile:  # ENGINE_PROFILE of servers and pe/ycsb clients (profiles.py)

@@ -18,10 +18,17 @@ from heaplab.tests.conftest import REPO, FinishedRun, LabRoot
 
 
 def run_lab_at_ci(
-    lab: LabRoot, lab_name: str, runs: Path, timeout: int, extra: Sequence[str] = (), *, report: bool = True
+    lab: LabRoot,
+    lab_name: str,
+    runs: Path,
+    timeout: int,
+    extra: Sequence[str] = (),
+    *,
+    report: bool = True,
+    env: dict[str, str] | None = None,
 ) -> FinishedRun:
     """`heaplab run <lab_name> --scale ci [--report] [extra...]` on ``lab``'s copy of the repository, into
-    ``runs`` (which must hold no other run)."""
+    ``runs`` (which must hold no other run); ``env`` adds to the environment."""
     cmd = [
         sys.executable,
         "-m",
@@ -37,7 +44,7 @@ def run_lab_at_ci(
         cmd,
         capture_output=True,
         text=True,
-        env={**os.environ, "HEAPLAB_ROOT": str(lab.root)},
+        env={**os.environ, **(env or {}), "HEAPLAB_ROOT": str(lab.root)},
         timeout=timeout,
         check=False,
     )

@@ -9,9 +9,11 @@ local runs of the labs), with the student notebook answered by code as a student
 - in a class of lab 01: the honest one; one whose .hlog was edited before submit (an integrity flag, and
   its P99.9 no longer matches the run's own summary); one with a P99.9 typed in from another run of the
   series (the public test passes, the hidden one fails); one shipping a `heaplab/` package (rejected,
-  not graded). class.csv has a row per submission with its score, status and flags; class.html has the
-  table and one strip plot per claim, and a real headless Chromium renders it: the screenshot shows the
-  blue dots, the red one of the flagged submission and the reference run's green line.
+  not graded); one handing in another student's run under her own id (its seed is not hers: flagged, and
+  so is the original, for review). class.csv has a row per submission with its score, status and flags;
+  class.html has the table and one strip plot per claim, and a real headless Chromium renders it: the
+  screenshot shows the blue dots, the red ones of the flagged submissions and the reference run's green
+  line.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from heaplab.course import build_lab
 from heaplab.grade import grade_all
 from heaplab.questions import load_questions
 from heaplab.spec import load_spec
+from heaplab.student import student_seed
 from heaplab.submit import submit
 from heaplab.tests.conftest import REPO
 
@@ -41,6 +44,8 @@ RUNS = {
     "04-offheap-read": REFERENCE / "04-offheap-read-local-20261122T030421Z",
 }
 OTHER_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261125T115452Z"
+THIRD_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261125T115836Z"
+COURSE_KEY = "test-course-key"
 
 
 @pytest.fixture(scope="module")
@@ -68,13 +73,20 @@ def answered(student: Path, dest: Path, answers: list[str]) -> Path:
     return dest / student.name
 
 
-def _submission(tmp: Path, name: str, run: Path, notebook: Path, into: Path) -> Path:
+def _submission(
+    tmp: Path, name: str, run: Path, notebook: Path, into: Path, student: dict[str, str] | None = None
+) -> Path:
+    """`heaplab submit` of a copy of ``run``. The reference runs were made without `--student`: the copy's
+    run.json gets the student record `heaplab run --student <name>` writes (a stand-in for a real run per
+    student, which would take minutes each; the seeding itself is tested on a real run in
+    test_student_seed.py)."""
     copy = tmp / name / "runs" / run.name
     shutil.copytree(run, copy)
     manifest = json.loads((copy / "run.json").read_text(encoding="utf-8"))
     if "secrets_check" not in manifest:  # lab 04's reference run predates the check: give its copy one
         manifest["secrets_check"] = {"clean": True, "findings": []}
-        (copy / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    manifest["student"] = student or {"id": name, "seed": student_seed(COURSE_KEY, name)}
+    (copy / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
     done = submit(copy, notebook, tmp / name / "out")
     into.mkdir(parents=True, exist_ok=True)
     return done.zip_path.replace(into / f"{name}.zip")
@@ -87,7 +99,7 @@ def test_an_honest_submission_gets_every_auto_point(
     student, autograder = course[lab]
     notebook = answered(student, tmp_path / "nb", _solutions(lab))
     _submission(tmp_path, "honest", RUNS[lab], notebook, tmp_path / "class")
-    (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE)
+    (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE, COURSE_KEY)
     assert g.flags == [] and g.rejected is None, g.flags
     score, most = g.total
     assert most > 0 and score == most, g.scores
@@ -100,8 +112,8 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     submissions = tmp_path / "class"
     _submission(tmp_path, "ada", RUNS[lab], honest, submissions)
 
-    edited = tmp_path / "edited-run" / RUNS[lab].name
-    shutil.copytree(RUNS[lab], edited)
+    edited = tmp_path / "edited-run" / THIRD_RUN_OF_THE_SERIES.name
+    shutil.copytree(THIRD_RUN_OF_THE_SERIES, edited)
     hlog = edited / "hbase1-onheap/client/get-localhost.hlog"
     lines = hlog.read_text(encoding="utf-8").splitlines(keepends=True)
     intervals = [line for line in lines if not line.startswith(("#", '"'))]
@@ -109,19 +121,31 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     hlog.write_text("".join(line for line in lines if line is not slowest), encoding="utf-8")
     _submission(tmp_path, "bob", edited, honest, submissions)
 
-    # the P99.9 of another run of the same series, typed in: right unit, plausible, not this run's
-    other = OTHER_RUN_OF_THE_SERIES / "hbase1-onheap/client/get-localhost.json"
+    # cy hands in their own run with the P99.9 of ada's run typed in: right unit, plausible, not theirs
+    other = RUNS[lab] / "hbase1-onheap/client/get-localhost.json"
     p999 = json.loads(other.read_text(encoding="utf-8"))["latency_us"]["p999"] / 1000
     typed = answered(student, tmp_path / "typed-nb", [f"q1_p999_ms = {p999}", _solutions(lab)[1]])
-    _submission(tmp_path, "cy", RUNS[lab], typed, submissions)
+    _submission(tmp_path, "cy", OTHER_RUN_OF_THE_SERIES, typed, submissions)
+
+    # eve hands in ada's run with her own id in it: the seed is still ada's
+    ada_seed = student_seed(COURSE_KEY, "ada")
+    _submission(tmp_path, "eve", RUNS[lab], honest, submissions, student={"id": "eve", "seed": ada_seed})
 
     _submission(tmp_path, "dee", RUNS[lab], honest, submissions)
     with zipfile.ZipFile(submissions / "dee.zip", "a") as z:
         z.writestr("heaplab/__init__.py", "raise SystemExit('shadowed')\n")
 
-    graded = {g.name: g for g in grade_all(submissions, autograder, tmp_path / "graded", REFERENCE)}
+    graded = {
+        g.name: g for g in grade_all(submissions, autograder, tmp_path / "graded", REFERENCE, COURSE_KEY)
+    }
     full = graded["ada"].total
-    assert full[0] == full[1] > 0 and graded["ada"].flags == []
+    assert full[0] == full[1] > 0
+    assert graded["ada"].flags == ["the same run or seed as eve"]  # the copy puts the original up for review
+    assert graded["eve"].total == full
+    assert graded["eve"].flags == [
+        "the run's seed is not eve's under the course key (typed in, or another course)",
+        "the same run or seed as ada",
+    ]
     assert any("get-localhost.hlog" in f and "its summary" in f for f in graded["bob"].flags), graded[
         "bob"
     ].flags
@@ -136,8 +160,8 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
 
     with (tmp_path / "graded/class.csv").open(encoding="utf-8") as f:
         rows = {r["submission"]: r for r in csv.DictReader(f)}
-    assert set(rows) == {"ada", "bob", "cy", "dee"}
-    assert rows["ada"]["status"] == "ok" and rows["bob"]["status"] == "review"
+    assert set(rows) == {"ada", "bob", "cy", "dee", "eve"}
+    assert rows["cy"]["status"] == "ok" and rows["bob"]["status"] == "review" == rows["eve"]["status"]
     assert rows["dee"]["status"].startswith("ships code")
     assert rows["ada"]["p999-far-above-avg verdict"] in (
         "reproduced",

@@ -1,6 +1,8 @@
 """Lab 01 end to end at --scale ci: the real spec (plus a free RPC port), CLI, playbooks and engine.
 
-One run (module fixture) of ``heaplab run 01-tail-latency --scale ci --report``; then:
+One run (module fixture) of ``heaplab run 01-tail-latency --scale ci --report --student ada.lovelace``
+with a course key; then:
+- run.json records the student's seed, and every pe phase's output says it drew its rows from it;
 - the run completed, the background writer ran beside the measured gets and was stopped at their end;
 - the server's unified GC log parses (no malformed line) and its pauses agree with gc-events.jsonl;
 - the measured window has GC pauses, the timeline covers it second by second with every get counted once,
@@ -21,6 +23,7 @@ from heaplab.expectation import parse_expectation
 from heaplab.gc_log import parse
 from heaplab.metrics import measure
 from heaplab.rundir import load_run
+from heaplab.student import COURSE_KEY_ENV, student_seed
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.shared_runs import assert_run_completed, execute_notebook, run_lab_at_ci
 from heaplab.tests.test_end_to_end import spec_with_port
@@ -29,12 +32,20 @@ from heaplab.timeline import latency_timeline
 LAB = "01-tail-latency"
 SPEC = REPO / "labs" / LAB / "experiment.yml"
 VARIANT = "hbase1-onheap"
+STUDENT, COURSE_KEY = "ada.lovelace", "ci-course-key"
 
 
 @pytest.fixture(scope="module")
 def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     lab = request.getfixturevalue("lab_root")(spec_with_port(SPEC.read_text(encoding="utf-8")), lab=LAB)
-    return run_lab_at_ci(lab, LAB, tmp_path_factory.mktemp("runs"), timeout=600)
+    return run_lab_at_ci(
+        lab,
+        LAB,
+        tmp_path_factory.mktemp("runs"),
+        timeout=600,
+        extra=["--student", STUDENT],
+        env={COURSE_KEY_ENV: COURSE_KEY},
+    )
 
 
 def test_run_completes_with_the_writer_beside_the_gets(e2e: FinishedRun) -> None:
@@ -45,6 +56,16 @@ def test_run_completes_with_the_writer_beside_the_gets(e2e: FinishedRun) -> None
     assert summary["rows"] == e2e.params["read_total"]
     assert (client / "writer-localhost.out").is_file()
     assert not (client / "writer-localhost.json").exists(), "the writer is stopped before it finishes"
+
+
+def test_the_students_seed_is_recorded_and_seeds_every_pe_client(e2e: FinishedRun) -> None:
+    seed = student_seed(COURSE_KEY, STUDENT)
+    assert e2e.manifest["student"] == {"id": STUDENT, "seed": seed}
+    flag = f"-Dheaplab.pe.seed={seed}"
+    assert flag in e2e.manifest["variants"][VARIANT]["client_jvm_flags"]
+    client = e2e.run / VARIANT / "client"
+    for phase in ("load", "get"):  # the pe output says which seed drew its rows
+        assert f"pe: workload seed {seed}" in (client / f"{phase}-localhost.err").read_text(encoding="utf-8")
 
 
 def test_gc_log_parses_and_agrees_with_the_events(e2e: FinishedRun) -> None:

@@ -29,13 +29,16 @@ final class PeClient implements Callable<PeSummary.ClientResult> {
         void report(PeClient client, int done);
     }
 
+    /** The system property that seeds the clients' random rows and values (a course's per-student seed). */
+    static final String SEED_PROPERTY = "heaplab.pe.seed";
+
     private final PeOptions o;
     private final int index;
     private final Table table;
     private final IntervalLog log;
     private final Progress progress;
     private final Histogram latency = new Histogram(IntervalLog.HIGHEST_TRACKABLE_US, 3);
-    private final Random random = new Random();
+    private final Random random;
     private long operations;
     /** ScanTest's one scanner, opened at the first row. */
     private ResultScanner scanner;
@@ -48,6 +51,17 @@ final class PeClient implements Callable<PeSummary.ClientResult> {
         this.table = table;
         this.log = log;
         this.progress = progress;
+        this.random = workloadRandom(index);
+    }
+
+    /**
+     * HBase PE's clients draw unseeded. A course seeds them per student ({@code -Dheaplab.pe.seed},
+     * from {@code heaplab run --student}): each student's rows and values are their own, and client i
+     * of a seeded run draws the same sequence every time.
+     */
+    static Random workloadRandom(int index) {
+        Long seed = Long.getLong(SEED_PROPERTY);
+        return seed == null ? new Random() : new Random(seed * 1_000_003L + index);
     }
 
     String name() {

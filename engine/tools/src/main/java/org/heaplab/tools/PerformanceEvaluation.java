@@ -128,6 +128,10 @@ public final class PerformanceEvaluation {
         long startEpochMs = System.currentTimeMillis();
         IntervalLog log = o.report() == null ? null : IntervalLog.start(Path.of(o.report() + ".hlog"), startEpochMs);
         AtomicInteger failures = new AtomicInteger();
+        Long seed = Long.getLong(PeClient.SEED_PROPERTY);
+        if (seed != null) {
+            err.println("pe: workload seed " + seed + " (" + PeClient.SEED_PROPERTY + ")");
+        }
         List<PeClient> clients = new ArrayList<>();
         for (int i = 0; i < o.clients(); i++) {
             Connection c = connections.get(o.oneCon() ? 0 : i);
