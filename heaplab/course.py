@@ -4,9 +4,11 @@ For a lab with ``labs/<lab>/questions.yml``: the master notebook is the lab's an
 of ``notebooks/<lab>.ipynb`` before its graded section) plus the graded section heaplab.questions makes
 (solutions and hidden tests included) and otter's assignment config. `otter assign` turns it into
 
-- ``OUT/<lab>/student/<lab>.ipynb``: what students get; with ``--write-notebooks`` it replaces
+- ``OUT/<lab>/dist/student/<lab>.ipynb``: what students get; with ``--write-notebooks`` it replaces
   ``notebooks/<lab>.ipynb``, which is what the repository ships;
-- ``OUT/<lab>/autograder/<lab>-autograder_*.zip``: the instructor's, for `heaplab grade`.
+- ``OUT/<lab>/dist/autograder/<lab>-autograder_*.zip``: the instructor's, for `heaplab grade`;
+- the handout's editions (heaplab.handouts): ``OUT/<lab>/dist/student/README.md`` without the reference
+  runs' results, which answer the questions, and ``OUT/<lab>/master/README.md``, the instructor's.
 
 The student notebook records how many analysis cells it has (``metadata.heaplab.analysis_cells``), so a
 later build takes them, not the graded section, as the master's start.
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 
+from heaplab.handouts import student_edition
 from heaplab.questions import load_questions, master_cells
 from heaplab.spec import load_spec
 
@@ -91,7 +94,19 @@ def build_lab(root: Path, lab: str, out: Path) -> tuple[Path, Path]:
     nb = nbformat.read(student, as_version=4)
     nb.metadata["heaplab"] = {"analysis_cells": n_analysis}
     nbformat.write(nb, student)
+    write_handouts(root, lab, out / lab)
     return student, zips[-1]
+
+
+def write_handouts(root: Path, lab: str, lab_out: Path) -> tuple[Path, Path]:
+    """The handout's two editions beside the notebooks: dist/student/README.md without the reference
+    results, master/README.md (the instructor's) as the repository has it."""
+    handout = (root / "labs" / lab / "README.md").read_text(encoding="utf-8")
+    student = lab_out / "dist" / "student" / "README.md"
+    instructor = lab_out / "master" / "README.md"
+    student.write_text(student_edition(handout), encoding="utf-8")
+    instructor.write_text(handout, encoding="utf-8")
+    return student, instructor
 
 
 def graded_labs(root: Path) -> list[str]:

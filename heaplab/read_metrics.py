@@ -13,6 +13,8 @@ e.g. the background writer of mixed_read_write).  From the pair:
   cpu_us_per_get         us     the server process's CPU time per get (user + system, all threads)
   query_cache_hit_ratio  ratio  row query cache hits / (hits + misses) (the Hypertable article's Query Cache)
   gets                   gets   rows the server was asked for
+  store_file_mb          MB     the store files' bytes on disk after the read (not a difference; an engine
+                                build older than the field has none): what an encoding or compression saves
 
 A metric whose group is missing from the reports (an engine without that mechanism) is left out, so a claim
 on it is inconclusive; a group that is present but lacks a field, or carries a non-number, is a one-line
@@ -32,6 +34,7 @@ READ_UNITS = {
     "cpu_us_per_get": "us",
     "query_cache_hit_ratio": "ratio",
     "gets": "gets",
+    "store_file_mb": "MB",
 }
 
 
@@ -87,6 +90,9 @@ def read_values(after: AdminMetrics, baseline: AdminMetrics) -> dict[str, float]
     b_files = _group(baseline.raw, "store_files", ("data_blocks_read",), baseline.path)
     if per_get and a_files is not None and b_files is not None:
         values["disk_reads_per_get"] = (a_files["data_blocks_read"] - b_files["data_blocks_read"]) / per_get
+
+    if "size_bytes" in after.raw.get("store_files", {}):
+        values["store_file_mb"] = number_at(after.raw, "store_files.size_bytes", after.path) / 1e6
 
     a_cpu = _group(after.raw, "process", ("cpu_ms",), after.path)
     b_cpu = _group(baseline.raw, "process", ("cpu_ms",), baseline.path)

@@ -70,7 +70,7 @@ def admin_metrics(
     reads: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """An `admin metrics` report shaped as the contract (docs/contracts.md section 7); ``reads``: the
-    issue-4 read groups (read_groups())."""
+    read groups (read_groups())."""
     return {
         **(reads or {}),
         "format": 1,
@@ -143,7 +143,7 @@ def read_groups(
     qc_misses: int = 0,
     caches: tuple[str, ...] = ("lru",),
 ) -> dict[str, Any]:
-    """The issue-4 groups of an `admin metrics` report: block caches (the data counts go to the last cache,
+    """The read groups of an `admin metrics` report: block caches (the data counts go to the last cache,
     as a combined cache's L2 holds the data blocks), store-file reads, gets, query cache, process CPU."""
 
     def cache(name: str, data: bool) -> dict[str, Any]:

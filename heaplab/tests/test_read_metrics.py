@@ -43,6 +43,15 @@ def test_deltas_per_get(tmp_path: Path) -> None:
     assert v["query_cache_hit_ratio"] == pytest.approx(3000 / 4000)
 
 
+def test_store_file_size_is_the_reports_own(tmp_path: Path) -> None:
+    """The store files' bytes on disk after the read, when the engine reports them (older runs do not)."""
+    before, after = read_groups(0), read_groups(100)
+    assert "store_file_mb" not in read_values(*_pair(tmp_path, before, after))
+    before["store_files"]["size_bytes"] = 1_000_000
+    after["store_files"]["size_bytes"] = 7_500_000
+    assert read_values(*_pair(tmp_path, before, after))["store_file_mb"] == pytest.approx(7.5)
+
+
 def test_data_hits_summed_over_l1_and_l2(tmp_path: Path) -> None:
     before = read_groups(0, caches=("lru", "bucket"))
     after = read_groups(100, data_hits=40, data_misses=60, caches=("lru", "bucket"))

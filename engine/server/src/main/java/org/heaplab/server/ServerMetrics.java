@@ -15,6 +15,7 @@ import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.ReadCounters;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.RowQueryCache;
+import org.heaplab.core.region.StoreFileInfo;
 import org.heaplab.core.storefile.StoreFileReadCounters;
 import org.heaplab.rpc.HeapCopies;
 import org.heaplab.rpc.RequestBufferAllocator;
@@ -262,25 +263,24 @@ public final class ServerMetrics {
         return new JsonWriter().put("caches", list);
     }
 
-    /** Store-file reads since start-up and the number of store files online now. */
+    /** Store-file reads since start-up, and the store files online now: how many, and their bytes on disk. */
     private JsonWriter storeFiles() {
         StoreFileReadCounters.Snapshot c = StoreFileReadCounters.snapshot();
-        return new JsonWriter().put("data_blocks_read", c.dataBlocksRead()).put("bytes_read", c.bytesRead())
-            .put("bloom_checks", c.bloomChecks()).put("bloom_negatives", c.bloomNegatives()).put("count", storeFileCount());
-    }
-
-    private long storeFileCount() {
-        long n = 0;
+        long count = 0;
+        long bytes = 0;
         for (String t : regions.tables()) {
             try {
                 for (RegionInfo r : regions.regions(t)) {
-                    n += r.storeFiles().size();
+                    count += r.storeFiles().size();
+                    bytes += r.storeFiles().stream().mapToLong(StoreFileInfo::sizeBytes).sum();
                 }
             } catch (IOException e) {
                 // dropped meanwhile
             }
         }
-        return n;
+        return new JsonWriter().put("data_blocks_read", c.dataBlocksRead()).put("bytes_read", c.bytesRead())
+            .put("bloom_checks", c.bloomChecks()).put("bloom_negatives", c.bloomNegatives()).put("count", count)
+            .put("size_bytes", bytes);
     }
 
     private JsonWriter queryCache() {

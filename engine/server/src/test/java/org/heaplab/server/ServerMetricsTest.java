@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -163,6 +164,13 @@ class ServerMetricsTest {
             assertTrue(num(after, "store_files", "data_blocks_read") > num(before, "store_files", "data_blocks_read"), after);
             assertTrue(num(after, "store_files", "bytes_read") > 0, after);
             assertEquals(1, num(after, "store_files", "count"), after);
+            // the one store file's bytes on disk: 2000 cells of a 200-byte value, uncompressed, and its blocks' index
+            long onDisk;
+            try (var files = Files.walk(root)) {
+                onDisk = files.filter(f -> f.toString().endsWith(".sf")).mapToLong(f -> f.toFile().length()).sum();
+            }
+            assertEquals(onDisk, num(after, "store_files", "size_bytes"), after);
+            assertTrue(onDisk > 2000L * 200, "the store file holds every value: " + onDisk);
             assertTrue(after.contains("\"block_cache\": {\"caches\": [{\"name\": \"lru\""), after);
             Matcher bucket = Pattern.compile("\\{\"name\": \"bucket\", \"capacity_bytes\": (\\d+).*?\"by_type\": \\{\"data\": "
                 + "\\{\"hits\": (\\d+), \"misses\": (\\d+), \"hit_ratio\": ([0-9.]+)\\}").matcher(after);
