@@ -138,6 +138,7 @@ def _young_gc_rate(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
     solution = (
         "import json\n\n"
         f'client = sorted((Path(run_dir) / "{variant}" / "client").glob("{phase.name}-*.json"))\n'
+        'client = [p for p in client if not p.name.endswith(".ycsb.json")]  # YCSB\'s own summary\n'
         "windows = [json.loads(p.read_text()) for p in client]\n"
         'start = min(w["start_epoch_ms"] for w in windows)\n'
         'end = max(w["end_epoch_ms"] for w in windows)\n'

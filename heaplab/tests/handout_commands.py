@@ -249,7 +249,7 @@ class Checker:
                 and not re.search(rf"\b{re.escape(verb)}\b", self.admin_usage)
             ):
                 return [f"bin/engine admin has no command {verb!r}"]
-        if args[0] == "pe" and self.pe is not None and not any(PLACEHOLDER.search(a) for a in rest):
+        if args[0] == "pe" and rest and self.pe is not None and not any(PLACEHOLDER.search(a) for a in rest):
             error = self.pe(rest)
             return [f"pe refuses it: {error}"] if error else []
         return []
@@ -260,7 +260,7 @@ def pe_flag_lines(commands: list[Command]) -> list[str]:
     lines = set()
     for c in commands:
         words = words_of(c.text)
-        pe = words[:2] and words[0].endswith("bin/engine") and words[1] == "pe"
+        pe = words[2:] and words[0].endswith("bin/engine") and words[1] == "pe"
         if pe and not any(PLACEHOLDER.search(w) for w in words[2:]):
             lines.add(" ".join(words[2:]))
     return sorted(lines)

@@ -1,16 +1,17 @@
 """Graded notebooks end to end, with the real otter-grader (no Docker) and real runs.
 
-`heaplab course build` (heaplab.course) makes the student notebook and the autograder of labs 01, 03 and
-04 with `otter assign`. Submissions are made with `heaplab submit` from the committed reference runs (real
+`heaplab course build` (heaplab.course) makes the student notebook and the autograder of every lab with
+`otter assign`. Submissions are made with `heaplab submit` from the committed reference runs (real
 local runs of the labs), with the student notebook answered by code as a student would, and graded with
 `heaplab grade` (`otter run` per submission):
 - an honest submission of each lab gets every auto-graded point (the hidden tests recompute each answer
   from the submitted run and agree);
-- in a class of lab 01: the honest one; one whose .hlog was edited before submit (an integrity flag, and
-  its P99.9 no longer matches the run's own summary); one with a P99.9 typed in from another run of the
-  series (the public test passes, the hidden one fails); one shipping a `heaplab/` package (rejected,
-  not graded); one handing in another student's run under her own id (its seed is not hers: flagged, and
-  so is the original, for review). class.csv has a row per submission with its score, status and flags;
+- in a class of lab 01: the honest one; one whose .hlog lost its three slowest seconds before submit (an
+  integrity flag, and its P99.9 no longer matches the run's own summary); one with a P99.9 typed in from
+  another run of the series (the public test passes, the hidden one fails); one shipping a `heaplab/`
+  package (rejected, not graded); one handing in another student's run under her own id (its seed is not
+  hers: flagged, and so is the original, for review).
+  class.csv has a row per submission with its score, status and flags;
   class.html has the table and one strip plot per claim, and a real headless Chromium renders it: the
   screenshot shows the blue dots, the red ones of the flagged submissions and the reference run's green
   line.
@@ -29,20 +30,18 @@ import matplotlib.image
 import nbformat
 import pytest
 
-from heaplab.course import build_lab
+from heaplab.course import build_lab, graded_labs
 from heaplab.grade import grade_all
 from heaplab.questions import load_questions
+from heaplab.rundir import newest_run_of
 from heaplab.spec import load_spec
 from heaplab.student import student_seed
 from heaplab.submit import submit
 from heaplab.tests.conftest import REPO
 
 REFERENCE = REPO / "results/reference"
-RUNS = {
-    "01-tail-latency": REFERENCE / "01-tail-latency-local-20261125T120222Z",
-    "03-offheap-write": REFERENCE / "03-offheap-write-local-20261125T165732Z",
-    "04-offheap-read": REFERENCE / "04-offheap-read-local-20261122T030421Z",
-}
+# every graded lab's newest reference run (real local runs); lab 01's class uses its series by name
+RUNS = {lab: newest_run_of(lab, REFERENCE) for lab in graded_labs(REPO)}
 OTHER_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261125T115452Z"
 THIRD_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261125T115836Z"
 COURSE_KEY = "test-course-key"
@@ -92,7 +91,7 @@ def _submission(
     return done.zip_path.replace(into / f"{name}.zip")
 
 
-@pytest.mark.parametrize("lab", ["03-offheap-write", "04-offheap-read"])
+@pytest.mark.parametrize("lab", sorted(set(RUNS) - {"01-tail-latency"}))  # lab 01: the class below
 def test_an_honest_submission_gets_every_auto_point(
     tmp_path: Path, course: dict[str, tuple[Path, Path]], lab: str
 ) -> None:
@@ -117,8 +116,9 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     hlog = edited / "hbase1-onheap/client/get-localhost.hlog"
     lines = hlog.read_text(encoding="utf-8").splitlines(keepends=True)
     intervals = [line for line in lines if not line.startswith(("#", '"'))]
-    slowest = max(intervals, key=lambda line: float(line.split(",")[2]))
-    hlog.write_text("".join(line for line in lines if line is not slowest), encoding="utf-8")
+    # bob drops the three slowest seconds, lowering his P99.9 by about 6%
+    slowest = sorted(intervals, key=lambda line: float(line.split(",")[2]))[-3:]
+    hlog.write_text("".join(line for line in lines if line not in slowest), encoding="utf-8")
     _submission(tmp_path, "bob", edited, honest, submissions)
 
     # cy hands in their own run with the P99.9 of ada's run typed in: right unit, plausible, not theirs

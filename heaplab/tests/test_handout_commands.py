@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from heaplab.rundir import newest_run_of
+from heaplab.spec import list_labs
 from heaplab.tests.conftest import REPO
 from heaplab.tests.handout_commands import Checker, all_commands, commands_in, pe_flag_lines
 
@@ -166,7 +168,8 @@ def test_the_quick_commands_run_as_written(tmp_path: Path) -> None:
     series = sorted(REPO.glob("results/reference/01-tail-latency-local-*"))[-3:]
     compared = _heaplab("compare", *map(str, series))
     assert compared.returncode == 0 and "hbase1-onheap" in compared.stdout, compared.stderr
-    verdicts = _heaplab("verdicts", *map(str, sorted(REPO.glob("results/reference/*/"))))
+    newest = [newest_run_of(p.parent.name, REPO / "results/reference") for p in list_labs(REPO)]
+    verdicts = _heaplab("verdicts", *[str(run) for run in newest if run is not None])
     assert verdicts.returncode == 0 and "reproduced" in verdicts.stdout, verdicts.stderr
     copy = tmp_path / series[-1].name
     shutil.copytree(series[-1], copy)
