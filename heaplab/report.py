@@ -18,6 +18,7 @@ from heaplab.profiles import report_lines as profile_lines  # Profiles section
 from heaplab.rundir import unavailable_text
 from heaplab.sweep import report_lines as sweep_lines
 from heaplab.sweep import write_figure as write_sweep_figure
+from heaplab.verdict_table import ARTICLES, article_of
 
 REPORT = "report.md"
 CLAIMS = "claims.json"
@@ -100,7 +101,7 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
     doc = a.run.spec.doc_of(experiment)
     lines = [
         "",
-        f"## {experiment} (article {doc})",
+        f"## {experiment} ({article_of(doc) if doc in ARTICLES else 'the lab'})",
         "",
         SCALE_NOTE.format(scale=a.run.scale)
         if a.run.scale != "paper"
