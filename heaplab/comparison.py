@@ -39,6 +39,7 @@ READ_COLUMNS = (
     ("disk_reads_per_get", "disk reads/get"),
     ("cpu_us_per_get", "CPU us/get"),
     ("query_cache_hit_ratio", "query-cache hit ratio"),
+    ("store_file_mb", "store files (MB)"),
 )
 
 

@@ -85,6 +85,7 @@ READ_METRICS = (  # heaplab.read_metrics: counter deltas between two `admin metr
     "cpu_us_per_get",
     "query_cache_hit_ratio",
     "gets",
+    "store_file_mb",
 )
 MECHANISM_METRICS = (  # heaplab.mechanism: the server's allocation and copies per operation
     "alloc_bytes_per_op",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import subprocess
 import zipfile
@@ -91,7 +92,17 @@ def _submission(
     return done.zip_path.replace(into / f"{name}.zip")
 
 
-@pytest.mark.parametrize("lab", sorted(set(RUNS) - {"01-tail-latency"}))  # lab 01: the class below
+# One lab per way its files are laid out: pe on the engine (03, 04), ycsb (02, 10), an Apache HBase variant
+# (11); lab 01 is graded in the class below. Every lab's autograder is built by the fixture, and every
+# lab's honest submission passes (run with HEAPLAB_GRADE_EVERY_LAB=1; about 15 s a lab).
+HONEST = (
+    sorted(RUNS)
+    if os.environ.get("HEAPLAB_GRADE_EVERY_LAB")
+    else ["02-g1-tuning", "03-offheap-write", "04-offheap-read", "10-ycsb-cluster", "11-vs-apache-hbase"]
+)
+
+
+@pytest.mark.parametrize("lab", [lab for lab in HONEST if lab != "01-tail-latency"])
 def test_an_honest_submission_gets_every_auto_point(
     tmp_path: Path, course: dict[str, tuple[Path, Path]], lab: str
 ) -> None:
