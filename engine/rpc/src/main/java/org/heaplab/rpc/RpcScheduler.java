@@ -167,10 +167,13 @@ public final class RpcScheduler {
             int from = write ? writeFrom : readFrom;
             int count = write ? writeCount : readCount;
             CallQueue q = queues.get(from + (count == 1 ? 0 : ThreadLocalRandom.current().nextInt(count)));
+            // counted before the offer: a handler may answer the call before offer() returns,
+            // and a client that has its answer must find the call counted
+            q.dispatched.increment();
             if (q.calls.size() < q.capacity && q.calls.offer(call)) {
-                q.dispatched.increment();
                 return true;
             }
+            q.dispatched.decrement();
             q.rejected.increment();
             return false;
         } finally {
