@@ -24,7 +24,7 @@ LAB ?= all
 SCALE ?= local
 DIST := $(wildcard engine/dist/target/heaplab-engine-*-bin.tar.gz)
 
-.PHONY: setup venv engine apache-hbase jdk11 reproduce provision infra-check notebook test lint bench clean
+.PHONY: setup venv engine apache-hbase jdk11 reproduce check provision infra-check notebook test lint bench clean
 
 setup: venv engine
 
@@ -72,6 +72,10 @@ RUN_FLAGS = $(if $(JDK_HOME),--java-home $(JDK_HOME)) $(if $(REPEAT),--repeat $(
   $(if $(PROFILE),--profile $(PROFILE)) $(foreach v,$(VARIANT),--variant $(v))
 reproduce: setup $(if $(filter $(HBASE_LABS),$(LAB)),apache-hbase)
 	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report $(strip $(RUN_FLAGS))
+
+# The student edition's exercises: the public tests of LAB's exercises (engine/exercises.yml).
+check: venv
+	$(BIN)/heaplab check $(LAB)
 
 # Cloud (or your own) nodes, once after terraform apply: playbooks/provision.yml (labs/00-setup).
 INVENTORY ?=

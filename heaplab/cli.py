@@ -11,6 +11,7 @@ import os
 import shlex
 import shutil
 import signal
+import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -18,6 +19,14 @@ from pathlib import Path
 
 from heaplab import verdict_table
 from heaplab.course import CourseError, build_lab, graded_labs
+from heaplab.edition import (
+    EditionError,
+    build_student_edition,
+    check_command,
+    check_edition,
+    exercises_of_lab,
+    grade_source,
+)
 from heaplab.grade import GradeError, grade_all
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
 from heaplab.profiles import ProfileError, parse_events
@@ -39,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="heaplab", description="Run the HeapLab labs and report on their runs.")
     p.add_argument("--root", help="repository root (default: $HEAPLAB_ROOT or the checkout above the cwd)")
     sub = p.add_subparsers(
-        dest="cmd", required=True, metavar="{labs,run,report,compare,verdicts,submit,course,grade}"
+        dest="cmd", required=True, metavar="{labs,run,report,compare,verdicts,check,submit,course,grade}"
     )
     sub.add_parser("labs", help="list the labs and their titles")
     run = sub.add_parser("run", help="run a lab (or all) through the playbooks")
@@ -97,15 +106,29 @@ def _parser() -> argparse.ArgumentParser:
     )
     ver = sub.add_parser("verdicts", help="claims by verdict level, per article, over reported runs")
     ver.add_argument("runs", nargs="+", help="run directories with a claims.json (the newest per lab counts)")
+    chk = sub.add_parser("check", help="run the public tests of a lab's exercises (engine/exercises.yml)")
+    chk.add_argument("lab", help="lab name, e.g. 06-row-index")
     sbm = sub.add_parser("submit", help="pack a run and your graded notebook into a zip for the grader")
     sbm.add_argument("run", help="run directory, or 'latest'")
     sbm.add_argument("--notebook", required=True, help="your answered notebook (.ipynb)")
     sbm.add_argument("--out", help=f"where the zip goes (default {DEFAULT_SUBMISSIONS_DIR})")
     sbm.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
     crs = sub.add_parser("course", help="instructors: build the graded notebooks and their autograders")
-    crs.add_argument("action", choices=["build"], help="build: otter assign for every lab with questions.yml")
     crs.add_argument(
-        "--out", default="dist/course", help="where masters and autograders go (default dist/course)"
+        "action",
+        choices=["build", "student-edition", "check-edition", "grade-source"],
+        help="build: otter assign for every lab with questions.yml; student-edition: this checkout with the "
+        "exercises' solutions and hidden tests taken out (engine/exercises.yml); check-edition: build one "
+        "and prove its public tests fail on the stubs and pass here, with the hidden tests; grade-source: "
+        "run the public and hidden tests on a student's solution files",
+    )
+    crs.add_argument(
+        "submission", nargs="?", help="grade-source: the student's edition (or a folder of their solutions)"
+    )
+    crs.add_argument(
+        "--out",
+        help="where it goes (default dist/course; student-edition: dist/student-edition, check-edition: "
+        "dist/edition-check, grade-source: dist/grade-source; empty or new)",
     )
     crs.add_argument(
         "--write-notebooks",
@@ -256,7 +279,49 @@ def cmd_submit(root: Path, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(root: Path, args: argparse.Namespace) -> int:
+    exercises = exercises_of_lab(root, args.lab)
+    command = check_command(root, exercises)
+    for ex in exercises:
+        print(f"{ex.id}: {ex.title} ({', '.join(ex.public_tests)})")
+    print("$ " + shlex.join(command), flush=True)
+    try:
+        done = subprocess.run(command, check=False)
+    except OSError as e:
+        raise EditionError(f"cannot run {command[0]}: {e.strerror} (install Maven 3.8+ and a JDK 17+)") from e
+    print(f"{args.lab}: the public tests {'pass' if done.returncode == 0 else 'FAIL (above: which and why)'}")
+    return 0 if done.returncode == 0 else 1
+
+
 def cmd_course(root: Path, args: argparse.Namespace) -> int:
+    if args.action == "student-edition":
+        edition = build_student_edition(root, _under(root, args.out, Path("dist/student-edition")))
+        print(f"student edition: {edition.out} ({edition.files} files)")
+        for ex in edition.exercises.values():
+            print(f"  {ex.id} ({ex.lab}): {ex.title}")
+        print(f"  hidden tests left out: {', '.join(edition.hidden_left_out) or 'none'}")
+        return 0
+    if args.action == "grade-source":
+        if not args.submission:
+            raise EditionError("grade-source needs the student's edition: heaplab course grade-source DIR")
+        work = _under(root, args.out, Path("dist/grade-source"))
+        for g in grade_source(root, Path(args.submission).resolve(), work):
+            verdict = "passed" if g.passed else ("not submitted" if not g.submitted else "FAILED")
+            print(f"{g.exercise}: {verdict}")
+            for f in g.failures[:5]:
+                print(f"  {f}")
+        return 0
+    if args.action == "check-edition":
+        work = _under(root, args.out, Path("dist/edition-check"))
+        print(f"building the student edition in {work / 'student'} and running the exercises' tests in both")
+        problems = check_edition(root, work)
+        for p in problems:
+            print(f"  {p}")
+        print(
+            "check-edition: "
+            + ("PROBLEMS above" if problems else "every exercise fails on its stub and passes here")
+        )
+        return 1 if problems else 0
     out = _under(root, args.out, Path("dist/course"))
     labs = graded_labs(root)
     if not labs:
@@ -300,6 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "compare": lambda: cmd_compare(args),
             "report": lambda: cmd_report(root, args),
             "verdicts": lambda: cmd_verdicts(args),
+            "check": lambda: cmd_check(root, args),
             "submit": lambda: cmd_submit(root, args),
             "course": lambda: cmd_course(root, args),
             "grade": lambda: cmd_grade(root, args),
@@ -308,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SpecError, SubmitError, QuestionError, StudentError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except (RunSetupError, RunError, CourseError, GradeError) as e:
+    except (RunSetupError, RunError, CourseError, GradeError, EditionError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -18,7 +18,7 @@ from heaplab.profiles import report_lines as profile_lines  # Profiles section
 from heaplab.rundir import unavailable_text
 from heaplab.sweep import report_lines as sweep_lines
 from heaplab.sweep import write_figure as write_sweep_figure
-from heaplab.verdict_table import ARTICLES, article_of
+from heaplab.verdict_table import ARTICLES
 
 REPORT = "report.md"
 CLAIMS = "claims.json"
@@ -27,6 +27,12 @@ SCALE_NOTE = (
     "The article ran on 8-core / 16 GB nodes at the `paper` scale. The `{scale}` scale uses fewer threads, "
     "rows and a smaller heap on this run's hosts, so absolute numbers differ from the article's; compare the "
     "variants with each other, not with the article's absolute values."
+)
+PEER_HEADING = "no article: Apache HBase 2.6 is the peer"
+# an experiment with no article behind it (lab 11's peer, Apache HBase): nothing published to scale against
+NO_ARTICLE_NOTE = (
+    "No article measured this: the variants ran side by side on this run's hosts at the `{scale}` scale; "
+    "compare them with each other."
 )
 
 
@@ -99,13 +105,17 @@ def _metadata(a: Analysis) -> list[str]:
 
 def _experiment(a: Analysis, experiment: str) -> list[str]:
     doc = a.run.spec.doc_of(experiment)
+    if doc not in ARTICLES:
+        note = NO_ARTICLE_NOTE.format(scale=a.run.scale)
+    elif a.run.scale != "paper":
+        note = SCALE_NOTE.format(scale=a.run.scale)
+    else:
+        note = "Scale `paper`: the article's parameters."
     lines = [
         "",
-        f"## {experiment} ({article_of(doc) if doc in ARTICLES else 'the lab'})",
+        f"## {experiment} ({ARTICLES.get(doc, PEER_HEADING)})",
         "",
-        SCALE_NOTE.format(scale=a.run.scale)
-        if a.run.scale != "paper"
-        else "Scale `paper`: the article's parameters.",
+        note,
         "",
         a.table_markdown(experiment),
         "",

@@ -223,7 +223,8 @@ class Checker:
         except SpecError as e:
             return [f"{ns.lab}: {e}"]
         found = [] if ns.scale in spec.scales else [f"{ns.lab} has no scale {ns.scale!r}"]
-        found += [f"{ns.lab} has no variant {v!r}" for v in ns.variant if v not in spec.variants]
+        named = [v for v in ns.variant if v != "PLACEHOLDER"]  # `--variant <name>`: the student's own
+        found += [f"{ns.lab} has no variant {v!r}" for v in named if v not in spec.variants]
         return found
 
     def _make(self, args: list[str]) -> list[str]:

@@ -3,6 +3,7 @@
 import hashlib
 import json
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -145,3 +146,15 @@ def test_report_on_a_non_run_fails_cleanly(tmp_path: Path, capsys: pytest.Captur
     assert main(["report", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a run directory" in err
+
+
+def test_an_experiment_without_an_article_names_its_peer_and_no_article_scale(tmp_path: Path) -> None:
+    """Lab 11 measures the engine against Apache HBase, which no article did: its sections must not tell the
+    student that "the article ran on 8-core nodes". data/lab11-ci-run is a real ci run of lab 11."""
+    run = tmp_path / "lab11-ci-run"
+    shutil.copytree(Path(__file__).parent / "data" / "lab11-ci-run", run)
+    assert main(["report", str(run)]) == 0
+    report = (run / "report.md").read_text(encoding="utf-8")
+    assert "## pe_single_put (no article: Apache HBase 2.6 is the peer)" in report
+    assert "No article measured this" in report
+    assert "The article ran on" not in report

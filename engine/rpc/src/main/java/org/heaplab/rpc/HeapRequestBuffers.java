@@ -17,10 +17,11 @@ public final class HeapRequestBuffers implements RequestBufferAllocator {
 
     @Override
     public RequestBuffer allocate(int length) {
+        byte[] bytes = new byte[length]; // first: an allocation that fails (OutOfMemoryError) counts nothing
         allocations.increment();
         heapBytes.add(length);
         outstanding.incrementAndGet();
-        return new RequestBuffer(new ByteBuffer[] {ByteBuffer.wrap(new byte[length])}, length, b -> outstanding.decrementAndGet());
+        return new RequestBuffer(new ByteBuffer[] {ByteBuffer.wrap(bytes)}, length, b -> outstanding.decrementAndGet());
     }
 
     @Override

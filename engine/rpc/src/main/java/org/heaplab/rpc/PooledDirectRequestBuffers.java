@@ -101,11 +101,13 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
 
     @Override
     public RequestBuffer allocate(int length) {
+        // BEGIN SOLUTION pooled-request-buffers
         allocations.increment();
         if (length < minAllocate) {
+            ByteBuffer small = ByteBuffer.allocate(length); // first: a failed allocation counts nothing
             heapFallbacks.increment();
             heapBytes.add(length);
-            return track(new RequestBuffer(new ByteBuffer[] {ByteBuffer.allocate(length)}, length, releaser));
+            return track(new RequestBuffer(new ByteBuffer[] {small}, length, releaser));
         }
         List<ByteBuffer> segments = new ArrayList<>(length / bufferSize + 2);
         int remaining = length;
@@ -121,11 +123,23 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
             remaining -= n;
         }
         if (remaining > 0) {
+            segments.add(heapRest(segments, remaining));
             heapFallbacks.increment();
-            segments.add(ByteBuffer.allocate(remaining));
             heapBytes.add(remaining);
         }
         return track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
+        // END SOLUTION pooled-request-buffers
+        // STUB pooled-request-buffers: throw new UnsupportedOperationException("not implemented: labs/03-offheap-write/README.md, Build it yourself (pooled-request-buffers)");
+    }
+
+    /** The heap part of a request the pool could not hold; on OutOfMemoryError the pooled part goes back first. */
+    private ByteBuffer heapRest(List<ByteBuffer> pooled, int remaining) {
+        try {
+            return ByteBuffer.allocate(remaining);
+        } catch (OutOfMemoryError e) {
+            pooled.forEach(free::offer);
+            throw e;
+        }
     }
 
     /**
@@ -158,7 +172,7 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
             remaining -= n;
         }
         if (remaining > 0) {
-            segments.add(ByteBuffer.allocate(remaining));
+            segments.add(heapRest(segments, remaining));
             responseHeapBytes.add(remaining);
             HeapCopies.response(remaining); // the encoder writes this tail of the response on the heap
         }

@@ -29,6 +29,21 @@ public final class RpcConstants {
     public static final String MAX_CALLQUEUE_LENGTH_KEY = "hbase.ipc.server.max.callqueue.length";
     public static final int CALLQUEUE_PER_HANDLER = 10;
 
+    /**
+     * Ours: a connection that stops sending in the middle of a frame (its preamble, a length or a body) for
+     * this many ms is closed, whatever it declared; a client between frames may stay idle for good.
+     */
+    public static final String READ_TIMEOUT_KEY = "heaplab.ipc.server.read.timeout";
+    public static final long DEFAULT_READ_TIMEOUT_MS = 30_000;
+    /**
+     * Ours, SimpleRpcServer: at most this many bytes of request bodies still arriving, over every connection
+     * (a body is counted from its length until its last byte). SimpleRpcServer allocates a body's declared
+     * length when the length arrives, as HBase's does; this bound keeps clients that declare large frames
+     * and send nothing from filling the heap. A frame that does not fit now is answered SERVER_BUSY and its
+     * bytes are discarded; default: a quarter of the heap.
+     */
+    public static final String MAX_RECEIVING_BYTES_KEY = "heaplab.ipc.server.max.receiving.bytes";
+
     /** Request buffers: true = pooled direct buffers (2.x ByteBuffAllocator), false = a heap byte[] per request (1.x). */
     public static final String ALLOCATOR_POOL_ENABLED_KEY = "hbase.server.allocator.pool.enabled";
     /** The engine's default is the 1.x path; profiles say which they use. */

@@ -2,8 +2,8 @@ package org.heaplab.core.io;
 
 /**
  * Sizes and magic numbers of the engine's on-disk formats, in one place. Each format is described at
- * the top of the class that writes it: {@code WalWriter} (WAL files) and {@code StoreFileWriter}
- * (store files, data blocks, block index, trailer).
+ * the top of the class that writes it: {@code WalWriter} (WAL files), {@code StoreFileWriter} (store files,
+ * block index, trailer) and {@code BlockFormat} (a block's 13-byte header).
  */
 public final class StorageConstants {
     /** First 8 bytes of every WAL file: "HLWAL" + format version 1 + two zero bytes. */
@@ -21,8 +21,6 @@ public final class StorageConstants {
     public static final long STORE_FILE_MAGIC = 0x484C53544F524501L;
     /** Target uncompressed size of a data block (a block closes once it reaches this). */
     public static final int DATA_BLOCK_SIZE = 64 * 1024;
-    /** Data block header: int onDiskPayloadSize, int uncompressedSize, int crc32c. */
-    public static final int BLOCK_HEADER_SIZE = 12;
     /** Store file names: 20-digit file number + suffix. */
     public static final String STORE_FILE_SUFFIX = ".sf";
 

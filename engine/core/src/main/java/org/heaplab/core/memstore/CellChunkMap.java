@@ -58,6 +58,7 @@ final class CellChunkMap implements Segment {
             pieceChunks[i] = a.chunk();
             pieceOffsets[i] = a.offset();
         }
+        // BEGIN SOLUTION chunkmap-flatten
         MslabCellStorage.ChunkDirectory dir = storage.directory(); // after the pieces: they may have rolled a chunk
         int n = 0;
         for (Iterator<Cell> it = frozen.iterator(); it.hasNext(); n++) {
@@ -72,14 +73,19 @@ final class CellChunkMap implements Segment {
             throw new IllegalStateException("segment changed while being flattened: " + count + " cells, then " + n);
         }
         return new CellChunkMap(dir.chunks(), pieceChunks, pieceOffsets, perPiece, count);
+        // END SOLUTION chunkmap-flatten
+        // STUB chunkmap-flatten: throw new UnsupportedOperationException("not implemented: labs/08-memstore-memory/README.md, Build it yourself (chunkmap-flatten)");
     }
 
     /** The cell of entry {@code i}, as a new view into its data chunk. */
     private Cell cell(int i) {
+        // BEGIN SOLUTION chunkmap-flatten
         int piece = i / entriesPerPiece;
         ByteBuffer b = pieceChunks[piece].buffer();
         int at = pieceOffsets[piece] + (i % entriesPerPiece) * ENTRY_BYTES;
         return dataChunks[b.getInt(at)].cellAt(b.getInt(at + 4), b.getInt(at + 8));
+        // END SOLUTION chunkmap-flatten
+        // STUB chunkmap-flatten: throw new UnsupportedOperationException("not implemented: labs/08-memstore-memory/README.md, Build it yourself (chunkmap-flatten)");
     }
 
     /** The first entry whose cell is at or after {@code key} (count when none is). */

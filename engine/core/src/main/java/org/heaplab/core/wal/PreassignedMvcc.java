@@ -22,6 +22,7 @@ public final class PreassignedMvcc extends QueuedMvcc {
     @Override
     public WriteEntry begin(GroupCommitWal wal, String table, String region, List<? extends Cell> cells,
         Durability durability) throws IOException {
+        // BEGIN SOLUTION preassigned-mvcc
         WriteEntry e = new WriteEntry();
         synchronized (beginLock) {
             WalAppend a = wal.append(table, region, cells, durability); // claims slot and id together
@@ -29,5 +30,7 @@ public final class PreassignedMvcc extends QueuedMvcc {
             queue.add(e);
         }
         return e;
+        // END SOLUTION preassigned-mvcc
+        // STUB preassigned-mvcc: throw new UnsupportedOperationException("not implemented: labs/07-write-pipeline/README.md, Build it yourself (preassigned-mvcc)");
     }
 }

@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.heaplab.rpc.ErrorCode;
 import org.heaplab.rpc.FrameWriter;
@@ -22,23 +24,61 @@ import org.heaplab.rpc.RpcConstants;
  *   otherwise                                   -&gt; body slice to the RequestDecoder
  * </pre>
  * A frame cut short by the peer closing is dropped with the cumulation when the channel goes inactive:
- * nothing to answer.
+ * nothing to answer. A frame the peer stops sending (nothing received for the read timeout,
+ * {@link RpcConstants#READ_TIMEOUT_KEY}, with part of a frame held) closes the connection: Netty's
+ * cumulation grows only with the bytes that arrive, so a declared length costs nothing by itself, but
+ * a stalled frame would hold its bytes for good.
  *
  * <p>Thread safety: one instance per channel, run by its event loop only.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
     private final NettyConnection connection;
     private final int maxRequestSize;
+    private final long readTimeoutNanos;
     private final Consumer<String> log;
+    private long lastReadNanos = System.nanoTime();
+    private ScheduledFuture<?> stallCheck;
 
-    FrameDecoder(NettyConnection connection, int maxRequestSize, Consumer<String> log) {
+    FrameDecoder(NettyConnection connection, int maxRequestSize, long readTimeoutNanos, Consumer<String> log) {
         this.connection = connection;
         this.maxRequestSize = maxRequestSize;
+        this.readTimeoutNanos = readTimeoutNanos;
         this.log = log;
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        long every = Math.max(1_000_000, Math.min(1_000_000_000, readTimeoutNanos / 4)); // a quarter of the timeout
+        stallCheck = ctx.executor().scheduleAtFixedRate(() -> closeIfStalled(ctx), every, every, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        stallCheck.cancel(false);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        lastReadNanos = System.nanoTime();
+        super.channelRead(ctx, msg);
+    }
+
+    /** Event loop: closes the connection when part of a frame has waited for the rest longer than the timeout. */
+    private void closeIfStalled(ChannelHandlerContext ctx) {
+        if (!ctx.channel().isActive()) {
+            stallCheck.cancel(false);
+            return;
+        }
+        if (actualReadableBytes() > 0 && !connection.isDiscarding() && System.nanoTime() - lastReadNanos > readTimeoutNanos) {
+            log.accept("closing " + connection.remoteAddress() + ": nothing received for " + readTimeoutNanos / 1_000_000
+                + " ms in the middle of a frame (" + RpcConstants.READ_TIMEOUT_KEY + ")");
+            ctx.close();
+        }
+    }
+
+    @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        // BEGIN SOLUTION netty-frame-decoder
         if (connection.isDiscarding()) {
             in.skipBytes(in.readableBytes());
             return;
@@ -73,5 +113,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         }
         in.skipBytes(4);
         out.add(in.readRetainedSlice(length));
+        // END SOLUTION netty-frame-decoder
+        // STUB netty-frame-decoder: throw new UnsupportedOperationException("not implemented: labs/05-netty-rpc/README.md, Build it yourself (netty-frame-decoder)");
     }
 }

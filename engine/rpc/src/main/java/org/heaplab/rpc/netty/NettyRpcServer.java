@@ -85,6 +85,7 @@ public final class NettyRpcServer implements RpcServer {
     private final InetSocketAddress bindAddress;
     private final Consumer<String> log;
     private final int maxRequestSize;
+    private final long readTimeoutNanos;
     private final int writeLowWater;
     private final int writeHighWater;
     private final RpcMetrics metrics = new RpcMetrics();
@@ -118,6 +119,11 @@ public final class NettyRpcServer implements RpcServer {
             throw new ConfigurationException(RpcConstants.MAX_REQUEST_SIZE_KEY + " must be at least "
                 + RpcConstants.MIN_REQUEST_BODY + ", got " + maxRequestSize);
         }
+        long readTimeoutMs = conf.getLong(RpcConstants.READ_TIMEOUT_KEY, RpcConstants.DEFAULT_READ_TIMEOUT_MS);
+        if (readTimeoutMs < 1) {
+            throw new ConfigurationException(RpcConstants.READ_TIMEOUT_KEY + " must be at least 1 ms, got " + readTimeoutMs);
+        }
+        this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
         this.writeHighWater = conf.getInt(WRITABLE_HIGH_WATERMARK_KEY, DEFAULT_WRITE_HIGH_WATER);
         this.writeLowWater = conf.getInt(WRITABLE_LOW_WATERMARK_KEY, Math.min(DEFAULT_WRITE_LOW_WATER, writeHighWater));
         if (writeHighWater < 0 || writeLowWater < 0 || (writeHighWater > 0 && writeLowWater > writeHighWater)) {
@@ -153,7 +159,7 @@ public final class NettyRpcServer implements RpcServer {
                 protected void initChannel(Channel ch) {
                     NettyConnection c = new NettyConnection(ch);
                     ch.pipeline().addLast("preamble", new PreambleDecoder(c));
-                    ch.pipeline().addLast("frame", new FrameDecoder(c, maxRequestSize, log));
+                    ch.pipeline().addLast("frame", new FrameDecoder(c, maxRequestSize, readTimeoutNanos, log));
                     ch.pipeline().addLast("request", new RequestDecoder(c, NettyRpcServer.this));
                 }
             });

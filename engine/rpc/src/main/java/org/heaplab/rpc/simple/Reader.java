@@ -65,9 +65,12 @@ final class Reader implements Runnable {
 
     @Override
     public void run() {
+        // how often connections are checked for a stall in the middle of a frame: a quarter of the timeout
+        long stallCheckMs = Math.max(1, Math.min(1000, server.readTimeoutNanos() / 4_000_000));
+        long lastStallCheck = System.nanoTime();
         try {
             while (running) {
-                selector.select(draining.isEmpty() ? 0 : 250);
+                selector.select(draining.isEmpty() ? stallCheckMs : Math.min(250, stallCheckMs));
                 register();
                 Iterator<SelectionKey> it = selector.selectedKeys().iterator();
                 while (it.hasNext()) {
@@ -87,9 +90,15 @@ final class Reader implements Runnable {
                     }
                 }
                 forgetClosed();
+                long now = System.nanoTime();
                 if (!draining.isEmpty()) {
-                    long now = System.nanoTime();
                     draining.removeIf(c -> c.drainExpired(now));
+                }
+                if (now - lastStallCheck >= stallCheckMs * 1_000_000) {
+                    lastStallCheck = now;
+                    for (SimpleConnection c : connections) {
+                        c.closeIfStalled(now); // close() queues it for forget(): no change to the set here
+                    }
                 }
             }
         } catch (IOException | RuntimeException e) {

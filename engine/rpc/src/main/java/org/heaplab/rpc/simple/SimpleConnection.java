@@ -24,10 +24,16 @@ import org.heaplab.rpc.RpcConstants;
  * <p>Reading is a small state machine driven by the reader thread alone (no lock):
  * <pre>
  *   PREAMBLE (5 bytes) ─▶ LENGTH (4) ─▶ BODY (length bytes, into a RequestBuffer) ─▶ LENGTH ...
- *                           └─ too big ─▶ CALL_ID (4) ─▶ error, DRAIN
+ *                           ├─ too big ─▶ CALL_ID (4) ─▶ error, DRAIN
+ *                           └─ no room ─▶ CALL_ID (4) ─▶ SERVER_BUSY, DISCARD (the rest of the body) ─▶ LENGTH
  *   bad preamble / length below the header ─▶ error, DRAIN: output half-closed after the error is
  *   written, input discarded for up to 2 s (so the close is not a reset that loses the error), close
+ *   nothing received for the read timeout in the middle of a frame ─▶ close (checked by the Reader)
  * </pre>
+ * "No room": the body's declared length is reserved from the server's bound on bytes still arriving
+ * ({@link RpcConstants#MAX_RECEIVING_BYTES_KEY}) before its buffer is allocated, and given back once the
+ * body is complete or the connection closes; so clients that declare large frames and send nothing
+ * cannot fill the heap, and the read timeout closes them.
  * The body goes straight from the socket into the configured allocator's buffer (heap byte[] on the
  * 1.x path, read 64 KB at a time as HBase does; pooled direct segments on the 2.x path).
  *
@@ -45,7 +51,7 @@ final class SimpleConnection implements CallTransport {
     /** HBase's NIO_BUFFER_LIMIT: the most a heap buffer reads or writes in one call (64 KB). */
     private static final int NIO_CHUNK = 64 * 1024;
 
-    private enum State { PREAMBLE, LENGTH, CALL_ID, BODY, DRAIN }
+    private enum State { PREAMBLE, LENGTH, CALL_ID, BODY, DISCARD, DRAIN }
 
     final SocketChannel channel;
     final Reader reader;
@@ -57,9 +63,13 @@ final class SimpleConnection implements CallTransport {
     private final ByteBuffer preamble = ByteBuffer.allocate(RpcConstants.PREAMBLE_LENGTH);
     private final ByteBuffer word = ByteBuffer.allocate(4);
     private int frameLength;
+    private boolean refusedForRoom; // CALL_ID after a frame that did not fit: answer SERVER_BUSY, not too big
+    private int reserved; // bytes of the server's receiving bound this connection holds (its body)
     private RequestBuffer body;
     private long bodyRead;
+    private long discardLeft;
     private long drainDeadline;
+    private long lastReadNanos = System.nanoTime();
 
     // any thread, under writeLock
     private final Object writeLock = new Object();
@@ -89,6 +99,7 @@ final class SimpleConnection implements CallTransport {
 
     /** Reads what the socket has now, decoding and dispatching up to {@link #MAX_FRAMES_PER_EVENT} frames. */
     void read() {
+        lastReadNanos = System.nanoTime(); // readable: bytes arrived (or the end of the stream)
         try {
             int frames = 0;
             while (!closed && frames < MAX_FRAMES_PER_EVENT) {
@@ -109,7 +120,7 @@ final class SimpleConnection implements CallTransport {
                         if (!fill(word)) {
                             return;
                         }
-                        onTooBig(word.getInt(0));
+                        onCallId(word.getInt(0));
                     }
                     case BODY -> {
                         if (!fillBody()) {
@@ -117,6 +128,11 @@ final class SimpleConnection implements CallTransport {
                         }
                         frames++;
                         onBody();
+                    }
+                    case DISCARD -> {
+                        if (!discard()) {
+                            return;
+                        }
                     }
                     case DRAIN -> {
                         drain();
@@ -165,21 +181,62 @@ final class SimpleConnection implements CallTransport {
             return;
         }
         frameLength = length;
-        if (length > server.maxRequestSize()) {
+        if (length > server.maxRequestSize() || length > server.maxReceivingBytes()) {
+            refusedForRoom = false;
             state = State.CALL_ID; // read only the call id, to answer it
             return;
         }
+        if (!server.reserveReceiving(length)) {
+            refusedForRoom = true;
+            state = State.CALL_ID;
+            return;
+        }
+        reserved = length;
         // 1.x: a fresh heap byte[]; 2.x: pooled direct buffers. Released after the response.
         body = server.allocator().allocate(length);
         bodyRead = 0;
         state = State.BODY;
     }
 
+    /** The call id of a frame that is not read: refused for room (the connection goes on) or too big. */
+    private void onCallId(int callId) {
+        if (!refusedForRoom) {
+            onTooBig(callId);
+            return;
+        }
+        word.clear();
+        send(ResponseFrame.onHeap(FrameWriter.error(callId, ErrorCode.SERVER_BUSY,
+            "org.heaplab.rpc.CallQueueTooBigException", "request bodies of " + server.maxReceivingBytes()
+                + " bytes are arriving already (" + RpcConstants.MAX_RECEIVING_BYTES_KEY + "); back off and retry")));
+        discardLeft = frameLength - 4L;
+        state = State.DISCARD;
+    }
+
+    /** Reads and drops the rest of a refused frame; true when it is all gone (then the next length). */
+    private boolean discard() throws IOException {
+        ByteBuffer sink = reader.scratch();
+        while (discardLeft > 0) {
+            sink.clear().limit((int) Math.min(sink.capacity(), discardLeft));
+            int n = channel.read(sink);
+            if (n < 0) {
+                throw new EOFException();
+            }
+            if (n == 0) {
+                return false;
+            }
+            discardLeft -= n;
+        }
+        state = State.LENGTH;
+        return true;
+    }
+
     private void onTooBig(int callId) {
-        server.log("closing " + remote + ": request of " + frameLength + " bytes exceeds " + RpcConstants.MAX_REQUEST_SIZE_KEY);
+        boolean overMax = frameLength > server.maxRequestSize();
+        String key = overMax ? RpcConstants.MAX_REQUEST_SIZE_KEY : RpcConstants.MAX_RECEIVING_BYTES_KEY;
+        long bound = overMax ? server.maxRequestSize() : server.maxReceivingBytes();
+        server.log("closing " + remote + ": request of " + frameLength + " bytes exceeds " + key);
         closeAfterError(FrameWriter.error(callId, ErrorCode.REQUEST_TOO_BIG, "org.heaplab.rpc.RequestTooBigException",
-            "request of " + frameLength + " bytes exceeds " + RpcConstants.MAX_REQUEST_SIZE_KEY + " ("
-                + server.maxRequestSize() + "); closing the connection"));
+            "request of " + frameLength + " bytes exceeds " + key + " (" + bound + "); closing the connection"));
     }
 
     /** Reads into the body's segments in order; true when the body is complete. */
@@ -220,6 +277,7 @@ final class SimpleConnection implements CallTransport {
     private void onBody() {
         RequestBuffer b = body;
         body = null;
+        giveBackRoom(); // complete: from here the call queue's length bounds it
         for (ByteBuffer s : b.segments()) {
             s.position(0); // segments are read with absolute indexes from 0 to their limit
             if (!s.isDirect()) {
@@ -274,6 +332,34 @@ final class SimpleConnection implements CallTransport {
             body.release();
             body = null;
         }
+        giveBackRoom();
+    }
+
+    private void giveBackRoom() {
+        if (reserved > 0) {
+            server.releaseReceiving(reserved);
+            reserved = 0;
+        }
+    }
+
+    /**
+     * Reader thread: closes this connection when it has sent nothing for the read timeout in the middle of
+     * a frame (a client that declared a body and stalled); true when it did.
+     */
+    boolean closeIfStalled(long now) {
+        boolean midFrame = switch (state) {
+            case PREAMBLE -> preamble.position() > 0;
+            case LENGTH -> word.position() > 0;
+            case CALL_ID, BODY, DISCARD -> true;
+            case DRAIN -> false; // has its own deadline
+        };
+        if (closed || !midFrame || now - lastReadNanos <= server.readTimeoutNanos()) {
+            return false;
+        }
+        server.log("closing " + remote + ": nothing received for " + server.readTimeoutNanos() / 1_000_000
+            + " ms in the middle of a frame (" + RpcConstants.READ_TIMEOUT_KEY + ")");
+        close();
+        return true;
     }
 
     // ---- writing (any thread) ----

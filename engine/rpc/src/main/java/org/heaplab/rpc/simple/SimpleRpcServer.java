@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
@@ -79,6 +80,10 @@ public final class SimpleRpcServer implements RpcServer {
     private final int maxRequestSize;
     private final int readerCount;
     private final long purgeNanos;
+    private final long readTimeoutNanos;
+    /** Bytes of request bodies still arriving, over every connection, and their bound. */
+    private final AtomicLong receivingBytes = new AtomicLong();
+    private final long maxReceivingBytes;
     private final RequestBufferAllocator allocator;
     private final CellDecoder decoder;
     private final ResponseEncoder encoder;
@@ -139,6 +144,16 @@ public final class SimpleRpcServer implements RpcServer {
             throw new ConfigurationException(PURGE_TIMEOUT_KEY + " must be at least 1 ms, got " + purgeMs);
         }
         this.purgeNanos = TimeUnit.MILLISECONDS.toNanos(purgeMs);
+        long readTimeoutMs = conf.getLong(RpcConstants.READ_TIMEOUT_KEY, RpcConstants.DEFAULT_READ_TIMEOUT_MS);
+        if (readTimeoutMs < 1) {
+            throw new ConfigurationException(RpcConstants.READ_TIMEOUT_KEY + " must be at least 1 ms, got " + readTimeoutMs);
+        }
+        this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
+        this.maxReceivingBytes = conf.getLong(RpcConstants.MAX_RECEIVING_BYTES_KEY, Runtime.getRuntime().maxMemory() / 4);
+        if (maxReceivingBytes < RpcConstants.MIN_REQUEST_BODY) {
+            throw new ConfigurationException(RpcConstants.MAX_RECEIVING_BYTES_KEY + " must be at least "
+                + RpcConstants.MIN_REQUEST_BODY + " bytes, got " + maxReceivingBytes);
+        }
         this.scheduler = new RpcScheduler(conf, service, metrics, log);
     }
 
@@ -367,6 +382,40 @@ public final class SimpleRpcServer implements RpcServer {
 
     boolean isStopping() {
         return stopping;
+    }
+
+    /**
+     * Reader thread: room for a request body of {@code n} bytes that is still to arrive; false when the
+     * bodies already arriving leave too little ({@link RpcConstants#MAX_RECEIVING_BYTES_KEY}).
+     */
+    boolean reserveReceiving(int n) {
+        while (true) {
+            long now = receivingBytes.get();
+            if (now + n > maxReceivingBytes) {
+                return false;
+            }
+            if (receivingBytes.compareAndSet(now, now + n)) {
+                return true;
+            }
+        }
+    }
+
+    /** The body of {@code n} bytes has arrived in full, or its connection closed. */
+    void releaseReceiving(int n) {
+        receivingBytes.addAndGet(-n);
+    }
+
+    /** Bytes of request bodies still arriving now (tests: back to 0 once every connection is done). */
+    public long receivingBytes() {
+        return receivingBytes.get();
+    }
+
+    long maxReceivingBytes() {
+        return maxReceivingBytes;
+    }
+
+    long readTimeoutNanos() {
+        return readTimeoutNanos;
     }
 
     int maxRequestSize() {

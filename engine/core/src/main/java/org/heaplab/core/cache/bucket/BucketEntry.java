@@ -37,6 +37,7 @@ final class BucketEntry {
 
     /** Takes one reference unless the entry is already freed (count zero). */
     boolean tryRetain() {
+        // BEGIN SOLUTION bucket-refcount
         while (true) {
             int n = refCount.get();
             if (n <= 0) {
@@ -46,15 +47,20 @@ final class BucketEntry {
                 return true;
             }
         }
+        // END SOLUTION bucket-refcount
+        // STUB bucket-refcount: throw new UnsupportedOperationException("not implemented: labs/04-offheap-read/README.md, Build it yourself (bucket-refcount)");
     }
 
     /** Gives back one reference; true when it was the last (the caller then frees the slot). */
     boolean release() {
+        // BEGIN SOLUTION bucket-refcount
         int n = refCount.decrementAndGet();
         if (n < 0) {
             throw new IllegalStateException("bucket entry at offset " + offset + " released more often than retained");
         }
         return n == 0;
+        // END SOLUTION bucket-refcount
+        // STUB bucket-refcount: throw new UnsupportedOperationException("not implemented: labs/04-offheap-read/README.md, Build it yourself (bucket-refcount)");
     }
 
     int refCount() {
