@@ -28,6 +28,7 @@ from heaplab.metrics import UNITS, Measurement
 from heaplab.published import Published
 from heaplab.rundir import Run
 from heaplab.runjson import write_json_atomic
+from heaplab.server_errors import scan as scan_server_errors
 from heaplab.spec import Claim
 from heaplab.verdict import (
     DIRECTION,
@@ -169,9 +170,17 @@ def _unavailable(exp: Expectation, runs: list[Run]) -> str | None:
 
 
 def judge_claim(
-    runs: list[Run], claim: Claim, measured_runs: list[Measurements], published: Published | None
+    runs: list[Run],
+    claim: Claim,
+    measured_runs: list[Measurements],
+    published: Published | None,
+    erroring: dict[str, list[str]] | None = None,
 ) -> ClaimResult:
-    """The verdict of one claim over ``runs`` (one lab and scale), ``measured_runs`` in the same order."""
+    """The verdict of one claim over ``runs`` (one lab and scale), ``measured_runs`` in the same order.
+
+    ``erroring``: variant -> the runs in which its servers logged errors (heaplab/server_errors.py); a
+    verdict that uses such a variant says so in its why.
+    """
     unit = UNITS.get(claim.metric or "", "")
     if not claim.measurable:
         return ClaimResult(claim, unit, {}, None, {}, NOT_MEASURABLE, claim.why or "")
@@ -217,6 +226,7 @@ def judge_claim(
     j = judge(exp, quantity, str(claim.metric), claim.null)
     measured = _means(exp, complete)
     why = j.why + (f"; left out: {'; '.join(problems)}" if problems else "")
+    why += _error_note(exp, erroring or {})
     ratio = j.mean if exp.right is not None else None
     return ClaimResult(
         claim,
@@ -279,11 +289,22 @@ def _quantity(exp: Expectation, row: dict[str, float | None]) -> float:
     return left / float(row[exp.right] or 0.0)  # never 0: judge_claim leaves such runs out
 
 
+def _error_note(exp: Expectation, erroring: dict[str, list[str]]) -> str:
+    named = [f"{v} (in {', '.join(erroring[v])})" for v in exp.variants if v in erroring]
+    return (
+        f"; CAUTION: the servers of {', '.join(named)} logged errors (report: Server errors)" if named else ""
+    )
+
+
 def judge_all(
     runs: list[Run], measured_runs: list[Measurements], published: Published | None
 ) -> list[ClaimResult]:
     """Every claim of the first run's spec, judged over all ``runs``."""
-    return [judge_claim(runs, c, measured_runs, published) for c in runs[0].spec.claims]
+    erroring: dict[str, list[str]] = {}
+    for run in runs:
+        for variant in scan_server_errors(run):
+            erroring.setdefault(variant, []).append(run.path.name)
+    return [judge_claim(runs, c, measured_runs, published, erroring) for c in runs[0].spec.claims]
 
 
 def counts(results: list[ClaimResult]) -> dict[str, int]:

@@ -19,14 +19,9 @@ from pathlib import Path
 
 from heaplab import verdict_table
 from heaplab.course import CourseError, build_lab, graded_labs
-from heaplab.edition import (
-    EditionError,
-    build_student_edition,
-    check_command,
-    check_edition,
-    exercises_of_lab,
-    grade_source,
-)
+from heaplab.edition import EditionError, build_student_edition, exercises_of_lab, load_exercises
+from heaplab.exercise_perf import grade_performance
+from heaplab.exercise_tests import check_command, check_edition, grade_source
 from heaplab.grade import GradeError, grade_all
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
 from heaplab.profiles import ProfileError, parse_events
@@ -134,6 +129,12 @@ def _parser() -> argparse.ArgumentParser:
         "--write-notebooks",
         action="store_true",
         help="also replace notebooks/<lab>.ipynb with the student notebook",
+    )
+    crs.add_argument(
+        "--performance",
+        action="store_true",
+        help="grade-source: also time each passing exercise that has a benchmark against this checkout's "
+        "build (best of 3, full marks within 1.2x; heaplab/exercise_perf.py)",
     )
     grd = sub.add_parser(
         "grade", help="instructors: grade a folder of `heaplab submit` zips with otter-grader"
@@ -293,6 +294,26 @@ def cmd_check(root: Path, args: argparse.Namespace) -> int:
     return 0 if done.returncode == 0 else 1
 
 
+def _grade_source(root: Path, args: argparse.Namespace) -> int:
+    """`heaplab course grade-source`: the tests, then with --performance the benchmarks, of a submission."""
+    if not args.submission:
+        raise EditionError("grade-source needs the student's edition: heaplab course grade-source DIR")
+    work = _under(root, args.out, Path("dist/grade-source"))
+    grades = grade_source(root, Path(args.submission).resolve(), work)
+    for g in grades:
+        verdict = "passed" if g.passed else ("not submitted" if not g.submitted else "FAILED")
+        print(f"{g.exercise}: {verdict}")
+        for f in g.failures[:5]:
+            print(f"  {f}")
+    if args.performance:
+        exercises = load_exercises(root)
+        passed = [exercises[g.exercise] for g in grades if g.passed]
+        print(f"timing {len(passed)} passing exercise(s) against this checkout's build (a few minutes)")
+        for p in grade_performance(root, work, passed):
+            print(p.line())
+    return 0
+
+
 def cmd_course(root: Path, args: argparse.Namespace) -> int:
     if args.action == "student-edition":
         edition = build_student_edition(root, _under(root, args.out, Path("dist/student-edition")))
@@ -302,15 +323,7 @@ def cmd_course(root: Path, args: argparse.Namespace) -> int:
         print(f"  hidden tests left out: {', '.join(edition.hidden_left_out) or 'none'}")
         return 0
     if args.action == "grade-source":
-        if not args.submission:
-            raise EditionError("grade-source needs the student's edition: heaplab course grade-source DIR")
-        work = _under(root, args.out, Path("dist/grade-source"))
-        for g in grade_source(root, Path(args.submission).resolve(), work):
-            verdict = "passed" if g.passed else ("not submitted" if not g.submitted else "FAILED")
-            print(f"{g.exercise}: {verdict}")
-            for f in g.failures[:5]:
-                print(f"  {f}")
-        return 0
+        return _grade_source(root, args)
     if args.action == "check-edition":
         work = _under(root, args.out, Path("dist/edition-check"))
         print(f"building the student edition in {work / 'student'} and running the exercises' tests in both")

@@ -16,6 +16,9 @@ from heaplab.gc_stats import timeline_figure_name
 from heaplab.mechanism import report_lines as mechanism_lines
 from heaplab.profiles import report_lines as profile_lines  # Profiles section
 from heaplab.rundir import unavailable_text
+from heaplab.server_errors import report_lines as server_error_lines
+from heaplab.server_errors import scan as scan_server_errors
+from heaplab.server_errors import summary as server_error_summary
 from heaplab.sweep import report_lines as sweep_lines
 from heaplab.sweep import write_figure as write_sweep_figure
 from heaplab.verdict_table import ARTICLES
@@ -61,6 +64,8 @@ def _metadata(a: Analysis) -> list[str]:
     commit = git.get("commit") or "unknown"
     dirty = " (dirty working tree)" if git.get("dirty") else ""
     params = ", ".join(f"{k}={v}" for k, v in (m.get("scale_params") or {}).items())
+    errors = scan_server_errors(a.run)
+    errors_line = f"**{server_error_summary(errors)}** (section Server errors)" if errors else "none"
     lines = [
         f"# {a.run.lab}: {m.get('title', a.run.spec.title)}",
         "",
@@ -72,6 +77,7 @@ def _metadata(a: Analysis) -> list[str]:
         f"- target inventory: `{m.get('target') or '-'}`",
         f"- JDK: {m.get('jdk') or '-'}",
         f"- scale parameters: {params or '-'}",
+        f"- server errors: {errors_line}",
         "",
         "## Hosts",
         "",
@@ -100,7 +106,7 @@ def _metadata(a: Analysis) -> list[str]:
         site = ", ".join(f"{k}={x}" for k, x in (v.get("site") or {}).items())
         cells = [name, _cell(v.get("profile")), _cell(site), _cell(status), f"`{flags[0]}`", f"`{flags[1]}`"]
         lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    return lines + server_error_lines(errors)
 
 
 def _experiment(a: Analysis, experiment: str) -> list[str]:

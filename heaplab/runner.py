@@ -27,12 +27,13 @@ from heaplab import (
     hbase_pe,
     profiles,
     secrets,
+    server_errors,
 )
 from heaplab import jdk as jdk_check
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
 from heaplab.playbook import run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
-from heaplab.rundir import NOT_SELECTED, unavailable_text
+from heaplab.rundir import NOT_SELECTED, RunError, load_run, unavailable_text
 from heaplab.runjson import write_json_atomic, write_run_json
 from heaplab.sizing import size_local, this_machine
 from heaplab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256, with_derived
@@ -232,8 +233,19 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         manifest.update(_closing_fields(run_dir, status, opts))
         write_run_json(run_dir, manifest)
     opts.out(f"run {status}: {run_dir}")
+    _warn_of_server_errors(run_dir, opts)
     code = {"complete": EXIT_OK, "failed": EXIT_FAILED, "interrupted": EXIT_INTERRUPTED}[status]
     return code, run_dir
+
+
+def _warn_of_server_errors(run_dir: Path, opts: RunOptions) -> None:
+    """A verdict on a variant whose server logged errors may not measure what it says: say so at the end."""
+    try:
+        errors = server_errors.scan(load_run(run_dir))
+    except RunError:  # a run too broken to load has said why already
+        return
+    if errors:
+        opts.out(f"WARNING: the servers logged errors: {server_errors.summary(errors)}; see report.md")
 
 
 class _JdkQuestions:

@@ -1,4 +1,5 @@
-"""The student edition (heaplab/edition.py, engine/exercises.yml): solutions out, stubs in, hidden tests gone;
+"""The student edition (heaplab/edition.py, heaplab/exercise_tests.py, heaplab/exercise_perf.py,
+engine/exercises.yml): solutions out, stubs in, hidden tests gone;
 it builds, and a lab's public tests fail on the stubs there and pass on the reference solutions here.
 
 The Maven tests build the engine's core module in a copy of the repository: about a minute on 2 cores."""
@@ -13,17 +14,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from heaplab.edition import (
-    EditionError,
-    build_student_edition,
-    check_edition,
-    grade_source,
-    load_exercises,
-    strip_solutions,
-)
+from heaplab.edition import EditionError, build_student_edition, load_exercises, strip_solutions
+from heaplab.exercise_perf import grade_performance
+from heaplab.exercise_tests import check_edition, grade_source
 from heaplab.tests.conftest import REPO
 
 SEEKER = "engine/core/src/main/java/org/heaplab/core/encoding/RowIndexV1Seeker.java"
+SLOW = (
+    "// BEGIN SOLUTION row-index\n",
+    "for (long t = System.nanoTime(); System.nanoTime() - t < 20_000; ) { }\n",
+)
+SHORT_JMH = ["-wi", "1", "-w", "500ms", "-i", "1", "-r", "500ms", "-f", "1"]  # seconds, not minutes, per run
 BUCKET_ENTRY = "engine/core/src/main/java/org/heaplab/core/cache/bucket/BucketEntry.java"
 
 JAVA = """class Seeker {
@@ -61,6 +62,31 @@ def test_a_malformed_marker_is_refused_with_its_line(broken: str, says: str) -> 
         strip_solutions(broken, "Seeker.java")
 
 
+def test_a_performance_block_needs_a_benchmark(tmp_path: Path) -> None:
+    manifest = tmp_path / "engine" / "exercises.yml"
+    manifest.parent.mkdir()
+    exercise = {
+        "lab": "06-row-index",
+        "part": "p",
+        "title": "t",
+        "solution": ["a.java"],
+        "public_tests": ["x.T"],
+    }
+    manifest.write_text(
+        yaml.safe_dump({"exercises": {"e": {**exercise, "performance": {"params": {"a": 1}}}}})
+    )
+    with pytest.raises(EditionError, match="exercise e's performance needs a benchmark"):
+        load_exercises(tmp_path)
+    manifest.write_text(
+        yaml.safe_dump({"exercises": {"e": {**exercise, "performance": {"benchmark": "B.m"}}}})
+    )
+    assert load_exercises(tmp_path)["e"].performance.benchmark == "B.m"
+    assert load_exercises(REPO)["row-index"].performance.params == {
+        "encoding": "ROW_INDEX_V1",
+        "valueSize": "16",
+    }
+
+
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("student") / "edition"
@@ -77,7 +103,11 @@ def test_the_edition_has_stubs_no_solutions_and_no_hidden_tests(edition: Path) -
         "preassigned-mvcc",
         "chunkmap-flatten",
         "netty-frame-decoder",
+        "cell-decoders",
+        "read-paths",
+        "pooled-response",
     } <= set(exercises)
+    assert all(ex.hidden_tests for ex in exercises.values()), "every exercise has hidden tests"
     for ex in exercises.values():
         for rel in ex.solution:
             full, student = (REPO / rel).read_text(), (edition / rel).read_text()
@@ -118,12 +148,15 @@ NEEDS_MAVEN = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs Mave
 
 @NEEDS_MAVEN
 def test_every_stub_fails_and_grading_catches_a_planted_leak_with_a_hidden_test(tmp_path: Path) -> None:
-    """check-edition's proof; then a student's edition graded: row-index done right (the reference code),
-    bucket-refcount wrong (references taken, but release() never frees a slot), the rest left as stubs."""
+    """check-edition's proof; then a student's edition graded: row-index done right (the reference code)
+    but slow (a spin planted in the seek), bucket-refcount wrong (references taken, but release() never
+    frees a slot), the rest left as stubs. The tests pass row-index; its performance grade does not."""
     assert check_edition(REPO, tmp_path / "check") == []
     edition = tmp_path / "check" / "student"
     for rel in load_exercises(REPO)["row-index"].solution:
         shutil.copyfile(REPO / rel, edition / rel)
+    seeker = edition / SEEKER  # correct, but each seek first spins for 20 us: about 100x the reference's seek
+    seeker.write_text(seeker.read_text().replace(SLOW[0], SLOW[0] + SLOW[1], 1))
     entry = edition / BUCKET_ENTRY
     stub = next(line.strip() for line in entry.read_text().splitlines() if "not implemented" in line)
     planted = entry.read_text().replace(stub, "return refCount.getAndIncrement() > 0;", 1)
@@ -138,6 +171,9 @@ def test_every_stub_fails_and_grading_catches_a_planted_leak_with_a_hidden_test(
     assert any("the map's was the last: free the slot" in f for f in hidden), leak.failures
     stubbed = grades["preassigned-mvcc"]
     assert not stubbed.passed and any("not implemented" in f for f in stubbed.failures)
+    # the performance grade: the planted spin loses most of the marks (a 100x slowdown against 1.2x)
+    (perf,) = grade_performance(REPO, tmp_path / "grade", [load_exercises(REPO)["row-index"]], SHORT_JMH)
+    assert perf.exercise == "row-index" and perf.slowdown > 10 and perf.marks < 0.2, perf.line()
 
 
 @NEEDS_MAVEN

@@ -93,6 +93,7 @@ public final class PooledDirectResponseEncoder implements ResponseEncoder {
 
         /** Copies all of {@code src} (a bulk copy per segment). */
         void put(byte[] src) {
+            // BEGIN SOLUTION pooled-response
             int pos = 0;
             while (pos < src.length) {
                 ByteBuffer dst = segments[i];
@@ -104,10 +105,13 @@ public final class PooledDirectResponseEncoder implements ResponseEncoder {
                 dst.put(src, pos, n);
                 pos += n;
             }
+            // END SOLUTION pooled-response
+            // STUB pooled-response: throw new UnsupportedOperationException("not implemented: labs/05-netty-rpc/README.md, Build it yourself (pooled-response)");
         }
 
         /** Copies {@code src} from its position to its limit (a bulk copy per segment). */
         void put(ByteBuffer src) {
+            // BEGIN SOLUTION pooled-response
             while (src.hasRemaining()) {
                 ByteBuffer dst = segments[i];
                 if (!dst.hasRemaining()) {
@@ -119,6 +123,8 @@ public final class PooledDirectResponseEncoder implements ResponseEncoder {
                 dst.position(dst.position() + n);
                 src.position(src.position() + n);
             }
+            // END SOLUTION pooled-response
+            // STUB pooled-response: throw new UnsupportedOperationException("not implemented: labs/05-netty-rpc/README.md, Build it yourself (pooled-response)");
         }
     }
 }

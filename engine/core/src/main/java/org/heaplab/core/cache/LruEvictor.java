@@ -52,10 +52,18 @@ final class LruEvictor {
         return evicted;
     }
 
+    /**
+     * A block as this run found it. Its access time is read once: readers keep touching blocks while the
+     * list is sorted, and a sort whose keys change under it breaks (TimSort throws "Comparison method
+     * violates its general contract", which killed the eviction thread and froze the cache).
+     */
+    private record Candidate(BlockCacheKey key, LruCachedBlock block, long lastAccess) {
+    }
+
     /** The blocks of one priority. */
     private static final class Group {
         final long share;
-        final List<Map.Entry<BlockCacheKey, LruCachedBlock>> entries = new ArrayList<>();
+        final List<Candidate> entries = new ArrayList<>();
         long bytes;
 
         Group(long share) {
@@ -63,7 +71,7 @@ final class LruEvictor {
         }
 
         void add(BlockCacheKey key, LruCachedBlock b) {
-            entries.add(Map.entry(key, b));
+            entries.add(new Candidate(key, b, b.lastAccess()));
             bytes += b.heapSize;
         }
 
@@ -73,11 +81,11 @@ final class LruEvictor {
 
         /** Evicts least recently used first until {@code toFree} is freed; returns {bytes freed, blocks evicted}. */
         long[] free(long toFree, Remove remove) {
-            entries.sort(Comparator.comparingLong(e -> e.getValue().lastAccess()));
+            entries.sort(Comparator.comparingLong(Candidate::lastAccess));
             long freed = 0;
             long n = 0;
             for (int i = 0; i < entries.size() && freed < toFree; i++) {
-                long f = remove.remove(entries.get(i).getKey(), entries.get(i).getValue());
+                long f = remove.remove(entries.get(i).key(), entries.get(i).block());
                 if (f > 0) {
                     freed += f;
                     n++;

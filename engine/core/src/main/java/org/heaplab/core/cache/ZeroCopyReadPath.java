@@ -10,8 +10,11 @@ public final class ZeroCopyReadPath implements ReadPath {
 
     @Override
     public Block use(Block cached, ReadScope scope) {
+        // BEGIN SOLUTION read-paths
         scope.hold(cached);
         return cached;
+        // END SOLUTION read-paths
+        // STUB read-paths: throw new UnsupportedOperationException("not implemented: labs/04-offheap-read/README.md, Build it yourself (read-paths)");
     }
 
     @Override

@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.StorageKeys;
@@ -205,5 +209,45 @@ class LruBlockCacheTest {
         m = assertThrows(ConfigurationException.class,
             () -> LruBlockCache.fromConf(conf.set(CacheKeys.LRU_ACCEPTABLE_FACTOR, "0.5"))).getMessage();
         assertTrue(m.startsWith("hbase.lru.blockcache.min.factor and hbase.lru.blockcache.acceptable.factor"), m);
+    }
+
+    /**
+     * Readers keep touching blocks while eviction sorts them by last access. The sort must see one access
+     * time per block: a sort whose keys change under it throws ("Comparison method violates its general
+     * contract"), which killed the eviction thread and froze the cache at whatever it held then.
+     */
+    @Test
+    void evictionSortsWhileReadersTouchTheBlocks() throws Exception {
+        int n = 4000;
+        LruBlockCache cache = new LruBlockCache(LruCacheConfig.ofCapacity(n * PER_BLOCK), LruBlockCache.Eviction.MANUAL);
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> readers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            Thread reader = new Thread(() -> {
+                ThreadLocalRandom r = ThreadLocalRandom.current();
+                while (!stop.get()) {
+                    get(cache, key(r.nextInt(2 * n)));
+                }
+            });
+            reader.start();
+            readers.add(reader);
+        }
+        int rounds = 200;
+        try {
+            int next = 0;
+            for (int round = 0; round < rounds; round++) {
+                while (only(cache).usedBytes() < n * PER_BLOCK) { // refill what the last run evicted
+                    put(cache, next++ % (2 * n), false);
+                }
+                cache.evict();
+            }
+        } finally {
+            stop.set(true);
+            for (Thread reader : readers) {
+                reader.join();
+            }
+        }
+        assertEquals(rounds, only(cache).evictions());
+        assertTrue(only(cache).usedBytes() < n * PER_BLOCK);
     }
 }

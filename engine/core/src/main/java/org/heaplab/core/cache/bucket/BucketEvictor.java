@@ -190,10 +190,18 @@ final class BucketEvictor {
         return skippedReferenced.get();
     }
 
+    /**
+     * An entry as this run found it. Its access time is read once: readers keep touching entries while the
+     * list is sorted, and a sort whose keys change under it breaks (TimSort throws "Comparison method
+     * violates its general contract", which failed the cache write that ran the eviction).
+     */
+    private record Candidate(BlockCacheKey key, BucketEntry entry, long lastAccess) {
+    }
+
     /** The unreferenced blocks of one priority, oldest access first when freeing. */
     private final class Group {
         final BlockPriority priority;
-        final List<Map.Entry<BlockCacheKey, BucketEntry>> entries = new ArrayList<>();
+        final List<Candidate> entries = new ArrayList<>();
         long bytes;
         long share;
 
@@ -202,7 +210,7 @@ final class BucketEvictor {
         }
 
         void add(BlockCacheKey key, BucketEntry e) {
-            entries.add(Map.entry(key, e));
+            entries.add(new Candidate(key, e, e.lastAccess()));
             bytes += e.slotSize;
         }
 
@@ -215,13 +223,13 @@ final class BucketEvictor {
             if (toFree <= 0) {
                 return 0;
             }
-            entries.sort(Comparator.comparingLong(e -> e.getValue().lastAccess()));
+            entries.sort(Comparator.comparingLong(Candidate::lastAccess));
             long freed = 0;
             int i = 0;
             while (freed < toFree && i < entries.size()) {
-                Map.Entry<BlockCacheKey, BucketEntry> e = entries.get(i++);
-                if (evict.evict(e.getKey(), e.getValue())) {
-                    freed += e.getValue().slotSize;
+                Candidate c = entries.get(i++);
+                if (evict.evict(c.key(), c.entry())) {
+                    freed += c.entry().slotSize;
                 }
             }
             entries.subList(0, i).clear();

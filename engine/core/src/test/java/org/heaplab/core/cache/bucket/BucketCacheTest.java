@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.heaplab.core.cache.Block;
 import org.heaplab.core.cache.BlockCacheKey;
 import org.heaplab.core.cache.BlockType;
@@ -408,5 +409,48 @@ class BucketCacheTest {
         assertTrue(metrics(c).evictedBlocks() > 0, "the cache was too small: eviction ran");
         assertEquals(0, c.leakDetector().outstanding());
         assertTrue(metrics(c).usedBytes() <= FOUR_BUCKETS);
+    }
+
+    /**
+     * Readers keep touching blocks while eviction sorts them by last access. The sort must see one access
+     * time per block: a sort whose keys change under it throws ("Comparison method violates its general
+     * contract"), which failed every write that ran eviction and left the cache half empty.
+     */
+    @Test
+    void evictionSortsWhileReadersTouchTheBlocks() throws Exception {
+        int slots = 128 * 16; // 128 buckets of sixteen 1 KB slots
+        BucketCache c = new BucketCache(BucketCacheConfig.of(slots * KB, SIZES).withWriters(1, slots), true);
+        caches.add(c);
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> readers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            Thread reader = new Thread(() -> {
+                ThreadLocalRandom r = ThreadLocalRandom.current();
+                while (!stop.get()) {
+                    Block b = c.getBlock(key(1, r.nextInt(slots)), BlockType.DATA, true);
+                    if (b != null) {
+                        b.release();
+                    }
+                }
+            });
+            reader.start();
+            readers.add(reader);
+        }
+        try {
+            for (int round = 0; round < 40; round++) {
+                for (int k = 0; k < slots; k++) { // refill what the last run evicted
+                    c.cacheBlock(key(1, k), heapBlock(key(1, k), 900), false);
+                }
+                written(c);
+                c.evictor().freeSpace();
+            }
+        } finally {
+            stop.set(true);
+            for (Thread reader : readers) {
+                reader.join();
+            }
+        }
+        assertTrue(metrics(c).evictedBlocks() > 0, "eviction ran");
+        assertEquals(0, metrics(c).failedInserts(), "no write failed in the eviction it ran");
     }
 }
