@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from heaplab.edition import EditionError, Exercise, Performance
+from heaplab.exercise_tests import run_maven
 
 FULL_MARKS_WITHIN = 1.2
 RUNS = 3
@@ -55,26 +56,8 @@ class PerformanceGrade:
 
 def build_bench(root: Path, timeout_s: float = 1200) -> None:
     """Builds engine/bench (and what it needs) in the checkout at ``root``."""
-    command = [
-        "mvn",
-        "-B",
-        "-q",
-        "-f",
-        str(root / "engine" / "pom.xml"),
-        "package",
-        "-DskipTests",
-        "-pl",
-        "bench",
-        "-am",
-    ]
-    try:
-        subprocess.run(command, capture_output=True, text=True, check=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired as e:
-        raise EditionError(f"the benchmarks did not build within {timeout_s:g} s in {root}") from e
-    except OSError as e:
-        raise EditionError(f"cannot run mvn: {e.strerror} (install Maven 3.8+ and a JDK 17+)") from e
-    except subprocess.CalledProcessError as e:
-        raise EditionError(f"the benchmarks do not build in {root}:\n{(e.stdout + e.stderr)[-3000:]}") from e
+    command = ["mvn", "-B", "-q", "-f", str(root / "engine" / "pom.xml"), "package", "-DskipTests"]
+    run_maven(root, [*command, "-pl", "bench", "-am"], "the benchmarks", timeout_s)
 
 
 def run_benchmark(

@@ -47,19 +47,28 @@ def check_command(root: Path, exercises: list[Exercise]) -> list[str]:
     return maven_test_command(root, [t for ex in exercises for t in ex.public_tests])
 
 
-def run_tests(root: Path, classes: list[str], timeout_s: float = 1800) -> dict[str, list[str]]:
-    """Runs the JUnit ``classes`` (fully qualified) in the checkout at ``root`` with Maven, and returns each
-    class's failure and error messages from its fresh surefire report (an empty list: it passed)."""
-    command = [*maven_test_command(root, classes), "-Dmaven.test.failure.ignore=true"]
-    started = time.time()
+def run_maven(root: Path, command: list[str], what: str, timeout_s: float) -> None:
+    """Runs a Maven ``command`` on the checkout at ``root``; EditionError (naming ``what``) when it fails."""
     try:
         subprocess.run(command, capture_output=True, text=True, check=True, timeout=timeout_s)
     except subprocess.TimeoutExpired as e:
-        raise EditionError(f"the tests did not finish within {timeout_s:g} s in {root}") from e
+        raise EditionError(f"{what} did not finish within {timeout_s:g} s in {root}") from e
     except OSError as e:
         raise EditionError(f"cannot run mvn: {e.strerror} (install Maven 3.8+ and a JDK 17+)") from e
-    except subprocess.CalledProcessError as e:  # a build failure, not a test failure (those are ignored)
-        raise EditionError(f"the engine does not build in {root}:\n{(e.stdout + e.stderr)[-3000:]}") from e
+    except subprocess.CalledProcessError as e:
+        raise EditionError(
+            f"{what}: the engine does not build in {root}:\n{(e.stdout + e.stderr)[-3000:]}"
+        ) from e
+
+
+def run_tests(root: Path, classes: list[str], timeout_s: float = 1800) -> dict[str, list[str]]:
+    """Runs the JUnit ``classes`` (fully qualified) in the checkout at ``root`` with Maven, and returns each
+    class's failure and error messages from its fresh surefire report (an empty list: it passed)."""
+    started = time.time()
+    # a build failure raises; test failures are ignored here and read from the reports
+    run_maven(
+        root, [*maven_test_command(root, classes), "-Dmaven.test.failure.ignore=true"], "the tests", timeout_s
+    )
     results = {}
     for t in classes:
         report = root / "engine" / engine_module_of(root, t) / "target" / "surefire-reports" / f"TEST-{t}.xml"
