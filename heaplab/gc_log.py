@@ -36,6 +36,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
+from heaplab import rawlogs
+
 GC_LOG = "gc-regionserver.log"
 
 # Kinds of pause: young, mixed (G1), full, initial-mark (CMS), remark (G1 and CMS), cleanup (G1's
@@ -181,13 +183,14 @@ def _kind(what: str, gen: str | None) -> str:
 
 
 def parse(path: str | Path) -> GcLog:
-    """Read one unified JVM log; raises GcLogError if the file does not exist."""
-    path = Path(path)
-    if not path.is_file():
+    """Read one unified JVM log, plain or gzipped (``path`` or ``path.gz``, heaplab.rawlogs); raises
+    GcLogError if neither file exists."""
+    found = rawlogs.locate(Path(path))
+    if found is None:
         raise GcLogError(f"{path}: no such GC log (the server writes it with -Xlog:gc*,safepoint:file=...)")
-    log = GcLog(path)
+    log = GcLog(found)
     reading = _Reading()
-    with path.open(encoding="utf-8", errors="replace") as f:
+    with rawlogs.open_text(found) as f:
         for raw in f:
             line = raw.rstrip("\n")
             if not line.strip():

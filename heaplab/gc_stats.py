@@ -16,6 +16,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
+from heaplab import rawlogs
 from heaplab.client_summary import ClientSummary, load_phase_summaries
 from heaplab.gc_events import GC_EVENTS, GcEvent, load_gc_events
 from heaplab.gc_log import CMS, GC_LOG, KINDS, GcLog, Pause, Safepoint, parse
@@ -94,8 +95,8 @@ def _from_event(e: GcEvent, uptime_ms: float | None) -> ServerPause:
 
 def load_server_gc(server_dir: Path, host: str) -> ServerGc | None:
     """One server's pauses (and safepoints), or None when it left neither file."""
-    log_path = server_dir / GC_LOG
-    if log_path.is_file():
+    log_path = rawlogs.locate(server_dir / GC_LOG)  # plain or gzipped
+    if log_path is not None:
         stat = log_path.stat()
         log = _parse_once(str(log_path), stat.st_mtime_ns, stat.st_size)
         pauses = [_from_log(host, p, log.region_size_bytes) for p in log.pauses]

@@ -38,7 +38,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from heaplab import gc_log  # the unified GC log parser
+from heaplab import gc_log, rawlogs  # the unified GC log parser; plain or gzipped logs
 from heaplab.client_summary import PERCENTILE_KEYS
 from heaplab.hlog import latency_us, read_total
 
@@ -292,8 +292,8 @@ def gc_events_from_log(server_dir: Path) -> Path | None:
     Returns the file written, or None when there is no GC log.
     """
 
-    log = server_dir / gc_log.GC_LOG
-    if not log.is_file():
+    log = rawlogs.locate(server_dir / gc_log.GC_LOG)  # plain, or gzipped by an earlier pass
+    if log is None:
         return None
     lines = []
     for p in gc_log.parse(log).pauses:

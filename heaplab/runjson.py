@@ -9,6 +9,8 @@ Format history (the ``format`` field):
      later added, per variant: site (the variant's own engine-site overrides, filled in; the lab's
      site is in the spec) and vars (the variant's phase parameters, filled in); ``published`` may be a
      mapping experiment -> the article's name.  Readers treat both as optional.
+     later added, per variant: gc_logs_gzipped (how many gc-*.log files heaplab.rawlogs compressed
+     to .gz when the variant ended; absent in older runs, whose logs are plain).
 
 run.json is written once when the run starts (status "running") and replaced at the end.  Every write goes
 to a temporary file in the same directory and is renamed over the old one, so a reader (or a Ctrl-C)

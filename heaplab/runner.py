@@ -26,6 +26,7 @@ from typing import Any
 from heaplab import (
     hbase_pe,
     profiles,
+    rawlogs,
     secrets,
     server_errors,
 )
@@ -354,6 +355,8 @@ def _run_variant(
         hbase_pe.convert_variant(vdir / "client", extra["heaplab_phases"])
         for server_dir in sorted((vdir / "server").glob("*/")):
             hbase_pe.gc_events_from_log(server_dir)
+    # The GC logs are most of a run's bytes: compress them before the run is complete (heaplab.rawlogs)
+    entry["gc_logs_gzipped"] = len(rawlogs.compress_gc_logs(vdir))
     if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
         entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
     if code == 0:
