@@ -142,6 +142,12 @@ def _parser() -> argparse.ArgumentParser:
     grd.add_argument("submissions", help="a folder of submission zips (one per student)")
     grd.add_argument("--autograder", required=True, help="the lab's autograder zip (heaplab course build)")
     grd.add_argument("--out", default="graded", help="where class.csv, class.html and the work go")
+    grd.add_argument(
+        "--source",
+        action="store_true",
+        help="also grade the student's code in each zip: the lab's exercises' public and hidden tests, run "
+        "with Maven on this checkout's engine (a few minutes a submission)",
+    )
 
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
@@ -274,7 +280,7 @@ def cmd_report(root: Path, args: argparse.Namespace) -> int:
 
 def cmd_submit(root: Path, args: argparse.Namespace) -> int:
     run_dir = resolve_run(args.run, _under(root, args.runs_dir, DEFAULT_RUNS_DIR))
-    done = submit(run_dir, Path(args.notebook), _under(root, args.out, DEFAULT_SUBMISSIONS_DIR))
+    done = submit(run_dir, Path(args.notebook), _under(root, args.out, DEFAULT_SUBMISSIONS_DIR), root=root)
     print(f"submission: {done.zip_path} ({done.files} files)")
     print(f"receipt (sha256): {done.sha256}")
     return 0
@@ -353,7 +359,12 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
     if not key:
         print(f"note: ${COURSE_KEY_ENV} is not set: the students' seeds are not checked", file=sys.stderr)
     graded = grade_all(
-        Path(args.submissions), Path(args.autograder), out, root / "results/reference", course_key=key or None
+        Path(args.submissions),
+        Path(args.autograder),
+        out,
+        root / "results/reference",
+        course_key=key or None,
+        source_root=root if args.source else None,
     )
     for g in graded:
         score, most = g.total

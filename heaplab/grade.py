@@ -8,7 +8,10 @@ For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on
 2. `otter run` with the lab's autograder zip (the instructor's, from `otter assign`) in a subprocess with a
    timeout: the score of every question, hidden tests included, from otter's results.json;
 3. the lab's claims judged on the submitted run alone, with heaplab's own loaders: each claim's measured
-   quantity and verdict, for the class view.
+   quantity and verdict, for the class view;
+4. the student's code (heaplab.exercise_sources): the solution files under ``source/`` must be the ones the
+   run measured; with ``--source`` each exercise of the lab scores 1 when its public and hidden tests pass
+   on them (heaplab.exercise_tests.grade_source, within SOURCE_TIMEOUT_S), else 0 with the failures flagged.
 Then class.csv (one row per submission) and class.html (heaplab.class_view) in the output directory.
 """
 
@@ -25,11 +28,15 @@ from pathlib import Path, PurePosixPath
 
 from heaplab.analysis import analyse
 from heaplab.class_view import write_class_html
+from heaplab.edition import EditionError, load_exercises
+from heaplab.exercise_sources import RUN_FIELD, SOURCE_DIR, source_problems
+from heaplab.exercise_tests import grade_source
 from heaplab.integrity import code_files, manifest_problems, recomputation_mismatches
 from heaplab.student import seed_problems, shared_runs
 from heaplab.submit import MANIFEST, RESULTS
 
 OTTER_TIMEOUT_S = 600
+SOURCE_TIMEOUT_S = 900  # a student's code: the Maven build and the exercises' tests
 
 
 class GradeError(Exception):
@@ -81,7 +88,36 @@ def _otter_scores(
     return scores, ""
 
 
-def grade_one(zip_path: Path, autograder: Path, work: Path, course_key: str | None = None) -> Graded:
+def _source_scores(g: Graded, unpacked: Path, source_root: Path, work: Path, timeout_s: float) -> None:
+    """Score each exercise of the submission's lab on the student's code (heaplab.exercise_tests.
+    grade_source in this checkout, ``source_root``): 1 when its public and hidden tests pass, else 0 and
+    the first failures flagged."""
+    mine = [ex.id for ex in load_exercises(source_root).values() if ex.lab == g.lab]
+    if not mine:
+        return
+    try:
+        grades = {x.exercise: x for x in grade_source(source_root, unpacked / SOURCE_DIR, work, timeout_s)}
+    except EditionError as e:
+        g.flags.append(f"source not graded: {str(e).splitlines()[0]}")
+        grades = {}
+    for ex_id in mine:
+        x = grades.get(ex_id)
+        g.scores[f"exercise {ex_id}"] = (1.0 if x is not None and x.passed else 0.0, 1.0)
+        if x is not None and not x.submitted:
+            g.flags.append(f"exercise {ex_id}: not submitted")
+        elif x is not None:
+            g.flags += [f"exercise {ex_id}: {f}" for f in x.failures[:3]]
+
+
+def grade_one(
+    zip_path: Path,
+    autograder: Path,
+    work: Path,
+    *,
+    course_key: str | None = None,
+    source_root: Path | None = None,
+    source_timeout_s: float = SOURCE_TIMEOUT_S,
+) -> Graded:
     g = Graded(zip_path.stem)
     with zipfile.ZipFile(zip_path) as z:
         names = z.namelist()
@@ -92,6 +128,7 @@ def grade_one(zip_path: Path, autograder: Path, work: Path, course_key: str | No
         g.flags += manifest_problems(z)
         unpacked = work / g.name
         z.extractall(unpacked)
+    recorded = None
     manifest_path = unpacked / MANIFEST
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
     g.lab, g.run = manifest.get("lab"), manifest.get("run")
@@ -103,15 +140,19 @@ def grade_one(zip_path: Path, autograder: Path, work: Path, course_key: str | No
         g.flags.append("no run in the submission")
     else:
         g.run_dir = run_dir
+        run_json = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        recorded = run_json.get(RUN_FIELD)
         if course_key:  # the run's own record: the manifest's copy is the student's to edit
-            run_student = json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("student")
-            g.flags += seed_problems(run_student, course_key)
+            g.flags += seed_problems(run_json.get("student"), course_key)
         a = analyse(run_dir)  # the submitted run alone: no other run of its series is in the zip
         g.flags += recomputation_mismatches(run_dir, a.measurements)
         g.claims = {r.claim.id: (r.quantity[0] if r.quantity else None, r.verdict) for r in a.claims}
+    g.flags += source_problems(unpacked, names, recorded)
     g.scores, error = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
     if error:
         g.flags.append(error)
+    if source_root is not None and any(n.startswith(f"{SOURCE_DIR}/") for n in names):
+        _source_scores(g, unpacked, source_root, work / f"{g.name}.source", source_timeout_s)
     return g
 
 
@@ -121,6 +162,8 @@ def grade_all(
     out: Path,
     reference_dir: Path | None = None,
     course_key: str | None = None,
+    *,
+    source_root: Path | None = None,
 ) -> list[Graded]:
     """Grade every zip under ``submissions``; write class.csv and class.html into ``out`` (the class view
     draws the lab's newest run under ``reference_dir`` beside the students' values). With the course key,
@@ -135,7 +178,7 @@ def grade_all(
     graded = []
     for i, zip_path in enumerate(zips, start=1):
         print(f"[{i}/{len(zips)}] {zip_path.name}", flush=True)
-        graded.append(grade_one(zip_path, autograder, work, course_key))
+        graded.append(grade_one(zip_path, autograder, work, course_key=course_key, source_root=source_root))
     shared = shared_runs({g.name: (g.run, g.seed) for g in graded if not g.rejected})
     for g in graded:
         if g.name in shared:

@@ -11,6 +11,8 @@ Format history (the ``format`` field):
      mapping experiment -> the article's name.  Readers treat both as optional.
      later added, per variant: gc_logs_gzipped (how many gc-*.log files heaplab.rawlogs compressed
      to .gz when the variant ended; absent in older runs, whose logs are plain).
+     later added: exercise_sources ({repository path: sha256} of the lab's exercise solution files when
+     the run started, heaplab.exercise_sources; only for labs with exercises).
 
 run.json is written once when the run starts (status "running") and replaced at the end.  Every write goes
 to a temporary file in the same directory and is renamed over the old one, so a reader (or a Ctrl-C)

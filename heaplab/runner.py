@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from heaplab import (
+    exercise_sources,
     hbase_pe,
     profiles,
     rawlogs,
@@ -181,6 +182,7 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         "target": str(opts.inventory),
         "command": opts.command,
         "git": git_state(opts.root),
+        **_exercise_sources(opts.root, spec.lab),
         "start": iso(started),
         "end": None,
         "status": "running",
@@ -309,6 +311,12 @@ class _JdkQuestions:
         entry["jdk"] = "; ".join(sorted({r.version for r in runtimes}))
         homes = {r.host: r.home for r in runtimes}
         return None, {"heaplab_variant_jdk": floor, "heaplab_variant_java_homes": homes}
+
+
+def _exercise_sources(root: Path, lab: str) -> dict[str, Any]:
+    """run.json's ``exercise_sources`` for a lab with exercises: the code this run measures."""
+    recorded = exercise_sources.record(root, lab)
+    return {exercise_sources.RUN_FIELD: recorded} if recorded else {}
 
 
 def _run_variant(

@@ -1,7 +1,9 @@
 """`heaplab submit RUN --notebook NB`: a student's run and graded notebook packed for the grader.
 
 The zip holds the notebook at its top (as otter-grader expects a submission), the run directory unchanged
-under ``results/<run>/`` (so the grader recomputes every number from the raw files), and
+under ``results/<run>/`` (so the grader recomputes every number from the raw files), the lab's exercise
+solution files as the run measured them under ``source/`` (heaplab.exercise_sources; none for a lab
+without exercises), and
 ``heaplab-submission.json``: the run's provenance (lab, scale, commit, spec digest, hosts, student) and the
 sha256 of every file in the zip, which the grader checks before it trusts a byte. The zip's own sha256 is
 the receipt the student keeps.
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from heaplab import exercise_sources
 
 MANIFEST = "heaplab-submission.json"
 RESULTS = "results"
@@ -76,13 +80,29 @@ def _entries(run_dir: Path, notebook: Path) -> list[tuple[Path, str]]:
     return out
 
 
-def submit(run_dir: Path, notebook: Path, out_dir: Path, now: datetime | None = None) -> Submission:
-    """Pack ``run_dir`` and ``notebook`` into a zip under ``out_dir``; refuse what cannot be graded."""
+def _source_entries(root: Path, manifest: dict[str, Any]) -> list[tuple[Path, str]]:
+    """The exercise solution files the run measured (heaplab.exercise_sources), as they are in ``root``;
+    a SubmitError when one has changed since the run."""
+    recorded = manifest.get(exercise_sources.RUN_FIELD) or {}
+    changed = exercise_sources.changed_since_run(root, recorded)
+    if changed:
+        raise SubmitError(
+            f"{', '.join(changed)} changed since this run measured it: run the lab again on the code you "
+            "hand in"
+        )
+    return [(root / rel, exercise_sources.zip_name(rel)) for rel in sorted(recorded)]
+
+
+def submit(
+    run_dir: Path, notebook: Path, out_dir: Path, now: datetime | None = None, root: Path | None = None
+) -> Submission:
+    """Pack ``run_dir`` and ``notebook`` into a zip under ``out_dir``; refuse what cannot be graded. With
+    ``root`` (the checkout the run was made from), the exercise files the run measured go in too."""
     run_dir, notebook = run_dir.resolve(), notebook.resolve()
     if notebook.suffix != ".ipynb" or not notebook.is_file():
         raise SubmitError(f"{notebook} is not a notebook file (.ipynb)")
     manifest = check_run(run_dir)
-    entries = _entries(run_dir, notebook)
+    entries = _entries(run_dir, notebook) + (_source_entries(root, manifest) if root is not None else [])
     student = (manifest.get("student") or {}).get("id")
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
     record = {

@@ -96,6 +96,20 @@ def test_gc_events_are_json_lines(e2e: FinishedRun) -> None:
         assert isinstance(event, dict) and event["duration_ms"] >= 0
 
 
+def test_gc_logs_are_kept_gzipped(e2e: FinishedRun) -> None:
+    """Every GC log of a complete variant, server and client, is stored as .gz (heaplab.rawlogs), and
+    the report's GC numbers still come from the server's log, not from gc-events.jsonl."""
+    for name, entry in e2e.manifest["variants"].items():
+        if entry["status"] != "complete":
+            continue
+        vdir = e2e.run / name
+        assert list(vdir.rglob("gc-*.log")) == [], name
+        packed = sorted(vdir.rglob("gc-*.log.gz"))
+        assert entry["gc_logs_gzipped"] == len(packed) > 0, name
+        assert (vdir / "server/localhost/gc-regionserver.log.gz").is_file(), name
+    assert "from each server's unified GC log" in (e2e.run / "report.md").read_text(encoding="utf-8")
+
+
 def _table_rows(report: str, experiment: str) -> tuple[list[str], dict[tuple[str, str], list[str]]]:
     """The header and the rows (by variant and source) of the experiment's table in report.md."""
     section = report.split(f"\n## {experiment} ", 1)[1].split("\n## ", 1)[0]

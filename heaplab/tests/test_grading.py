@@ -31,6 +31,7 @@ import matplotlib.image
 import nbformat
 import pytest
 
+from heaplab import exercise_sources
 from heaplab.course import build_lab, graded_labs
 from heaplab.grade import grade_all
 from heaplab.questions import load_questions
@@ -74,7 +75,13 @@ def answered(student: Path, dest: Path, answers: list[str]) -> Path:
 
 
 def _submission(
-    tmp: Path, name: str, run: Path, notebook: Path, into: Path, student: dict[str, str] | None = None
+    tmp: Path,
+    name: str,
+    run: Path,
+    notebook: Path,
+    into: Path,
+    student: dict[str, str] | None = None,
+    source: Path | None = None,
 ) -> Path:
     """`heaplab submit` of a copy of ``run``. The reference runs were made without `--student`: the copy's
     run.json gets the student record `heaplab run --student <name>` writes (a stand-in for a real run per
@@ -86,8 +93,10 @@ def _submission(
     if "secrets_check" not in manifest:  # lab 04's reference run predates the check: give its copy one
         manifest["secrets_check"] = {"clean": True, "findings": []}
     manifest["student"] = student or {"id": name, "seed": student_seed(COURSE_KEY, name)}
+    if source is not None:  # the student's checkout: the run measured its exercise files
+        manifest[exercise_sources.RUN_FIELD] = exercise_sources.record(source, manifest["lab"])
     (copy / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
-    done = submit(copy, notebook, tmp / name / "out")
+    done = submit(copy, notebook, tmp / name / "out", root=source)
     into.mkdir(parents=True, exist_ok=True)
     return done.zip_path.replace(into / f"{name}.zip")
 
@@ -113,6 +122,42 @@ def test_an_honest_submission_gets_every_auto_point(
     assert g.flags == [] and g.rejected is None, g.flags
     score, most = g.total
     assert most > 0 and score == most, g.scores
+
+
+NEEDS_MAVEN = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs Maven (the engine's build)")
+BUCKET_ENTRY = "engine/core/src/main/java/org/heaplab/core/cache/bucket/BucketEntry.java"
+
+
+@NEEDS_MAVEN
+def test_the_students_code_is_graded_by_the_hidden_tests(
+    tmp_path: Path, course: dict[str, tuple[Path, Path]]
+) -> None:
+    """Lab 04 with its two exercises handed in as code: read-paths as the reference has it, bucket-refcount
+    with a planted leak (release() never frees a slot). The run's record says it measured exactly these
+    files (the copy of the reference run gets the record `heaplab run` writes from the student's checkout);
+    `heaplab grade --source` runs the public and hidden JUnit tests on them with Maven."""
+    lab = "04-offheap-read"
+    student, autograder = course[lab]
+    checkout = tmp_path / "checkout"
+    for rel in [*exercise_sources.lab_solution_files(REPO, lab), "engine/exercises.yml"]:
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / rel, checkout / rel)
+    entry = checkout / BUCKET_ENTRY
+    assert "return n == 0;" in entry.read_text()
+    entry.write_text(entry.read_text().replace("return n == 0;", "return false; // never frees the slot", 1))
+    notebook = answered(student, tmp_path / "nb", _solutions(lab))
+    _submission(tmp_path, "fay", RUNS[lab], notebook, tmp_path / "class", source=checkout)
+    (g,) = grade_all(
+        tmp_path / "class", autograder, tmp_path / "graded", REFERENCE, COURSE_KEY, source_root=REPO
+    )
+    assert g.rejected is None
+    assert g.scores["exercise read-paths"] == (1.0, 1.0)
+    assert g.scores["exercise bucket-refcount"] == (0.0, 1.0)
+    hidden = [f for f in g.flags if f.startswith("exercise bucket-refcount: org.heaplab.core.cache.bucket.")]
+    assert any("BucketRefCountHiddenTest" in f for f in hidden), g.flags
+    assert not [f for f in g.flags if f.startswith("source/")]  # the code is what the run measured
+    notebook_points = [s for q, s in g.scores.items() if not q.startswith("exercise ")]
+    assert notebook_points and all(score == most for score, most in notebook_points)
 
 
 def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]]) -> None:
