@@ -10,6 +10,7 @@ and kind, never the value.
 
 from __future__ import annotations
 
+import gzip
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,10 +41,10 @@ class Finding:
 
 def scan_file(path: Path) -> list[Finding]:
     """Every secret-shaped match in the first MAX_BYTES of one file."""
-    try:
-        with path.open("rb") as f:
+    try:  # a gzipped log (heaplab.rawlogs) is scanned as the text it holds
+        with gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb") as f:
             data = f.read(MAX_BYTES)
-    except OSError:
+    except (OSError, EOFError):
         return []
     found = []
     for kind, pattern in PATTERNS.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 from pathlib import Path
 
@@ -37,6 +38,15 @@ def test_each_kind_is_found_with_its_line(tmp_path: Path) -> None:
         (6, "AWS secret access key"),
         (7, "ansible password"),
     }
+
+
+def test_a_gzipped_log_is_scanned_for_what_it_holds(tmp_path: Path) -> None:
+    """GC logs are kept gzipped (heaplab.rawlogs): their compressed bytes would hide a key."""
+    f = tmp_path / "gc-regionserver.log.gz"
+    f.write_bytes(gzip.compress(("[0.1s][info][gc] Using G1\n" + f"key {ACCESS_KEY_ID}\n").encode()))
+    assert [(x.line, x.kind) for x in scan_file(f)] == [(2, "AWS access key id")]
+    (tmp_path / "broken.log.gz").write_bytes(b"not gzip")  # unreadable: no finding, no crash
+    assert scan_file(tmp_path / "broken.log.gz") == []
 
 
 def test_a_finding_names_the_place_never_the_value(tmp_path: Path) -> None:
