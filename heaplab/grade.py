@@ -92,21 +92,29 @@ def _source_scores(g: Graded, unpacked: Path, source_root: Path, work: Path, tim
     """Score each exercise of the submission's lab on the student's code (heaplab.exercise_tests.
     grade_source in this checkout, ``source_root``): 1 when its public and hidden tests pass, else 0 and
     the first failures flagged."""
-    mine = [ex.id for ex in load_exercises(source_root).values() if ex.lab == g.lab]
-    if not mine:
-        return
     try:
+        mine = [ex.id for ex in load_exercises(source_root).values() if ex.lab == g.lab]
+        if not mine:
+            return
         grades = {x.exercise: x for x in grade_source(source_root, unpacked / SOURCE_DIR, work, timeout_s)}
     except EditionError as e:
         g.flags.append(f"source not graded: {str(e).splitlines()[0]}")
-        grades = {}
+        return
     for ex_id in mine:
-        x = grades.get(ex_id)
-        g.scores[f"exercise {ex_id}"] = (1.0 if x is not None and x.passed else 0.0, 1.0)
-        if x is not None and not x.submitted:
+        x = grades[ex_id]
+        g.scores[f"exercise {ex_id}"] = (1.0 if x.passed else 0.0, 1.0)
+        if not x.submitted:
             g.flags.append(f"exercise {ex_id}: not submitted")
-        elif x is not None:
-            g.flags += [f"exercise {ex_id}: {f}" for f in x.failures[:3]]
+        g.flags += [f"exercise {ex_id}: {f}" for f in _first_failure_per_class(x.failures)]
+
+
+def _first_failure_per_class(failures: tuple[str, ...]) -> list[str]:
+    """One failure ("<class>: <test>: <message>") of each failing test class, in order: a public test
+    class that fails everywhere must not hide the hidden one."""
+    seen: dict[str, str] = {}
+    for f in failures:
+        seen.setdefault(f.split(": ", 1)[0], f)
+    return list(seen.values())
 
 
 def grade_one(
