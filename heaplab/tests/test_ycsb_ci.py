@@ -111,7 +111,7 @@ def test_merged_hlog_holds_every_operation(e2e: FinishedRun) -> None:
 def test_a_background_ycsb_phase_is_stopped_without_a_report(e2e: FinishedRun) -> None:
     client = _client(e2e)
     assert not (client / "reader-localhost.json").exists(), "stopped by its until phase: no summary"
-    assert (client / "gc-reader-localhost.log").is_file(), "its GC log (gc-ycsb.log) is kept"
+    assert (client / "gc-reader-localhost.log.gz").is_file(), "its GC log (gc-ycsb.log) is kept"
     assert "stopped by a signal" in (client / "reader-localhost.err").read_text(encoding="utf-8")
 
 
