@@ -19,7 +19,6 @@ Then:
 from __future__ import annotations
 
 import gzip
-
 import json
 
 import pytest
@@ -99,7 +98,8 @@ def test_each_server_ran_its_own_collector_and_flags(e2e: FinishedRun) -> None:
         flags = e2e.manifest["variants"][name]["server_jvm_flags"]
         options = (e2e.run / name / "conf/jvm.options").read_text(encoding="utf-8").split()
         assert all(f in options for f in flags), (name, flags, options)
-        log = gzip.decompress((e2e.run / name / "server/localhost/gc-regionserver.log.gz").read_bytes()).decode()
+        packed = e2e.run / name / "server/localhost/gc-regionserver.log.gz"
+        log = gzip.decompress(packed.read_bytes()).decode()
         assert COLLECTOR_LINE[name] in log, name
     params = e2e.params
     threads = f"-XX:ParallelGCThreads={params['gc_threads']}"

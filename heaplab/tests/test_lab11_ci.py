@@ -17,7 +17,6 @@ free ports) with the fetched HBase linked in. Then:
 from __future__ import annotations
 
 import gzip
-
 import json
 
 import pytest
