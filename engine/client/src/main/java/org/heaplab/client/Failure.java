@@ -20,14 +20,11 @@ enum Failure {
     CONNECTION_LOST(true, true),
     /** The server answered IO_ERROR (a storage failure, or still replaying its WAL): it may have run. */
     SERVER_IO_ERROR(true, true),
-    /** Anything else (TABLE_NOT_FOUND, ILLEGAL_ARGUMENT, MALFORMED_REQUEST, ..., or this client closed). */
-    DO_NOT_RETRY(false, true);
-
     /**
-     * IO_ERROR answers that are the caller's mistake, not the server's trouble (HBase makes these
-     * DoNotRetryIOExceptions): retrying cannot help.
+     * Anything else (TABLE_NOT_FOUND, ILLEGAL_ARGUMENT, NO_SUCH_COLUMN_FAMILY, MALFORMED_REQUEST, ..., or this
+     * client closed): the caller's mistake or a bug, which retrying cannot fix.
      */
-    private static final java.util.Set<String> DO_NOT_RETRY_CLASSES = java.util.Set.of("NoSuchColumnFamilyException");
+    DO_NOT_RETRY(false, true);
 
     final boolean retryable;
     final boolean mayHaveRun;
@@ -52,15 +49,11 @@ enum Failure {
                 case NOT_SERVING_REGION -> NOT_SERVING_REGION;
                 case SERVER_BUSY -> SERVER_BUSY;
                 case SERVER_STOPPING -> SERVER_UNREACHABLE;
-                case IO_ERROR -> DO_NOT_RETRY_CLASSES.contains(simpleName(r.errorClass())) ? DO_NOT_RETRY : SERVER_IO_ERROR;
+                case IO_ERROR -> SERVER_IO_ERROR;
                 default -> DO_NOT_RETRY;
             };
         }
         return CONNECTION_LOST; // RpcConnection: closed by the server, reset, timed out
-    }
-
-    private static String simpleName(String className) {
-        return className == null ? "" : className.substring(className.lastIndexOf('.') + 1);
     }
 
     /** LOCATE said the region's server is down (it stopped heartbeating): the call is not even sent. */

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -23,7 +25,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The client against fake region servers and a fake master on loopback: batches split per server,
  * results in request order, scans region by region, relocation on NOT_SERVING_REGION (LOCATE counted),
- * backoff on SERVER_BUSY, INCREMENT never retried once it may have run, one-line errors after the retries.
+ * backoff on SERVER_BUSY, INCREMENT never retried once it may have run, NO_SUCH_COLUMN_FAMILY never retried,
+ * one-line errors after the retries.
  */
 @Timeout(30)
 class ClientRoutingTest {
@@ -237,6 +240,32 @@ class ClientRoutingTest {
         RemoteException e = assertThrows(RemoteException.class, () -> conn.getTable("Missing").get(b("r")));
         assertEquals(ErrorCode.TABLE_NOT_FOUND, e.code());
         assertEquals(1, cluster.master.locates.get());
+    }
+
+    @Test
+    void aPutToAMissingFamilyFailsAtOnceNamingFamilyAndTable() throws IOException {
+        // the default retry settings: a put that is retried fails only after about 108 s
+        try (Connection c = Connection.open(cluster.clientConf()
+            .set(ClientSettings.PAUSE_KEY, Long.toString(ClientSettings.DEFAULT_PAUSE_MS))
+            .set(ClientSettings.RETRIES_KEY, Integer.toString(ClientSettings.DEFAULT_RETRIES)))) {
+            Table t = c.getTable("T");
+            t.put(new Put(b("a")).addColumn(FakeCluster.F, FakeCluster.Q, b("x"))); // located and connected: timed below
+            FakeCluster.Server s0 = cluster.servers.get(0);
+
+            RemoteException e = assertTimeoutPreemptively(Duration.ofSeconds(1), () -> assertThrows(RemoteException.class,
+                () -> t.put(new Put(b("b")).addColumn(b("nope"), FakeCluster.Q, b("x")))));
+            assertEquals(ErrorCode.NO_SUCH_COLUMN_FAMILY, e.code());
+            assertTrue(e.getMessage().contains("'nope'") && e.getMessage().contains("'T'"), e.getMessage());
+            assertEquals(2, s0.calls(Method.PUT), "the put to the missing family was sent once, not retried");
+            assertNull(s0.rows.get(b("b")));
+
+            List<Put> batch = List.of(new Put(b("c")).addColumn(FakeCluster.F, FakeCluster.Q, b("x")),
+                new Put(b("e")).addColumn(b("nope"), FakeCluster.Q, b("x"))); // rows of servers 0 and 1
+            RemoteException inBatch = assertTimeoutPreemptively(Duration.ofSeconds(1),
+                () -> assertThrows(RemoteException.class, () -> t.put(batch)));
+            assertEquals(ErrorCode.NO_SUCH_COLUMN_FAMILY, inBatch.code());
+            assertEquals(1, cluster.servers.get(1).calls(Method.PUT), "the failed part of the batch was not resent");
+        }
     }
 
     @Test

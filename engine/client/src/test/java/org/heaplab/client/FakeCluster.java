@@ -16,6 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.region.NoSuchColumnFamilyException;
 import org.heaplab.rpc.Method;
 import org.heaplab.rpc.ParamReader;
 import org.heaplab.rpc.ParamWriter;
@@ -30,8 +31,9 @@ import org.heaplab.rpc.RpcService;
 /**
  * Fake region servers and a fake master on loopback, real sockets and the real RPC server: each region
  * server keeps rows in memory (one cell per row, the last put's) and answers NOT_SERVING_REGION for rows
- * outside the regions the master's table assigns to it, as a cluster region server does. Failures can be
- * injected per server and method. Only what the client tests need.
+ * outside the regions the master's table assigns to it, as a cluster region server does, and
+ * NO_SUCH_COLUMN_FAMILY to a PUT with a cell of another family than {@link #F}. Failures can be injected
+ * per server and method. Only what the client tests need.
  */
 final class FakeCluster implements AutoCloseable {
     static final String HOST = InetAddress.getLoopbackAddress().getHostAddress();
@@ -121,6 +123,9 @@ final class FakeCluster implements AutoCloseable {
             switch (m) {
                 case PUT -> {
                     for (org.heaplab.core.cell.Cell kv : request.cells()) { // all or nothing, as the region server
+                        if (!Arrays.equals(kv.family(), F)) { // every fake table has the one family F
+                            throw new NoSuchColumnFamilyException(table, new String(kv.family()));
+                        }
                         check(table, kv.row());
                     }
                     for (org.heaplab.core.cell.Cell kv : request.cells()) {

@@ -28,7 +28,12 @@ public enum ErrorCode {
      * The call queue is full (HBase's CallQueueTooBigException): the call was not run; the client backs
      * off and retries.
      */
-    SERVER_BUSY(12);
+    SERVER_BUSY(12),
+    /**
+     * A cell names a column family its table does not have (HBase's NoSuchColumnFamilyException, a
+     * DoNotRetryIOException): nothing of the request was applied; the client does not retry it.
+     */
+    NO_SUCH_COLUMN_FAMILY(13);
 
     public final short code;
 

@@ -28,6 +28,9 @@ public final class ErrorMapping {
         if (name.equals("CallQueueTooBigException")) {
             return ErrorCode.SERVER_BUSY;
         }
+        if (name.equals("NoSuchColumnFamilyException")) { // an IOException: before the IO_ERROR catch-all
+            return ErrorCode.NO_SUCH_COLUMN_FAMILY;
+        }
         if (t instanceof IllegalArgumentException || name.equals("ConfigurationException")) {
             return ErrorCode.ILLEGAL_ARGUMENT;
         }

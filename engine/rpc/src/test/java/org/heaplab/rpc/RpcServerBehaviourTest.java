@@ -1,6 +1,7 @@
 package org.heaplab.rpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -231,6 +233,36 @@ class RpcServerBehaviourTest {
         }
         try (RpcConnection c = connect()) {
             c.call(Method.STATUS, new byte[0], List.of());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("implementations")
+    void bytesAfterTheCellBlockAreMalformedWhileBytesAfterTheParamsAreIgnored(String impl) throws Exception {
+        start(impl);
+        try (Socket s = raw()) {
+            OutputStream out = s.getOutputStream();
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            out.write(FrameWriter.preamble());
+            List<KeyValue> cells = List.of(FrameRoundTripTest.kv("r", "v"));
+            byte[] params = new ParamWriter().writeString("t").writeInt(7).toByteArray(); // ECHO reads only the string
+            out.write(FrameWriter.request(51, Method.PUT, params, cells));
+            Response ok = readResponse(in);
+            assertEquals(51, ok.callId());
+            assertFalse(ok.isError(), ok::toString);
+            assertEquals("t", ok.paramReader().readString());
+
+            byte[] frame = FrameWriter.request(52, Method.PUT, params, cells);
+            ByteBuffer padded = ByteBuffer.allocate(frame.length + 3).putInt(frame.length - 4 + 3)
+                .put(frame, 4, frame.length - 4).put(new byte[3]); // the frame length counts 3 bytes after the cells
+            out.write(padded.array());
+            Response bad = readResponse(in);
+            assertEquals(52, bad.callId());
+            assertEquals(ErrorCode.MALFORMED_REQUEST, bad.error());
+            assertTrue(bad.message().contains("3 bytes after its cell block"), bad.message());
+
+            out.write(FrameWriter.request(53, Method.STATUS, new byte[0], List.of()));
+            assertEquals(53, readResponse(in).callId(), "the connection stays open");
         }
     }
 

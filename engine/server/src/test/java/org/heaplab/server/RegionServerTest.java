@@ -16,16 +16,22 @@ import org.heaplab.client.Connection;
 import org.heaplab.client.Put;
 import org.heaplab.client.Result;
 import org.heaplab.client.Table;
+import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.TableDescriptor;
 import org.heaplab.rpc.ErrorCode;
+import org.heaplab.rpc.Method;
+import org.heaplab.rpc.ParamWriter;
 import org.heaplab.rpc.RemoteException;
+import org.heaplab.rpc.RpcConnection;
 import org.heaplab.rpc.ServerStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 @Timeout(120)
 class RegionServerTest {
@@ -118,6 +124,29 @@ class RegionServerTest {
             assertArrayEquals(b("v"), c.getTable("T").get(b("k")).getValue(F, Q));
         } finally {
             again.stop();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"legacy", "staged"})
+    void aPutToAMissingFamilyAnswersNoSuchColumnFamilyAndAppliesNothing(String writePath, @TempDir Path root)
+        throws Exception {
+        StorageAssumption.assumeStorage();
+        RegionServer server = RegionServer.start(conf(root, 0).set(WritePath.KEY, writePath));
+        try (Connection c = Connection.open(HOST, server.port());
+             RpcConnection raw = RpcConnection.open(HOST, server.port(), 5000, 10_000)) {
+            c.getAdmin().createTable(new TableDescriptor("T", F, Compression.NONE), new byte[0][]);
+            List<KeyValue> cells = List.of(KeyValue.create(b("a"), F, Q, 1, KeyValue.Type.PUT, b("good")),
+                KeyValue.create(b("b"), b("nope"), Q, 1, KeyValue.Type.PUT, b("bad")));
+            RemoteException e = assertThrows(RemoteException.class,
+                () -> raw.call(Method.PUT, new ParamWriter().writeString("T").toByteArray(), cells));
+            assertEquals(ErrorCode.NO_SUCH_COLUMN_FAMILY, e.code());
+            assertEquals("org.heaplab.core.region.NoSuchColumnFamilyException", e.errorClass());
+            assertEquals("column family 'nope' does not exist in table 'T'", e.getMessage());
+            assertTrue(c.getTable("T").get(b("a")).isEmpty(), "nothing of the request was applied");
+            raw.call(Method.STATUS, new byte[0], List.of()); // the connection stays open
+        } finally {
+            server.stop();
         }
     }
 
