@@ -125,3 +125,40 @@ def assert_run_completed(e2e: FinishedRun) -> None:
         assert entry["site"] == e2e.spec.variant_site(e2e.params, variant)
     assert (e2e.run / "report.md").is_file()
     assert e2e.lab.leftover_processes() == [], "a server or a background client outlived the run"
+
+
+def only_variants(text: str, keep: tuple[str, ...]) -> str:
+    """The spec with every variant not in ``keep`` marked ``available: false`` (block-style variants)."""
+    lines = text.splitlines(keepends=True)
+    start, end = variants_section(lines)
+    out = lines[:start]
+    for line in lines[start:end]:
+        out.append(line)
+        name = variant_head(line)
+        if name is not None and name not in keep:
+            out.append('    available: false\n    why: "not run in CI (time)"\n')
+    return "".join(out + lines[end:])
+
+
+def variants_section(lines: list[str]) -> tuple[int, int]:
+    """[start, end) of the lines under ``variants:`` (up to the next top-level key)."""
+    start = lines.index("variants:\n") + 1
+    end = start
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith((" ", "#"))):
+        end += 1
+    return start, end
+
+
+def variant_head(line: str) -> str | None:
+    """The variant name when ``line`` opens a variant (two-space indent, ``name:``), else None."""
+    head = line.split("#", maxsplit=1)[0].rstrip()
+    if line.startswith("  ") and not line.startswith("   ") and head.endswith(":"):
+        return head.strip()[:-1]
+    return None
+
+
+def variant_names(text: str) -> list[str]:
+    """The variant names of a spec's text, in order."""
+    lines = text.splitlines(keepends=True)
+    start, end = variants_section(lines)
+    return [n for n in map(variant_head, lines[start:end]) if n is not None]

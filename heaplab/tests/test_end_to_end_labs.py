@@ -20,17 +20,33 @@ import pytest
 from heaplab.claims import DIRECTION, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
 from heaplab.memory import load_admin_metrics
 from heaplab.tests.conftest import REPO, FinishedRun
-from heaplab.tests.shared_runs import assert_run_completed, available_variants, run_lab_at_ci
+from heaplab.tests.shared_runs import (
+    assert_run_completed,
+    available_variants,
+    only_variants,
+    run_lab_at_ci,
+    variant_names,
+)
 from heaplab.tests.test_end_to_end import spec_with_port
 
 LABS = ("07-write-pipeline", "08-memstore-memory")
+# Three of each lab's five variants run in CI, so that `make test` stays under 30 minutes on 2 cores; between
+# them every switch is on and off once, and some claims are judged (lab 07: both MVCC orders, both WAL
+# durabilities, the staged path against its baseline; lab 08: no MSLAB, MSLAB with the flattened chunk map,
+# the off-heap memstore). The others are unavailable in the test's copy of the spec only, and the claims
+# that need them must then read `not measurable here`.
+CI_VARIANTS = {
+    "07-write-pipeline": ("async-legacy-mvcc", "sync-preassign", "sync-staged"),
+    "08-memstore-memory": ("plain", "mslab-chunkmap", "offheap-skiplist"),
+}
 
 
 @pytest.fixture(scope="module", params=LABS)
 def e2e(request, lab_root, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     lab_name = request.param
     real = (REPO / "labs" / lab_name / "experiment.yml").read_text(encoding="utf-8")
-    lab = lab_root(spec_with_port(real), lab=lab_name)
+    assert set(CI_VARIANTS[lab_name]) <= set(variant_names(real)), lab_name
+    lab = lab_root(only_variants(spec_with_port(real), CI_VARIANTS[lab_name]), lab=lab_name)
     return run_lab_at_ci(lab, lab_name, tmp_path_factory.mktemp("runs"), timeout=1200)
 
 
