@@ -52,7 +52,8 @@ def test_without_a_gc_log_nothing_is_copied(tmp_path: Path) -> None:
 
 
 def test_a_failed_phase_keeps_its_exit_code_and_repeats_its_stderr_tail(tmp_path: Path) -> None:
-    proc, out = run_phase(tmp_path, "pe", "randomRead", "1", FAKE_RC="3", FAKE_ERR_LINES="25", ENGINE_PHASE_TAIL="4")
+    env = {"FAKE_RC": "3", "FAKE_ERR_LINES": "25", "ENGINE_PHASE_TAIL": "4"}
+    proc, out = run_phase(tmp_path, "pe", "randomRead", "1", **env)
     assert proc.returncode == 3
     assert (out / "load-localhost.err").read_text().count("\n") == 25
     assert proc.stderr.splitlines() == [f"err line {i}" for i in range(22, 26)]
