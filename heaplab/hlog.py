@@ -68,11 +68,26 @@ def read_total(paths: list[Path]) -> HdrHistogram:
     return total
 
 
+def mean_value(h: HdrHistogram) -> float:
+    """The histogram's mean, exactly as ``HdrHistogram.get_mean_value`` computes it (each recorded bucket's
+    count times the middle of its bucket, summed as integers in bucket order), but visiting only the buckets
+    that hold a count: the package's own walks every bucket up to the largest value through a Python
+    iterator, about half a second for one merged latency log, which made recomputing a run take minutes."""
+    if not h.total_count:
+        return 0.0
+    total = 0
+    for index, count in enumerate(h.counts):
+        if count:
+            value = h.get_highest_equivalent_value(h.get_value_from_index(index))
+            total += count * h._hdr_median_equiv_value(value)
+    return float(total) / h.total_count
+
+
 def latency_us(total: HdrHistogram) -> dict[str, float]:
     """A client summary's ``latency_us`` (client_summary.PERCENTILE_KEYS) from a merged histogram."""
     at = total.get_value_at_percentile
     return {
-        "mean": round(total.get_mean_value(), 3),
+        "mean": round(mean_value(total), 3),
         "min": float(total.get_min_value()),
         "p50": float(at(50)),
         "p75": float(at(75)),

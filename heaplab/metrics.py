@@ -19,7 +19,7 @@ from heaplab.client_summary import ClientSummary, load_phase_summaries
 from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.gc_events import YoungGcStats, young_gc_stats
 from heaplab.gc_stats import GC_UNITS, gc_values, load_variant_gc
-from heaplab.hlog import US_PER_MS, read_total
+from heaplab.hlog import US_PER_MS, mean_value, read_total
 from heaplab.mechanism import MECHANISM_UNITS, mechanism_values
 from heaplab.memory import (
     CHUNK_SIZE_KEY,
@@ -85,7 +85,7 @@ def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
         return {}
     total = read_total(hlogs)
     return {
-        "latency_avg": total.get_mean_value() / US_PER_MS,
+        "latency_avg": mean_value(total) / US_PER_MS,
         "latency_p50": total.get_value_at_percentile(50) / US_PER_MS,
         "latency_p95": total.get_value_at_percentile(95) / US_PER_MS,
         "latency_p99": total.get_value_at_percentile(99) / US_PER_MS,
