@@ -148,13 +148,17 @@ NEEDS_MAVEN = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs Mave
 
 @NEEDS_MAVEN
 def test_every_stub_fails_and_grading_catches_a_planted_leak_with_a_hidden_test(tmp_path: Path) -> None:
-    """check-edition's proof; then a student's edition graded: row-index done right (the reference code)
-    but slow (a spin planted in the seek), bucket-refcount wrong (references taken, but release() never
-    frees a slot), the rest left as stubs. The tests pass row-index; its performance grade does not."""
+    """check-edition's proof; then a student's edition graded: every exercise's reference solution put
+    back, except that row-index is right but slow (a spin planted in the seek) and bucket-refcount is wrong
+    (references taken, but release() never frees a slot). The reference solutions get full marks from
+    the public and hidden tests, and so does row-index; its performance grade does not."""
     assert check_edition(REPO, tmp_path / "check") == []
     edition = tmp_path / "check" / "student"
-    for rel in load_exercises(REPO)["row-index"].solution:
-        shutil.copyfile(REPO / rel, edition / rel)
+    exercises = load_exercises(REPO)
+    for ex in exercises.values():
+        if ex.id != "bucket-refcount":
+            for rel in ex.solution:
+                shutil.copyfile(REPO / rel, edition / rel)
     seeker = edition / SEEKER  # correct, but each seek first spins for 20 us: about 100x the reference's seek
     seeker.write_text(seeker.read_text().replace(SLOW[0], SLOW[0] + SLOW[1], 1))
     entry = edition / BUCKET_ENTRY
@@ -162,17 +166,17 @@ def test_every_stub_fails_and_grading_catches_a_planted_leak_with_a_hidden_test(
     planted = entry.read_text().replace(stub, "return refCount.getAndIncrement() > 0;", 1)
     entry.write_text(planted.replace(stub, "refCount.decrementAndGet();\n        return false;", 1))
     grades = {g.exercise: g for g in grade_source(REPO, edition, tmp_path / "grade")}
-    assert grades["row-index"].passed, grades["row-index"].failures
+    assert set(grades) == set(exercises)
+    full_marks = {e: g.failures for e, g in grades.items() if e != "bucket-refcount" and not g.passed}
+    assert full_marks == {}, "the reference solutions must pass their public and hidden tests"
     leak = grades["bucket-refcount"]
     assert leak.submitted and not leak.passed
     hidden = [
         f for f in leak.failures if f.startswith("org.heaplab.core.cache.bucket.BucketRefCountHiddenTest")
     ]
     assert any("the map's was the last: free the slot" in f for f in hidden), leak.failures
-    stubbed = grades["preassigned-mvcc"]
-    assert not stubbed.passed and any("not implemented" in f for f in stubbed.failures)
     # the performance grade: the planted spin loses most of the marks (a 100x slowdown against 1.2x)
-    (perf,) = grade_performance(REPO, tmp_path / "grade", [load_exercises(REPO)["row-index"]], SHORT_JMH)
+    (perf,) = grade_performance(REPO, tmp_path / "grade", [exercises["row-index"]], SHORT_JMH)
     assert perf.exercise == "row-index" and perf.slowdown > 10 and perf.marks < 0.2, perf.line()
 
 
