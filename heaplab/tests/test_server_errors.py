@@ -69,42 +69,16 @@ def test_a_clean_log_has_no_errors(tmp_path: Path) -> None:
     assert found.count == 0 and summary({}) == "none" and report_lines({}) == []
 
 
-# The one error a committed reference run may hold, and only one that ran before its fix: the evictors'
-# sort over access times that readers changed meanwhile (results/reference/README.md lists the series it
-# affected). The fix landed at 2026-11-26T02:40:51Z; a run started after it must log no error at all.
-KNOWN = "Comparison method violates its general contract!"
-FIXED_AT = "2026-11-26T02:40:51Z"
-
-
-def _started(run: Path) -> str:
-    return str(json.loads((run / "run.json").read_text(encoding="utf-8"))["start"])
-
-
+# Every series that logged the evictors' sort error (results/reference/README.md, "A bug these series ran
+# with") has been re-run with the fix: no committed reference run may hold a server error of any kind.
 @pytest.mark.parametrize(
     "run",
     sorted(p for p in (REPO / "results/reference").iterdir() if (p / "run.json").is_file()),
     ids=lambda p: p.name,
 )
-def test_no_reference_run_holds_an_unexplained_server_error(run: Path) -> None:
+def test_no_reference_run_holds_a_server_error(run: Path) -> None:
     found = scan(load_run(run))
-    messages = [m for e in found.values() for m in e.messages]
-    if _started(run) < FIXED_AT:
-        messages = [m for m in messages if KNOWN not in m]
-    assert messages == []
-
-
-def test_the_lab10_series_before_the_fix_shows_its_frozen_cache() -> None:
-    """While the lab 10 series of 2026-11-25 is committed, its engine's LRU shows the bug; the other
-    variants logged nothing."""
-    runs = sorted((REPO / "results/reference").glob("10-ycsb-cluster-local-20261125T*"))
-    if not runs:
-        pytest.skip("the lab 10 series of 2026-11-25 has been replaced")
-    for run in runs:
-        assert _started(run) < FIXED_AT
-        found = scan(load_run(run))
-        assert set(found) == {"hbase1-onheap"}, run.name
-        assert any("lru-block-cache-eviction" in m for m in found["hbase1-onheap"].messages)
-        assert "## Server errors" in report_lines(found)
+    assert [m for e in found.values() for m in e.messages] == []
 
 
 def test_a_report_names_the_errors_and_the_verdicts_that_use_the_variant(
