@@ -19,7 +19,7 @@ from heaplab.client_summary import ClientSummary, load_phase_summaries
 from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.gc_events import YoungGcStats, young_gc_stats
 from heaplab.gc_stats import GC_UNITS, gc_values, load_variant_gc
-from heaplab.hlog import US_PER_MS, mean_value, read_total
+from heaplab.hlog import US_PER_MS, mean_value, read_total, value_at_percentile
 from heaplab.mechanism import MECHANISM_UNITS, mechanism_values
 from heaplab.memory import (
     CHUNK_SIZE_KEY,
@@ -86,10 +86,10 @@ def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
     total = read_total(hlogs)
     return {
         "latency_avg": mean_value(total) / US_PER_MS,
-        "latency_p50": total.get_value_at_percentile(50) / US_PER_MS,
-        "latency_p95": total.get_value_at_percentile(95) / US_PER_MS,
-        "latency_p99": total.get_value_at_percentile(99) / US_PER_MS,
-        "latency_p999": total.get_value_at_percentile(99.9) / US_PER_MS,
+        "latency_p50": value_at_percentile(total, 50) / US_PER_MS,
+        "latency_p95": value_at_percentile(total, 95) / US_PER_MS,
+        "latency_p99": value_at_percentile(total, 99) / US_PER_MS,
+        "latency_p999": value_at_percentile(total, 99.9) / US_PER_MS,
         "latency_max": total.get_max_value() / US_PER_MS,
     }
 

@@ -14,7 +14,7 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from heaplab.hlog import US_PER_MS, mean_value, read_total
+from heaplab.hlog import US_PER_MS, mean_value, read_total, value_at_percentile
 from heaplab.metrics import UNITS, Measurement, measure_all
 from heaplab.rundir import Run, RunError, load_run
 
@@ -123,7 +123,7 @@ def _pooled(measured: list[Measurement], metric: str) -> float | None:
         return mean_value(total) / US_PER_MS
     if pct == "max":
         return total.get_max_value() / US_PER_MS
-    return total.get_value_at_percentile(float(pct)) / US_PER_MS
+    return value_at_percentile(total, float(pct)) / US_PER_MS
 
 
 def compare(paths: list[Path], metrics: list[str] | None = None) -> list[Cell]:

@@ -15,7 +15,7 @@ from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogReader
 
 from heaplab.gc_stats import ServerPause, load_variant_gc, measured_summaries
-from heaplab.hlog import US_PER_MS
+from heaplab.hlog import US_PER_MS, add_into, value_at_percentile
 from heaplab.rundir import Run
 
 BUCKET_MS = 1000.0
@@ -77,8 +77,8 @@ def latency_timeline(run: Run, variant: str, experiment: str) -> Timeline | None
         try:
             while (h := reader.get_next_interval_histogram()) is not None:
                 index = max(int((h.get_start_time_stamp() - start) // BUCKET_MS), 0)
-                buckets.setdefault(index, _histogram()).add(h)
-                total.add(h)
+                add_into(buckets.setdefault(index, _histogram()), h)
+                add_into(total, h)
         finally:
             reader.input_file.close()
     tl = Timeline(variant, experiment, start, end)
@@ -88,15 +88,15 @@ def latency_timeline(run: Run, variant: str, experiment: str) -> Timeline | None
             Row(
                 t_s=index * BUCKET_MS / 1000.0,
                 count=h.get_total_count(),
-                p50_ms=h.get_value_at_percentile(50) / US_PER_MS,
-                p99_ms=h.get_value_at_percentile(99) / US_PER_MS,
-                p999_ms=h.get_value_at_percentile(99.9) / US_PER_MS,
+                p50_ms=value_at_percentile(h, 50) / US_PER_MS,
+                p99_ms=value_at_percentile(h, 99) / US_PER_MS,
+                p999_ms=value_at_percentile(h, 99.9) / US_PER_MS,
                 max_ms=h.get_max_value() / US_PER_MS,
             )
         )
     if total.get_total_count():
-        tl.p50_ms = total.get_value_at_percentile(50) / US_PER_MS
-        tl.p999_ms = total.get_value_at_percentile(SPIKE_PERCENTILE) / US_PER_MS
+        tl.p50_ms = value_at_percentile(total, 50) / US_PER_MS
+        tl.p999_ms = value_at_percentile(total, SPIKE_PERCENTILE) / US_PER_MS
     pauses = [p for s in load_variant_gc(run, variant) for p in s.pauses]
     overlapping = [p for p in pauses if p.start_epoch_ms < end and p.end_epoch_ms > start]
     tl.pauses = sorted(overlapping, key=lambda p: p.start_epoch_ms)

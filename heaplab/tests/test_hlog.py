@@ -5,13 +5,19 @@ import json
 import random
 from pathlib import Path
 
+import pytest
 from hdrh.histogram import HdrHistogram
-from hdrh.log import HistogramLogWriter
+from hdrh.log import HistogramLogReader, HistogramLogWriter
 
 from heaplab.client_summary import load_phase_summaries
-from heaplab.hlog import mean_value, read_intervals, read_total
+from heaplab.hlog import add_into, mean_value, read_intervals, read_total, value_at_percentile
+from heaplab.tests.conftest import REPO
 
 CLIENT = "hbase1-onheap/client"
+# a YCSB load log of a real run: its intervals are smaller histograms than the total (fewer buckets)
+LAB02_LOAD = (
+    REPO / "results/reference/02-g1-tuning-local-20261126T032938Z/g1-default/client/load-localhost.hlog"
+)
 
 
 def _hdr_close(a: float, b: float) -> bool:
@@ -106,3 +112,53 @@ def test_the_fast_mean_is_the_packages_mean_to_the_last_bit() -> None:
     before = mean_value(h)
     h.record_value(900_000)
     assert mean_value(h) > before
+
+
+def test_adding_decoded_intervals_gives_what_the_package_gives() -> None:
+    """add_into must leave the same histogram as HdrHistogram.add: every decoded interval of a real log
+    written by the engine's YCSB client (each sized to its own largest value, so not the shape of the
+    total) added both ways."""
+    hlog = LAB02_LOAD
+    ours, theirs = HdrHistogram(1, 3_600_000_000, 3), HdrHistogram(1, 3_600_000_000, 3)
+    reader = HistogramLogReader(str(hlog), HdrHistogram(1, 3_600_000_000, 3))
+    shapes = set()
+    while (h := reader.get_next_interval_histogram()) is not None:
+        shapes.add(h.bucket_count)
+        add_into(ours, h)
+        theirs.add(h)
+    reader.input_file.close()
+    assert shapes and ours.bucket_count not in shapes, "the intervals must differ in shape from the total"
+    assert list(ours.counts) == list(theirs.counts)
+    assert (ours.total_count, ours.min_value, ours.max_value) == (
+        theirs.total_count,
+        theirs.min_value,
+        theirs.max_value,
+    )
+    assert ours.get_total_count() == read_total([hlog]).get_total_count() > 0
+    # a value too large for the total is refused, as the package's add refuses it
+    small = HdrHistogram(1, 1000, 3)
+    with pytest.raises(IndexError):
+        add_into(small, theirs)
+
+
+def test_the_fast_percentile_is_the_packages_percentile() -> None:
+    """value_at_percentile must give exactly HdrHistogram.get_value_at_percentile, at 0 (the lowest
+    bucket value), the usual percentiles and 100, on random histograms and a decoded interval."""
+    rng = random.Random(11)
+    histograms = []
+    for values in (
+        [5],
+        [1, 2, 3, 2047, 2048, 2049],
+        [int(rng.lognormvariate(8, 1.5)) + 1 for _ in range(5_000)],
+    ):
+        h = HdrHistogram(1, 3_600_000_000, 3)
+        for v in values:
+            h.record_value(v)
+        histograms.append(h)
+    histograms.append(HdrHistogram(1, 3_600_000_000, 3))  # empty: 0
+    reader = HistogramLogReader(str(LAB02_LOAD), HdrHistogram(1, 3_600_000_000, 3))
+    histograms.append(reader.get_next_interval_histogram())
+    reader.input_file.close()
+    for h in histograms:
+        for pct in (0, 1, 50, 90, 99, 99.9, 99.99, 100):
+            assert value_at_percentile(h, pct) == h.get_value_at_percentile(pct), (pct, h.get_total_count())
