@@ -10,7 +10,8 @@
 #   make test       engine unit tests, Python tests, notebooks, playbook lint, end-to-end ci runs (one of
 #                   them on Apache HBase, fetched first); HEAPLAB_HBASE_TESTS=all adds the longer HBase runs
 #   make notebook   open the lab notebooks in Jupyter (installs the notebook UI into the venv)
-#   make lint       ruff and ansible-lint
+#   make lint       ruff and ansible-lint (make lint-python: ruff only; make test runs that, and ansible-lint
+#                   in pytest)
 #   make bench      JMH benchmarks (memstore insert, WAL append + sync), short run; BENCH_ARGS=... for JMH
 #                   options (engine/docs/benchmarks.md); results in results/runs/bench-TIMESTAMP/
 #   make clean      remove build output, the fetched Apache HBase and the venv (never results/runs)

@@ -123,11 +123,11 @@ def mean_value(h: HdrHistogram) -> float:
     iterator, about half a second for one merged latency log, which made recomputing a run take minutes."""
     if not h.total_count:
         return 0.0
+    counts = _counts(h)
     total = 0
-    for index, count in enumerate(h.counts):
-        if count:
-            value = h.get_highest_equivalent_value(h.get_value_from_index(index))
-            total += count * h._hdr_median_equiv_value(value)
+    for index in np.flatnonzero(counts).tolist():
+        value = h.get_highest_equivalent_value(h.get_value_from_index(index))
+        total += int(counts[index]) * h._hdr_median_equiv_value(value)
     return float(total) / h.total_count
 
 
