@@ -109,8 +109,10 @@ def test_claims_are_judged_exactly_when_their_variants_ran(e2e: FinishedRun) -> 
         if not claim.measurable:
             assert judged["verdict"] == NOT_MEASURABLE and judged["why"] == claim.why, claim.id
         elif set(judged["measured"]) <= available:
-            # a read metric is missing when the engine lacks its counters: then the claim says so
-            assert judged["n"] == 1 or (judged["verdict"] == INCONCLUSIVE and " has no " in judged["why"]), (
+            # a read metric is missing when the engine lacks its counters, or a short CI window saw no
+            # young GC on the denominator's side: then the claim is inconclusive and says which
+            explained = " has no " in judged["why"] or " 0, so no ratio" in judged["why"]
+            assert judged["n"] == 1 or (judged["verdict"] == INCONCLUSIVE and explained), (
                 claim.id,
                 judged["why"],
             )
