@@ -163,8 +163,9 @@ class _Reading:
 
 
 def _epoch_ms(stamp: str) -> float:
-    # 2026-11-22T05:51:19.470+0000 (the "time" decoration, local time with its offset)
-    return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f%z").timestamp() * 1000.0
+    # 2026-11-22T05:51:19.470+0000 (the "time" decoration, local time with its offset); the line's pattern
+    # has checked the form, and fromisoformat (Python 3.11+) reads it as strptime does, in a tenth of the time
+    return datetime.fromisoformat(stamp).timestamp() * 1000.0
 
 
 def _bytes(number: str | None, unit: str | None) -> int | None:
