@@ -17,8 +17,9 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ class RunOptions:
     size_local: bool = True  # `local` scale sized from this machine (heaplab.sizing)
     variants: tuple[str, ...] = ()  # `--variant`: run only these (empty: every variant)
     student: dict[str, str] | None = None  # `--student`: {id, seed} (heaplab.student)
+    facts_cache: str | None = None  # a run's ansible fact cache (run_lab makes one per run)
 
 
 def utc_stamp(now: datetime | None = None) -> str:
@@ -158,7 +160,18 @@ def mark_unselected(entries: dict[str, dict[str, Any]], selected: Sequence[str])
 
 
 def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
-    """Run one lab; return (exit code, run directory)."""
+    """Run one lab; return (exit code, run directory).
+
+    The run's playbooks share one fact cache (a temporary directory, removed at the end): the hosts'
+    facts are gathered for the first variant, not again for each of the others."""
+    facts = tempfile.mkdtemp(prefix="heaplab-facts-")
+    try:
+        return _run_lab(lab, replace(opts, facts_cache=facts))
+    finally:
+        shutil.rmtree(facts, ignore_errors=True)
+
+
+def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     spec_path = resolve_lab(opts.root, lab)
     spec = load_spec(spec_path)
     params, sizing = _scale_params(spec, opts)
@@ -403,7 +416,15 @@ def _secrets_check(run_dir: Path, opts: RunOptions) -> dict[str, Any]:
 
 
 def _ansible_env(opts: RunOptions) -> dict[str, str]:
-    return {"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG), "PYTHONUNBUFFERED": "1"}
+    env = {"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG), "PYTHONUNBUFFERED": "1"}
+    if opts.facts_cache:  # smart gathering: a play gathers a host's facts only when the cache has none
+        env.update(
+            ANSIBLE_GATHERING="smart",
+            ANSIBLE_CACHE_PLUGIN="jsonfile",
+            ANSIBLE_CACHE_PLUGIN_CONNECTION=opts.facts_cache,
+            ANSIBLE_CACHE_PLUGIN_TIMEOUT="0",  # never stale within one run
+        )
+    return env
 
 
 STOP_TIMEOUT_S = 360

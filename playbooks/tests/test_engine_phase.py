@@ -13,10 +13,15 @@ from playbooks.tests.support import REPO
 SCRIPT = REPO / "engine" / "dist" / "src" / "bin" / "engine-phase"
 
 # The stand-in launcher: `launcher <tool> [args]` writes a GC log named after the tool into ENGINE_LOG_DIR
-# (as bin/engine does), prints its args, and ends as FAKE_RC says after FAKE_ERR_LINES lines of stderr.
+# (as bin/engine does) and, with FAKE_PROFILE="<event>...", a profiled launcher's flame graphs; prints its
+# args, and ends as FAKE_RC says after FAKE_ERR_LINES lines of stderr.
 LAUNCHER = """#!/bin/sh
 tool="$1"; shift
 [ -n "$FAKE_GC" ] && printf 'gc of %s\\n' "$tool" > "$ENGINE_LOG_DIR/gc-$tool.log"
+if [ -n "$FAKE_PROFILE" ]; then  # as bin/engine-profiler leaves them at the JVM's exit
+  for event in $FAKE_PROFILE; do echo "$event graph" > "$ENGINE_LOG_DIR/profile-$tool-$event.html"; done
+  echo "cpu=ctimer" > "$ENGINE_LOG_DIR/profile-$tool.mode"
+fi
 echo "ran $tool $*"
 i=1
 while [ "$i" -le "${FAKE_ERR_LINES:-0}" ]; do echo "err line $i" >&2; i=$((i + 1)); done
@@ -49,6 +54,18 @@ def test_without_a_gc_log_nothing_is_copied(tmp_path: Path) -> None:
     proc, out = run_phase(tmp_path, "admin", "flush", "TestTable")
     assert proc.returncode == 0
     assert not (out / "gc-load-localhost.log").exists()
+    assert not list(out.glob("profile-*")), "no profiled launcher, no flame graph"
+
+
+def test_a_profiled_phase_keeps_its_flame_graphs_under_the_phase_name(tmp_path: Path) -> None:
+    proc, out = run_phase(tmp_path, "pe", "randomRead", "1", FAKE_PROFILE="cpu alloc")
+    assert proc.returncode == 0, proc.stderr
+    kept = {p.name: p.read_text() for p in out.glob("profile-*")}
+    assert kept == {
+        "profile-load-localhost-cpu.html": "cpu graph\n",
+        "profile-load-localhost-alloc.html": "alloc graph\n",
+        "profile-load-localhost.mode": "cpu=ctimer\n",
+    }
 
 
 def test_a_failed_phase_keeps_its_exit_code_and_repeats_its_stderr_tail(tmp_path: Path) -> None:
