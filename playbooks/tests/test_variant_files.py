@@ -38,11 +38,13 @@ def test_each_part_travels_under_its_own_directory_and_nothing_else(tmp_path: Pa
     (out / ".hidden.json").write_text("hidden files never travel")
     (out / "sub.json").mkdir()  # a directory whose name matches is no file
 
-    packed = pack([
-        {"dest": "server/localhost", "dirs": [str(logs)], "patterns": ["server.log", "gc-*.log"]},
-        {"dest": "conf", "dirs": [str(conf), "", str(tmp_path / "never-made")], "patterns": ["*.xml"]},
-        {"dest": "client", "dirs": [str(out)], "patterns": ["*.json", "*.hlog"]},
-    ])
+    packed = pack(
+        [
+            {"dest": "server/localhost", "dirs": [str(logs)], "patterns": ["server.log", "gc-*.log"]},
+            {"dest": "conf", "dirs": [str(conf), "", str(tmp_path / "never-made")], "patterns": ["*.xml"]},
+            {"dest": "client", "dirs": [str(out)], "patterns": ["*.json", "*.hlog"]},
+        ]
+    )
     archive = Path(packed["archive"])
     expected = {
         "server/localhost/server.log": "s",
