@@ -33,6 +33,7 @@ from heaplab import (
     server_errors,
 )
 from heaplab import jdk as jdk_check
+from heaplab.ansible_strategy import strategy_env
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
 from heaplab.playbook import run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
@@ -416,7 +417,7 @@ def _secrets_check(run_dir: Path, opts: RunOptions) -> dict[str, Any]:
 
 
 def _ansible_env(opts: RunOptions) -> dict[str, str]:
-    env = {"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG), "PYTHONUNBUFFERED": "1"}
+    env = {"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG), "PYTHONUNBUFFERED": "1", **strategy_env()}
     if opts.facts_cache:  # smart gathering: a play gathers a host's facts only when the cache has none
         env.update(
             ANSIBLE_GATHERING="smart",
