@@ -20,7 +20,7 @@ from heaplab.submit import SubmitError, submit
 from heaplab.tests.conftest import REPO
 
 LAB = "05-netty-rpc"
-REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261125T121144Z"
+REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261128T164056Z"
 
 
 def _sha(path: Path) -> str:

@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
+from heaplab import exercise_sources
 from heaplab.cli import main
 from heaplab.submit import MANIFEST
 from heaplab.tests.conftest import REPO
 
-REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261125T121144Z"
+REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261128T164056Z"
 
 
 @pytest.fixture
@@ -51,7 +52,14 @@ def test_the_zip_holds_notebook_run_and_a_manifest_that_matches_it(
         manifest = json.loads(z.read(MANIFEST))
         assert names[0] == "05-netty-rpc.ipynb"
         run_files = sorted(str(p.relative_to(run)) for p in run.rglob("*") if p.is_file())
-        assert sorted(n.removeprefix(f"results/{run.name}/") for n in names[1:-1]) == run_files
+        in_run = [n for n in names[1:-1] if n.startswith(f"results/{run.name}/")]
+        assert sorted(n.removeprefix(f"results/{run.name}/") for n in in_run) == run_files
+        # the exercise solution files the run measured, as they are in the repository (unchanged since)
+        recorded = json.loads((run / "run.json").read_text(encoding="utf-8"))["exercise_sources"]
+        sources = sorted(set(names[1:-1]) - set(in_run))
+        assert sources == sorted(exercise_sources.zip_name(r) for r in recorded)
+        for rel in recorded:
+            assert z.read(exercise_sources.zip_name(rel)) == (REPO / rel).read_bytes()
         assert set(manifest["files"]) == set(names) - {MANIFEST}
         for name, digest in manifest["files"].items():
             assert hashlib.sha256(z.read(name)).hexdigest() == digest, name
