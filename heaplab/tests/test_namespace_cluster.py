@@ -645,7 +645,16 @@ def test_every_hbase_daemon_log_is_collected(scenario: Scenario) -> None:
     variant = run / HBASE_VARIANT
     for node in ("n1", "n2", "n3"):  # a DataNode and a region server on each
         names = {p.name for p in (variant / "server" / node).iterdir()}
-        assert {"regionserver.log", "gc-regionserver.log", "datanode.log"} <= names, (node, names)
+        # GC logs travel gzipped, as every server's (run_collect)
+        assert {
+            "regionserver.log",
+            "gc-regionserver.log.gz",
+            "datanode.log",
+            "gc-datanode.log.gz",
+        } <= names, (
+            node,
+            names,
+        )
         log = (variant / "server" / node / "regionserver.log").read_text(encoding="utf-8", errors="replace")
         # it registered with HMaster, which gave it a region of the pre-split YCSB table
         assert "Opened usertable," in log, node
