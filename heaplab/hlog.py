@@ -34,26 +34,32 @@ def _reference() -> HdrHistogram:
     return HdrHistogram(1, 3_600_000_000, 3)
 
 
-def read_intervals(path: Path) -> list[Interval]:
-    """Per-interval p50/p99/p999/max (ms) in file order, with absolute epoch-ms timestamps."""
+def read_intervals_hist(path: Path) -> list[HdrHistogram]:
+    """Every interval's histogram in file order (microseconds, absolute epoch-ms start and end stamps)."""
     reader = HistogramLogReader(str(path), _reference())
     try:
         out = []
         while (h := reader.get_next_interval_histogram()) is not None:
-            out.append(
-                Interval(
-                    start_epoch_ms=h.get_start_time_stamp(),
-                    end_epoch_ms=h.get_end_time_stamp(),
-                    count=h.get_total_count(),
-                    p50_ms=value_at_percentile(h, 50) / US_PER_MS,
-                    p99_ms=value_at_percentile(h, 99) / US_PER_MS,
-                    p999_ms=value_at_percentile(h, 99.9) / US_PER_MS,
-                    max_ms=h.get_max_value() / US_PER_MS,
-                )
-            )
+            out.append(h)
         return out
     finally:
         reader.input_file.close()
+
+
+def read_intervals(path: Path) -> list[Interval]:
+    """Per-interval p50/p99/p999/max (ms) in file order, with absolute epoch-ms timestamps."""
+    return [
+        Interval(
+            start_epoch_ms=h.get_start_time_stamp(),
+            end_epoch_ms=h.get_end_time_stamp(),
+            count=h.get_total_count(),
+            p50_ms=value_at_percentile(h, 50) / US_PER_MS,
+            p99_ms=value_at_percentile(h, 99) / US_PER_MS,
+            p999_ms=value_at_percentile(h, 99.9) / US_PER_MS,
+            max_ms=h.get_max_value() / US_PER_MS,
+        )
+        for h in read_intervals_hist(path)
+    ]
 
 
 def _counts(h: HdrHistogram) -> np.ndarray:

@@ -39,6 +39,7 @@ MECHANISM_UNITS = {
     "response_copy_bytes_per_op": "B/op",
     "young_gc_per_mop": "1/Mop",
     "direct_used_mb": "MB",
+    "server_cpu_us_per_op": "us/op",
 }
 ALLOC_GROUPS = ("handler", "reader", "wal", "flush", "other")
 RPC_GROUPS = ("handler", "reader")  # the threads that decode requests and run calls
@@ -54,6 +55,7 @@ class Counters:
     alloc: dict[str, float] | None  # "total" and each of ALLOC_GROUPS, bytes
     copies: dict[str, float] | None  # COPY_FIELDS, bytes
     direct_used: float | None  # bytes in use now (not a counter)
+    cpu_ms: float | None = None  # the server process's CPU time (every thread, user + system)
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,8 @@ def read_counters(report: Any, where: Path, at: str) -> tuple[Counters, str | No
     if "copies" in report:
         copies = {f: number_at(report, f"copies.{f}", where, f"{at}.") for f in COPY_FIELDS}
     direct = number_at(report, "direct.used_bytes", where, f"{at}.") if "direct" in report else None
-    return Counters(alloc, copies, direct), note
+    cpu = number_at(report, "process.cpu_ms", where, f"{at}.") if "process" in report else None
+    return Counters(alloc, copies, direct, cpu), note
 
 
 def server_entries(summary: ClientSummary) -> dict[str, tuple[str, dict[str, Any]]] | None:
@@ -119,6 +122,10 @@ def _sum(groups: list[dict[str, float] | None]) -> dict[str, float] | None:
     return {k: sum(g[k] for g in groups if g is not None) for k in groups[0]}
 
 
+def _cpu_growth(after: float | None, before: float | None) -> float | None:
+    return after - before if after is not None and before is not None and after >= before else None
+
+
 def _snapshot(
     entries: dict[str, tuple[str, dict[str, Any]]],
     server: str,
@@ -147,7 +154,7 @@ def _went_back(server: str, growth: Counters, notes: list[str]) -> Counters:
         if group is not None and any(v < 0 for v in group.values()):
             notes.append(f"{server}: {name} counters fell during the phase (did the server restart?)")
             groups[name] = None
-    return Counters(groups["alloc"], groups["copies"], growth.direct_used)
+    return Counters(groups["alloc"], groups["copies"], growth.direct_used, growth.cpu_ms)
 
 
 def load_server_window(summaries: list[ClientSummary]) -> ServerWindow | None:
@@ -170,13 +177,15 @@ def load_server_window(summaries: list[ClientSummary]) -> ServerWindow | None:
             growths.append(None)
             continue
         alloc, copies = _difference(after.alloc, before.alloc), _difference(after.copies, before.copies)
-        growths.append(_went_back(server, Counters(alloc, copies, after.direct_used), notes))
+        cpu = _cpu_growth(after.cpu_ms, before.cpu_ms)
+        growths.append(_went_back(server, Counters(alloc, copies, after.direct_used, cpu), notes))
     known = [g for g in growths if g is not None]
     complete = bool(known) and len(known) == len(growths)
     total = Counters(
         _sum([g.alloc for g in known]) if complete else None,
         _sum([g.copies for g in known]) if complete else None,
         _total([g.direct_used for g in known]) if complete else None,
+        _total([g.cpu_ms for g in known]) if complete else None,
     )
     return ServerWindow(tuple(servers), total, tuple(dict.fromkeys(notes)))
 
@@ -212,6 +221,8 @@ def mechanism_values(summaries: list[ClientSummary], gc: YoungGcStats | None) ->
         values["heap_copy_bytes_per_op"] = sum(copies[f] for f in COPY_FIELDS) / ops
     if window.growth.direct_used is not None:
         values["direct_used_mb"] = window.growth.direct_used / MB
+    if window.growth.cpu_ms is not None:  # every server thread's CPU, not only the calls' own
+        values["server_cpu_us_per_op"] = window.growth.cpu_ms * 1000 / ops
     return values
 
 
@@ -222,6 +233,7 @@ CHAIN = (
     ("alloc_wal_bytes_per_op", "of which WAL (B/op)"),
     ("heap_copy_bytes_per_op", "heap copies (B/op)"),
     ("direct_used_mb", "direct in use (MB)"),
+    ("server_cpu_us_per_op", "server CPU (us/op)"),
     ("young_gc_per_mop", "young GCs / M ops"),
     ("young_gc_avg_pause", "mean young pause (ms)"),
     ("latency_p999", "P99.9 (ms)"),
@@ -230,7 +242,8 @@ CHAIN = (
 MECHANISM_INTRO = (
     "The causal chain per variant over the measured window: heap bytes the region servers allocated per "
     "operation (of which the RPC handler and reader threads, and the WAL), bytes copied onto the heap on the "
-    "request and response path per operation (and the direct memory in use at the end), the young GCs per "
+    "request and response path per operation (and the direct memory in use at the end), the CPU time the "
+    "server processes spent per operation (every thread: calls, WAL, flushes, GC), the young GCs per "
     "million operations, their mean pause, and the tail and throughput the clients saw. docs/analysis.md "
     "defines each metric and what it cannot see."
 )

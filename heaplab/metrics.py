@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hdrh.histogram import HdrHistogram
+
 from heaplab.client_summary import ClientSummary, load_phase_summaries
 from heaplab.cluster_metrics import load_phase_report, report_paths
 from heaplab.gc_events import YoungGcStats, young_gc_stats
@@ -31,6 +33,7 @@ from heaplab.memory import (
 )
 from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run, unavailable_text
+from heaplab.steady import SteadyState, TooShort, steady_state
 from heaplab.timeline import latency_timeline, spike_gc_lift, spike_gc_share
 
 LATENCY_KEYS = {
@@ -74,6 +77,8 @@ class Measurement:
     gc: YoungGcStats | None = None
     memory: AdminMetrics | None = None  # the measured admin metrics phase's report
     memory_baseline: AdminMetrics | None = None
+    steady: SteadyState | None = None  # the phase without its warm-up, when the spec leaves one out
+    phase_window_ms: tuple[float, float] | None = None  # the whole phase (window_ms: what was judged)
 
 
 def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
@@ -83,7 +88,10 @@ def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
     hlogs = [s.hlog for s in summaries if s.hlog is not None and s.hlog.is_file()]
     if len(hlogs) != len(summaries):
         return {}
-    total = read_total(hlogs)
+    return _histogram_ms(read_total(hlogs))
+
+
+def _histogram_ms(total: HdrHistogram) -> dict[str, float]:
     return {
         "latency_avg": mean_value(total) / US_PER_MS,
         "latency_p50": value_at_percentile(total, 50) / US_PER_MS,
@@ -111,22 +119,34 @@ def measure(run: Run, variant: str, experiment: str) -> Measurement:
         m.problem = f"the spec has no phase measuring {experiment}"
         return m
     if phase is not None:
-        m.problem = _measure_client(run, m, phase.name)
+        params = run.manifest.get("scale_params") or {}
+        m.problem = _measure_client(run, m, phase.name, phase.steady_after(params))
     if memory is not None and m.problem is None:
         m.problem = _measure_memory(run, m, memory.name, memory.baseline)
     return m
 
 
-def _measure_client(run: Run, m: Measurement, phase: str) -> str | None:
+def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float = 0.0) -> str | None:
     m.phase = phase
     m.summaries = load_phase_summaries(run.client_dir(m.variant), phase)
     if not m.summaries:
         return f"no client summary {phase}-<host>.json in {run.client_dir(m.variant)}"
-    start = min(s.start_epoch_ms for s in m.summaries)
-    end = max(s.end_epoch_ms for s in m.summaries)
+    phase_start = min(s.start_epoch_ms for s in m.summaries)
+    phase_end = max(s.end_epoch_ms for s in m.summaries)
+    m.phase_window_ms = (phase_start, phase_end)
+    if steady_after_s > 0:  # the warm-up left out (heaplab.steady)
+        try:
+            m.steady = steady_state(m.summaries, steady_after_s)
+        except (TooShort, FileNotFoundError) as e:
+            return f"no steady state in {phase}: {e}"
+        start, end = m.steady.start_epoch_ms, m.steady.end_epoch_ms
+        m.values["throughput"] = m.steady.throughput
+        m.values.update(_histogram_ms(m.steady.total))
+    else:
+        start, end = phase_start, phase_end
+        m.values["throughput"] = sum(s.throughput for s in m.summaries)
+        m.values.update(_latency_ms(m.summaries))
     m.window_ms = (start, end)
-    m.values["throughput"] = sum(s.throughput for s in m.summaries)
-    m.values.update(_latency_ms(m.summaries))
     if m.values.get("latency_p50") and "latency_p999" in m.values:  # how far the tail sits above the median
         m.values["latency_p999_over_p50"] = m.values["latency_p999"] / m.values["latency_p50"]
     if m.values.get("latency_avg") and "latency_p999" in m.values:  # "average under 1 ms, P999 hundreds"
@@ -146,8 +166,12 @@ def _measure_client(run: Run, m: Measurement, phase: str) -> str | None:
         lift = spike_gc_lift(timeline) if timeline is not None else None
         if lift is not None:
             m.values["latency_spike_gc_lift"] = lift
+    # The servers' counters cover the whole phase, so the young GCs per operation do too.
+    whole_phase_gc = m.gc
+    if m.gc is not None and m.steady is not None:
+        whole_phase_gc = young_gc_stats(run.gc_events(m.variant), phase_start, phase_end, len(servers))
     try:  # server heap allocation and copies per operation, young GCs per million (heaplab/mechanism.py)
-        m.values.update(mechanism_values(m.summaries, m.gc))
+        m.values.update(mechanism_values(m.summaries, whole_phase_gc))
     except MetricsFileError as e:
         return str(e)
     return None

@@ -126,6 +126,7 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
         a.table_markdown(experiment),
         "",
     ]
+    lines += _steady_lines(a, experiment)
     for name in a.run.spec.variants_of(experiment):
         article_name = a.run.spec.variants[name].published_for(experiment)
         for note in a.published.notes(doc, experiment, article_name or ""):
@@ -139,6 +140,24 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
         lines += ["", f"![latency over time, {experiment}]({figure_name(experiment)})"]
     lines.append("")
     return lines
+
+
+def _steady_lines(a: Analysis, experiment: str) -> list[str]:
+    """Which part of the measured phase the figures cover, when its warm-up is left out (heaplab.steady)."""
+    phase = a.run.spec.measured_phase(experiment)
+    after = phase.steady_after(a.run.manifest.get("scale_params") or {}) if phase else 0.0
+    if not after:
+        return []
+    kept = [
+        f"{name} {m.steady.seconds:.0f} of {(m.phase_window_ms[1] - m.phase_window_ms[0]) / 1000:.0f} s"
+        for name, m in a.measurements[experiment].items()
+        if m.steady is not None and m.phase_window_ms is not None
+    ]
+    return [
+        f"- steady state: the first {after:g} s of phase `{phase.name}` are left out on every variant (each "
+        f"client's warm-up); throughput, percentiles and GC figures cover the rest: {', '.join(kept) or '-'}",
+        "",
+    ]
 
 
 def _claims(a: Analysis) -> list[str]:

@@ -161,6 +161,13 @@ class Phase:
     baseline: str | None = None
     background: bool = False  # a pe phase that runs while the next phases run
     until: str | None = None  # the later phase at whose end a background phase is stopped
+    steady_after_s: str | None = None  # warm-up seconds left out, or "{param}" (heaplab.steady)
+
+    def steady_after(self, params: dict[str, Any]) -> float:
+        """The seconds of this phase's start left out of its figures at a scale (0: the whole phase)."""
+        if self.steady_after_s is None:
+            return 0.0
+        return float(str(self.steady_after_s).format(**params))
 
     @property
     def measures_memory(self) -> bool:
@@ -457,7 +464,27 @@ def _measure(raw: Any, where: str, experiments: set[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-PHASE_KEYS = ("name", "tool", "args", "measure", "baseline", "background", "until")
+PHASE_KEYS = ("name", "tool", "args", "measure", "baseline", "background", "until", "steady_after_s")
+
+
+def _steady_after(raw: Any, where: str, measures: bool, scales: dict[str, Any]) -> str | None:
+    """A phase's ``steady_after_s``: seconds (a number, or "{param}" of every scale) on a measured phase."""
+    if raw is None:
+        return None
+    if not measures:
+        raise SpecError(f"{where}: steady_after_s applies only to a phase that measures (pe or ycsb)")
+    text = str(raw)
+    for scale, params in (scales or {}).items():
+        try:
+            seconds = float(text.format(**(params or {})))
+        except (KeyError, ValueError, IndexError):
+            raise SpecError(
+                f"{where}: steady_after_s {text!r} must be seconds (a number >= 0) or a {{parameter}} "
+                f"that scale {scale!r} sets to one"
+            ) from None
+        if seconds < 0:
+            raise SpecError(f"{where}: steady_after_s is {seconds:g} s at scale {scale!r}; it must be >= 0")
+    return text
 
 
 def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phase]:
@@ -478,6 +505,12 @@ def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phas
             p.get("baseline"),
             background,
             None if p.get("until") is None else str(p["until"]),
+            _steady_after(
+                p.get("steady_after_s"),
+                pw,
+                bool(p.get("measure")) and p.get("tool") != "admin",
+                raw.get("scales") or {},
+            ),
         )
         if phase.name in {q.name for q in phases}:
             raise SpecError(f"{pw}: a phase of that name comes earlier; phase names must be unique")

@@ -105,11 +105,15 @@ def server_report(
     direct_used: int = 0,
     rpc_calls: int = 0,
     supported: bool = True,
+    cpu_ms: int | None = None,
 ) -> dict[str, Any]:
     """A region server's METRICS report with the mechanism groups (docs/contracts.md section 7): ``alloc``
-    bytes by thread group (the groups not given are 0; total_bytes is their sum), heap copies, direct."""
+    bytes by thread group (the groups not given are 0; total_bytes is their sum), heap copies, direct, and
+    the process's CPU time when ``cpu_ms`` is given."""
     groups = dict.fromkeys(("handler", "reader", "wal", "flush", "other"), 0) | (alloc or {})
+    process = {} if cpu_ms is None else {"process": {"cpu_ms": cpu_ms}}
     return {
+        **process,
         **admin_metrics(64 << 20, direct_used=direct_used, gc_requested=False),
         "alloc": {
             "total_bytes": sum(groups.values()),

@@ -24,6 +24,7 @@ SERVER_SIDE = (
     "request_copy_bytes_per_op",
     "response_copy_bytes_per_op",
     "direct_used_mb",
+    "server_cpu_us_per_op",
 )
 
 BEFORE = server_report(
@@ -31,12 +32,14 @@ BEFORE = server_report(
     request_copy=400_000,
     response_copy=20_000,
     direct_used=8 * MB,
+    cpu_ms=10_000,
 )
 AFTER = server_report(
     {"handler": 9_000_000, "reader": 1_800_000, "wal": 2_700_000, "flush": 450_000, "other": 63_000},
     request_copy=2_000_000,
     response_copy=180_000,
     direct_used=40 * MB,
+    cpu_ms=13_000,
 )
 
 
@@ -56,7 +59,7 @@ def _alloc_total(report: dict[str, Any]) -> int:
 
 def test_units_are_registered() -> None:
     for metric in (*SERVER_SIDE, "young_gc_per_mop"):
-        assert UNITS[metric] in ("B/op", "1/Mop", "MB")
+        assert UNITS[metric] in ("B/op", "1/Mop", "MB", "us/op")
 
 
 def test_per_operation_arithmetic(tmp_path: Path) -> None:
@@ -74,6 +77,7 @@ def test_per_operation_arithmetic(tmp_path: Path) -> None:
     assert v["response_copy_bytes_per_op"] == pytest.approx(160_000 / ops)
     assert v["heap_copy_bytes_per_op"] == pytest.approx(1_760_000 / ops)
     assert v["direct_used_mb"] == pytest.approx(40.0)
+    assert v["server_cpu_us_per_op"] == pytest.approx(3_000_000 / ops)  # 3 s of the process's CPU
     # the fabricator puts exactly young_gcs young pauses in the window (and others outside it)
     assert v["young_gc_per_mop"] == pytest.approx(6 * 1e6 / ops)
 
@@ -251,8 +255,8 @@ def test_report_says_why_a_variant_lacks_the_server_numbers(tmp_path: Path) -> N
     run = _pair(tmp_path, [{"server": "localhost:16020", "error": "connection refused"}])
     lines = report_lines(measure_all(load_run(run)))
     row = next(line for line in lines if line.startswith("| hbase2-offheap"))
-    assert row.startswith("| hbase2-offheap | - | - | - | - | - | ")  # young GCs, pause, P99.9 remain
-    assert row.count(" - ") == 5
+    assert row.startswith("| hbase2-offheap | - | - | - | - | - | - | ")  # young GCs, pause, P99.9 remain
+    assert row.count(" - ") == 6
     assert "- hbase2-offheap: localhost:16020: connection refused (single_put-localhost.json)" in lines
 
 
