@@ -102,7 +102,7 @@ final class StagedWritePath implements WritePath {
             return;
         }
         answer.call.holdRequestUntil(p.walDone()); // the WAL's consumer reads the cells until then
-        // the sync stage hands over: on a syncer thread for SYNC/FSYNC, here for ASYNC/SKIP
+        // the sync stage hands over: on the WAL's consumer for SYNC, a syncer for FSYNC, here for ASYNC/SKIP
         p.readyForPostSync().whenComplete((v, syncFailure) -> toPostSync(p, unwrap(syncFailure), answer));
     }
 

@@ -16,13 +16,20 @@ import org.heaplab.core.conf.Configuration;
 /**
  * A write-ahead log with group commit: producers (RPC handlers) put appends into a
  * {@link WalRingBuffer}; one consumer thread takes them in ring order, stamps their sequence ids and
- * hands the records to a {@link WalSink}; {@link WalSyncer} threads write and force the sink and
- * complete the waiting futures.
+ * hands the records to a {@link WalSink}; after each batch it writes the sink to the file itself and
+ * completes the waiting futures, and {@link WalSyncer} threads do the forces.
  *
  * <pre>
  *   handler --claim/publish--&gt; ring --consumer: stamp seqId, sink.append--&gt; buffer
- *   consumer --request(txid)--&gt; syncer i --sink.flush [+ sink.force]--&gt; complete futures &lt;= txid
+ *   consumer --sink.flush--&gt; complete SYNC/ASYNC futures &lt;= txid
+ *   consumer --request(txid)--&gt; syncer i --sink.flush + sink.force--&gt; complete FSYNC futures &lt;= txid
  * </pre>
+ *
+ * <p>Why the consumer writes: a write without a force lands in the page cache in microseconds, less
+ * than handing the batch to another thread and waking it costs (a queue, an unpark, a context switch
+ * per batch); a force waits for the device for milliseconds, so it goes to a syncer while the consumer
+ * keeps taking appends. HBase 1.x's FSHLog hands every sync to a SyncRunner because its hflush is a
+ * round trip to the HDFS pipeline; HBase 2's AsyncFSWAL has no syncer threads either.
  *
  * <p>Durability ({@link Durability}): SKIP_WAL takes a slot (for its sequence id) but writes nothing
  * and completes at once; ASYNC_WAL returns to the caller at once and completes at the next sync
@@ -316,12 +323,17 @@ public final class GroupCommitWal implements AutoCloseable {
         }
     }
 
+    /** Writes everything up to {@code txid} here; a force goes to the next syncer (see the class comment). */
     private void requestSync(long txid, boolean force) {
+        if (!force) {
+            syncUpTo(txid, false);
+            return;
+        }
         syncers[nextSyncer].request(txid, force);
         nextSyncer = (nextSyncer + 1) % syncers.length;
     }
 
-    // ---- syncer threads ----
+    // ---- consumer and syncer threads ----
 
     /** Writes (and with {@code force}, forces) everything up to at least {@code txid}, unless done. */
     void syncUpTo(long txid, boolean force) {

@@ -10,9 +10,9 @@ import org.heaplab.core.cell.Cell;
  * commit needs (HBase's writer append / hflush / hsync). An interface so that tests can count, delay
  * or fail syncs.
  *
- * <p>Thread safety: {@link #append} is called by the one consumer thread; {@link #flush} and
- * {@link #force} by syncer threads, which {@link GroupCommitWal} serializes (one flush at a time,
- * one force at a time) but which may overlap with appends. Implementations must make every record
+ * <p>Thread safety: {@link #append} is called by the one consumer thread; {@link #flush} by the
+ * consumer or a syncer thread, {@link #force} by syncer threads; {@link GroupCommitWal} serializes
+ * them (one flush at a time, one force at a time), and a syncer's may overlap with appends. Implementations must make every record
  * appended before a {@link #flush} started reach the file channel, in append order, before it returns.
  */
 public interface WalSink extends Closeable {

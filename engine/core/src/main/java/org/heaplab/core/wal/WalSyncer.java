@@ -5,11 +5,11 @@ import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
- * One syncer thread of {@link GroupCommitWal} (HBase's SyncRunner). The consumer hands it sync
- * requests (round robin over the syncers); it merges every request waiting in its queue into one
- * (the highest txid, force if any asked for it) and asks the WAL to sync up to there. The WAL skips
- * the filesystem call when an earlier sync by any syncer already covered that txid, so one sync
- * completes every future up to the highest synced txid.
+ * One syncer thread of {@link GroupCommitWal} (HBase's SyncRunner). The consumer hands it the syncs
+ * that force (FSYNC_WAL appends, {@code sync(true)}; it writes the others itself), round robin over
+ * the syncers; a syncer merges every request waiting in its queue into one (the highest txid) and
+ * asks the WAL to write and force up to there. The WAL skips the filesystem call when an earlier sync
+ * already covered that txid, so one sync completes every future up to the highest synced txid.
  *
  * <p>Thread safety: {@link #request} from the consumer thread (and close); the loop runs on its own
  * daemon thread.
