@@ -63,15 +63,22 @@ final class FrameDecoder extends ByteToMessageDecoder {
         super.channelRead(ctx, msg);
     }
 
-    /** Event loop: closes the connection when part of a frame has waited for the rest longer than the timeout. */
+    /**
+     * Event loop: closes the connection when part of a frame, or of the preamble before it, has waited for
+     * the rest longer than the timeout.
+     */
     private void closeIfStalled(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) {
             stallCheck.cancel(false);
             return;
         }
-        if (actualReadableBytes() > 0 && !connection.isDiscarding() && System.nanoTime() - lastReadNanos > readTimeoutNanos) {
+        PreambleDecoder preamble = ctx.pipeline().get(PreambleDecoder.class); // null once the preamble arrived
+        boolean partial = preamble != null ? preamble.heldBytes() > 0 : actualReadableBytes() > 0;
+        long lastRead = preamble != null ? preamble.lastReadNanos() : lastReadNanos;
+        if (partial && !connection.isDiscarding() && System.nanoTime() - lastRead > readTimeoutNanos) {
             log.accept("closing " + connection.remoteAddress() + ": nothing received for " + readTimeoutNanos / 1_000_000
-                + " ms in the middle of a frame (" + RpcConstants.READ_TIMEOUT_KEY + ")");
+                + " ms in the middle of a " + (preamble != null ? "preamble" : "frame") + " ("
+                + RpcConstants.READ_TIMEOUT_KEY + ")");
             ctx.close();
         }
     }

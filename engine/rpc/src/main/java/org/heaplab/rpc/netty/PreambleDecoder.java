@@ -13,14 +13,32 @@ import org.heaplab.rpc.RpcConstants;
  * First stage of a connection's pipeline: waits for the five preamble bytes ("HLAB" + version 1), then
  * removes itself, and Netty hands whatever followed them to the {@link FrameDecoder}. A wrong preamble
  * gets one BAD_PREAMBLE error (call id -1) and the connection is closed ({@link NettyConnection#closeAfterError}).
+ * A preamble the peer stops sending half-way is closed by the {@link FrameDecoder}'s stall check.
  *
  * <p>Thread safety: one instance per channel, run by its event loop only.
  */
 final class PreambleDecoder extends ByteToMessageDecoder {
     private final NettyConnection connection;
+    private volatile long lastReadNanos = System.nanoTime();
 
     PreambleDecoder(NettyConnection connection) {
         this.connection = connection;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        lastReadNanos = System.nanoTime();
+        super.channelRead(ctx, msg);
+    }
+
+    /** Bytes of a preamble that has not fully arrived (the {@link FrameDecoder}'s stall check closes on them too). */
+    int heldBytes() {
+        return actualReadableBytes();
+    }
+
+    /** When the last bytes arrived at this stage. */
+    long lastReadNanos() {
+        return lastReadNanos;
     }
 
     @Override
