@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.heaplab.core.cell.ByteBufferKeyValue;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
@@ -172,6 +174,9 @@ class ResponsePathTest {
         List<Scope> scopes = new CopyOnWriteArrayList<>();
         CountDownLatch clientGone = new CountDownLatch(1);
         CountDownLatch lateAnswered = new CountDownLatch(1);
+        CountDownLatch sixCalls = new CountDownLatch(6);
+        AtomicReference<SimpleRpcServer> running = new AtomicReference<>();
+        AtomicBoolean closeSeenBeforeAnswer = new AtomicBoolean();
         RpcService service = new RpcService() {
             @Override
             public Reply call(Request request) {
@@ -182,6 +187,7 @@ class ResponsePathTest {
             public void call(Request request, ServerCall call) {
                 Scope scope = new Scope(null, new ArrayList<>());
                 scopes.add(scope);
+                sixCalls.countDown();
                 call.closeAfterResponse(scope);
                 switch (request.paramReader().hasRemaining() ? request.params()[0] : 0) {
                     case 1 -> call.fail(new IOException("storage failed"));
@@ -195,7 +201,12 @@ class ResponsePathTest {
                     case 5 -> new Thread(() -> {
                         try {
                             clientGone.await();
-                            Thread.sleep(100);
+                            // answer once the server has seen the client go, so that the reply meets a closed connection
+                            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                            while (running.get().connectionCount() > 0 && System.nanoTime() < deadline) {
+                                Thread.sleep(1);
+                            }
+                            closeSeenBeforeAnswer.set(running.get().connectionCount() == 0);
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                         }
@@ -207,6 +218,7 @@ class ResponsePathTest {
             }
         };
         SimpleRpcServer server = start(service, pool, new PooledDirectResponseEncoder(pool));
+        running.set(server);
         try {
             try (RpcConnection c = RpcConnection.open(HOST, server.port(), 5000, 10_000)) {
                 assertEquals(ErrorCode.IO_ERROR, assertThrows(RemoteException.class,
@@ -227,12 +239,11 @@ class ResponsePathTest {
                 }
             });
             caller.start();
-            while (scopes.size() < 6) {
-                Thread.sleep(1);
-            }
+            assertTrue(sixCalls.await(10, TimeUnit.SECONDS), "the sixth call reached the service");
             gone.close();
             clientGone.countDown();
-            assertTrue(lateAnswered.await(10, TimeUnit.SECONDS));
+            assertTrue(lateAnswered.await(20, TimeUnit.SECONDS));
+            assertTrue(closeSeenBeforeAnswer.get(), "the server dropped the connection before the late answer");
             caller.join(10_000);
         } finally {
             server.stop();

@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.heaplab.core.cache.ReadScope;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
@@ -48,6 +51,7 @@ class ConcurrentReadTest {
                 o.put("C", List.of(put(row(i), "a", "0"), put(row(i), "b", "0")));
             }
             AtomicBoolean stop = new AtomicBoolean();
+            AtomicIntegerArray progress = new AtomicIntegerArray(4); // rounds done: puts, flushes, gets, full scans
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
                 List<Future<Integer>> work = new ArrayList<>();
@@ -57,6 +61,7 @@ class ConcurrentReadTest {
                         String v = String.valueOf(++n);
                         String r = row(n % rows);
                         o.put("C", List.of(put(r, "a", v), put(r, "b", v)), Durability.SKIP_WAL).join();
+                        progress.incrementAndGet(0);
                     }
                     return n;
                 }));
@@ -67,6 +72,7 @@ class ConcurrentReadTest {
                         if (++n % 3 == 0) {
                             o.majorCompact("C");
                         }
+                        progress.incrementAndGet(1);
                     }
                     return n;
                 }));
@@ -77,6 +83,7 @@ class ConcurrentReadTest {
                             assertWhole(o.get("C", b(row(n % rows)), List.of(), scope));
                         }
                         n++;
+                        progress.incrementAndGet(2);
                     }
                     return n;
                 }));
@@ -97,10 +104,11 @@ class ConcurrentReadTest {
                         }
                         assertEquals(rows, seen, "every row, once each");
                         scans++;
+                        progress.incrementAndGet(3);
                     }
                     return scans;
                 }));
-                Thread.sleep(3000);
+                awaitRounds(progress, new int[] {2000, 60, 2000, 300}, work);
                 stop.set(true);
                 for (Future<Integer> f : work) {
                     assertTrue(f.get() > 0);
@@ -109,6 +117,26 @@ class ConcurrentReadTest {
                 stop.set(true);
                 pool.shutdownNow();
             }
+        }
+    }
+
+    /**
+     * Waits until every worker has done its rounds while the others ran (rather than for a fixed time, which
+     * a slow machine would fill with fewer overlapping flushes and scans), or until one worker has failed.
+     */
+    private static void awaitRounds(AtomicIntegerArray progress, int[] rounds, List<Future<Integer>> work)
+        throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (work.stream().noneMatch(Future::isDone)) { // a failed worker: its exception comes out of get()
+            boolean done = true;
+            for (int i = 0; i < rounds.length; i++) {
+                done &= progress.get(i) >= rounds[i];
+            }
+            if (done) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "rounds done in 60 s: " + progress + ", wanted " + Arrays.toString(rounds));
+            Thread.sleep(10);
         }
     }
 

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.heaplab.core.TestKv;
 import org.heaplab.core.cell.KeyValue;
 import org.junit.jupiter.api.Test;
@@ -364,10 +365,8 @@ class GroupCommitWalTest {
         try {
             producer.start();
             assertTrue(sink.firstFlushStarted.await(10, TimeUnit.SECONDS));
-            while (producer.isAlive() && producer.getState() != Thread.State.TIMED_WAITING
-                && producer.getState() != Thread.State.WAITING) {
-                Thread.sleep(1);
-            }
+            awaitTrue(() -> !producer.isAlive() || producer.getState() == Thread.State.TIMED_WAITING
+                || producer.getState() == Thread.State.WAITING, "the producer blocks (or, without the bound, finishes)");
             // without the bound the producer would have finished all 200 while the flush hangs
             int bound = (int) (2 * maxBuffered / 1000) + ringSize + 2;
             assertTrue(accepted.get() <= bound, "accepted " + accepted.get() + " appends (bound " + bound
@@ -410,9 +409,8 @@ class GroupCommitWalTest {
             }
             Thread consumer = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().equals("bounded-consumer")).findFirst().orElseThrow();
-            while (consumer.getState() == Thread.State.RUNNABLE) {
-                Thread.sleep(1); // until it waits: for the gated flush (or, without the bound, idle after all 200)
-            }
+            // until it waits: for the gated flush (or, without the bound, idle after all 200)
+            awaitTrue(() -> consumer.getState() != Thread.State.RUNNABLE, "the consumer waits");
             int bound = (int) (maxBuffered / 1000) + 2;
             assertTrue(sink.appends.get() <= bound, "encoded " + sink.appends.get() + " records (bound " + bound
                 + ") while the file could not be written");
@@ -421,5 +419,14 @@ class GroupCommitWalTest {
             wal.close();
         }
         assertEquals(200, CountingSink.replay(dir.resolve("wal.1")).size());
+    }
+
+    /** Polls {@code condition} (a thread's state has no callback to wait on) and fails after 20 s. */
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "not within 20 s: " + what);
+            Thread.sleep(1);
+        }
     }
 }
