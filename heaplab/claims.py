@@ -29,7 +29,7 @@ from heaplab.published import Published
 from heaplab.rundir import Run
 from heaplab.runjson import write_json_atomic
 from heaplab.server_errors import scan as scan_server_errors
-from heaplab.spec import Claim
+from heaplab.spec import PEER, Claim
 from heaplab.verdict import (
     DIRECTION,
     INCONCLUSIVE,
@@ -223,7 +223,7 @@ def judge_claim(
             claim, unit, article, article_holds, empty, INCONCLUSIVE, why, None, article_ratio, None, per_run
         )
     quantity = [_quantity(exp, row) for row in complete]
-    j = judge(exp, quantity, str(claim.metric), claim.null)
+    j = judge(exp, quantity, str(claim.metric), claim.null, target=claim.kind == PEER)
     measured = _means(exp, complete)
     why = j.why + (f"; left out: {'; '.join(problems)}" if problems else "")
     why += _error_note(exp, erroring or {})

@@ -96,10 +96,12 @@ MECHANISM_METRICS = (  # heaplab.mechanism: the server's allocation and copies p
     "response_copy_bytes_per_op",
     "young_gc_per_mop",
     "direct_used_mb",
+    "server_cpu_us_per_op",
 )
 METRICS = CLIENT_METRICS + GC_METRICS + MEMORY_METRICS + READ_METRICS + MECHANISM_METRICS
 # Claims (docs/contracts.md section 8): what a claim judges against, and where its figure comes from.
-CLAIM_KINDS = ("article", "inference", "extension", "peer")
+PEER = "peer"  # a target against Apache HBase, judged as a bound (heaplab.verdict.rule_of)
+CLAIM_KINDS = ("article", "inference", "extension", PEER)
 CLAIM_KEYS = (
     "id", "kind", "experiment", "metric", "expect", "figure", "source", "says", "article_ratio", "null",
     "needs", "measurable", "why",

@@ -12,7 +12,8 @@ level, the interval and a sentence.  docs/analysis.md ("Verdicts") states the ru
     direction       0 < lo < magnitude / 2  (the article's direction beyond noise, smaller)
     not reproduced  hi < magnitude / 2 and lo <= 0  (no effect or the opposite; the article's excluded)
     inconclusive    otherwise (the interval holds both no effect and half the article's effect)
-- Bound rule (every other claim: ``L >= 0.92 * R``, ``L <= 1.1 * R``, ``L <= 10``): reproduced when the
+- Bound rule (every other claim: ``L >= 0.92 * R``, ``L <= 1.1 * R``, ``L <= 10``, and every target, such
+  as lab 11's race against Apache HBase, ``engine >= 2.0 * hbase``): reproduced when the
   whole interval satisfies the inequality, not reproduced when the whole interval violates it, else
   inconclusive.  Ratios are judged in log space, plain values in linear space (counts can be 0).
 
@@ -63,8 +64,11 @@ class Judgement:
     why: str
 
 
-def rule_of(exp: Expectation, null: float | None) -> str:
-    """EFFECT when the expectation states an effect away from "no effect", else BOUND."""
+def rule_of(exp: Expectation, null: float | None, target: bool = False) -> str:
+    """EFFECT when the expectation states an effect away from "no effect", else BOUND. A target (a claim
+    of kind peer: the engine's own bar, not an article's finding) is always a bound: half of it is not it."""
+    if target:
+        return BOUND
     if exp.right is None:
         return EFFECT if null is not None else BOUND
     if exp.op in ("<", "<="):
@@ -97,11 +101,14 @@ def _clamp(x: float) -> float:
     return min(max(x, RATIO_FLOOR), 1 / RATIO_FLOOR)
 
 
-def judge(exp: Expectation, values: list[float], metric: str, null: float | None = None) -> Judgement:
-    """Judge per-run quantities (ratios L / R for a two-variant claim, values of L otherwise)."""
+def judge(
+    exp: Expectation, values: list[float], metric: str, null: float | None = None, target: bool = False
+) -> Judgement:
+    """Judge per-run quantities (ratios L / R for a two-variant claim, values of L otherwise); ``target``:
+    the expectation is a bar to meet (the bound rule), not an article's effect."""
     if not values:
         raise ValueError("a verdict needs at least one run's value")
-    rule = rule_of(exp, null)
+    rule = rule_of(exp, null, target)
     ratio = exp.right is not None
     if rule == EFFECT:
         return _effect(exp, values, metric, null if not ratio else 1.0)

@@ -86,6 +86,18 @@ def test_bound_on_a_ratio() -> None:
     assert judge(close, [0.8, 1.1, 0.95], "throughput").level == INCONCLUSIVE
 
 
+def test_a_target_is_a_bound_however_large() -> None:
+    """Lab 11's race target: 1.72x the peer is not "2x reproduced" by the half-effect rule, it falls short."""
+    race = parse_expectation("engine >= 2.0 * hbase")
+    assert rule_of(race, None) == EFFECT  # as an article's figure it would be an effect...
+    assert rule_of(race, None, target=True) == BOUND  # ...as a target it is a bar
+    short = [1.842, 1.675, 1.653]  # lab 11's single puts, 2026-11-28: 1.72x [1.49, 1.99]
+    assert judge(race, short, "throughput").level == REPRODUCED  # the effect rule: half of 2x is 1.41x
+    assert judge(race, short, "throughput", target=True).level == NOT_REPRODUCED  # all of it below 2x
+    assert judge(race, [1.8, 2.4, 2.1], "throughput", target=True).level == INCONCLUSIVE
+    assert judge(race, [2.4, 2.5, 2.6], "throughput", target=True).level == REPRODUCED
+
+
 def test_bound_on_a_value_in_linear_space() -> None:
     never = parse_expectation("b <= 0")
     assert judge(never, [0, 0, 0], "full_gc_count").level == REPRODUCED
