@@ -3,6 +3,7 @@ package org.heaplab.server;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.heaplab.core.cell.Cell;
+import org.heaplab.core.region.CellsStillInUse;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.rpc.RpcService;
@@ -29,7 +30,7 @@ final class LegacyWritePath implements WritePath {
         try {
             walDone = regions.put(table, cells, durability);
         } catch (Throwable t) {
-            call.holdRequestUntil(OnlineRegions.CellsStillInUse.of(t));
+            call.holdRequestUntil(CellsStillInUse.of(t));
             call.fail(t);
             return;
         }

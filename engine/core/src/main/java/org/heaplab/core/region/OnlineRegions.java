@@ -4,32 +4,25 @@ import org.heaplab.core.storefile.StoreFileTuning;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 import org.heaplab.core.cache.BlockCache;
 import org.heaplab.core.cache.CacheMetrics;
 import org.heaplab.core.cache.BlockCaches;
 import org.heaplab.core.cache.ReadPath;
 import org.heaplab.core.cache.ReadPaths;
 import org.heaplab.core.cache.ReadScope;
-import org.heaplab.core.cell.Cells;
 import org.heaplab.core.cell.Cell;
-import org.heaplab.core.cell.CellComparator;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.memstore.Memstores;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.io.AtomicFiles;
-import org.heaplab.core.io.StorageConstants;
 import org.heaplab.core.util.Futures;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.core.wal.LegacyMvcc;
@@ -55,11 +48,14 @@ import org.heaplab.core.wal.Wal;
  * repeated gets; the block cache (BlockCaches.fromConf) and the read path
  * (heaplab.regionserver.read.path) are chosen once here.
  *
+ * <p>The pieces it puts together: the tables by name ({@link TableCatalog}), a batch checked, stamped and
+ * split by region ({@link WriteBatches}), a scan across a table's regions ({@link OnlineTable#scan}), one
+ * region's data ({@link Region}).
+ *
  * <p>Thread safety: every method may be called by many handler threads at once. Table creation and
- * removal are serialized among themselves; the table map is a ConcurrentHashMap of immutable tables.
+ * removal are serialized among themselves and with {@link #close}.
  */
 public final class OnlineRegions implements Closeable {
-    private final FsLayout layout;
     private final BlockCache cache;
     private final ReadPath readPath;
     private final RowQueryCache queryCache;
@@ -67,8 +63,8 @@ public final class OnlineRegions implements Closeable {
     private final RegionServices services;
     private final MemstorePressure pressure;
     private final long flushSize;
-    private final ConcurrentHashMap<String, OnlineTable> tables = new ConcurrentHashMap<>();
     private final Object ddlLock = new Object();
+    private final TableCatalog tables;
     private volatile Wal wal;
     private volatile MemstoreFlusher flusher;
     private final Memstore.Factory memstores;
@@ -80,13 +76,13 @@ public final class OnlineRegions implements Closeable {
                           long flushSize, Memstore.Factory memstores, boolean preassignMvcc, StoreFileTuning tuning) {
         this.preassignMvcc = preassignMvcc;
         this.memstores = memstores;
-        this.layout = layout;
         this.cache = cache;
         this.readPath = readPath;
         this.queryCache = queryCache;
         this.flushSize = flushSize;
         this.pressure = new MemstorePressure(globalLimit, () -> flusher.requestGlobalFlush());
         this.services = new RegionServices(cache, readPath, pressure, memstores, readCounters, queryCache, tuning);
+        this.tables = new TableCatalog(layout, services, () -> wal, this::newMvcc, ddlLock);
     }
 
     /**
@@ -131,14 +127,14 @@ public final class OnlineRegions implements Closeable {
             globalLimit, flushSize, Memstores.fromConf(conf, globalLimit),
             conf.getBoolean(Mvcc.PREASSIGN, Mvcc.DEFAULT_PREASSIGN), StoreFileTuning.fromConf(conf));
         try {
-            o.loadTables();
+            o.tables.load();
             Map<String, Region> byName = new HashMap<>();
-            o.allRegions().forEach(r -> byName.put(r.encodedName(), r));
+            o.tables.allRegions().forEach(r -> byName.put(r.encodedName(), r));
             long maxSeq = WalReplay.replay(layout.walDir, byName, flushSize, o.pressure);
             o.wal = new Wal(layout.walDir, conf.getLong(StorageKeys.WAL_ROLL_SIZE, StorageKeys.DEFAULT_WAL_ROLL_SIZE),
                 conf.getBoolean(StorageKeys.WAL_HSYNC, StorageKeys.DEFAULT_WAL_HSYNC), maxSeq + 1, conf);
-            o.allRegions().forEach(r -> r.attachWal(o.wal, o.newMvcc()));
-            o.flusher = new MemstoreFlusher(() -> o.allRegions().toList(), o.pressure);
+            o.tables.allRegions().forEach(r -> r.attachWal(o.wal, o.newMvcc()));
+            o.flusher = new MemstoreFlusher(() -> o.tables.allRegions().toList(), o.pressure);
             return o;
         } catch (IOException | RuntimeException e) {
             o.abandon();
@@ -155,35 +151,6 @@ public final class OnlineRegions implements Closeable {
     public String mvccDescription() {
         return (preassignMvcc ? PreassignedMvcc.class : LegacyMvcc.class).getSimpleName()
             + " (" + Mvcc.PREASSIGN + "=" + preassignMvcc + ")";
-    }
-
-    private void loadTables() throws IOException {
-        try (Stream<Path> s = Files.list(layout.dataDir)) {
-            for (Path tableDir : s.filter(Files::isDirectory).filter(p -> !p.getFileName().toString().startsWith("."))
-                .sorted().toList()) {
-                TableDescriptor desc = FsLayout.readTableDescriptor(tableDir);
-                tables.put(desc.name(), new OnlineTable(desc, openRegions(tableDir, desc)));
-            }
-        }
-    }
-
-    private List<Region> openRegions(Path tableDir, TableDescriptor desc) throws IOException {
-        List<Region> regions = new ArrayList<>();
-        try (Stream<Path> s = Files.list(tableDir)) {
-            for (Path dir : s.filter(p -> Files.isRegularFile(p.resolve(StorageConstants.REGION_INFO_FILE))).toList()) {
-                Region r = Region.open(dir, desc, services);
-                r.attachWal(wal, newMvcc());
-                regions.add(r);
-            }
-        }
-        if (regions.isEmpty()) {
-            throw new IOException("table directory " + tableDir + " holds no regions");
-        }
-        return regions;
-    }
-
-    private Stream<Region> allRegions() {
-        return tables.values().stream().flatMap(t -> t.regions().stream());
     }
 
     /** Creates a table whose regions are split at {@code splitKeys} (sorted, distinct; may be empty); holds them all. */
@@ -205,53 +172,25 @@ public final class OnlineRegions implements Closeable {
     public void createTable(TableDescriptor desc, byte[][] splitKeys, long createdMs, int[] regionIndexes)
         throws IOException {
         checkOpen();
-        TableFiles.checkSplitKeys(splitKeys);
-        TableFiles.checkRegionIndexes(regionIndexes, splitKeys.length + 1);
-        synchronized (ddlLock) {
-            OnlineTable existing = tables.get(desc.name());
-            if (existing != null && sameRegions(existing, TableFiles.encodedNames(desc.name(), splitKeys, createdMs,
-                regionIndexes))) {
-                return; // the same OPEN_REGIONS again (the master retried)
-            }
-            if (existing != null || Files.exists(layout.tableDir(desc.name()))) {
-                throw new TableExistsException(desc.name());
-            }
-            Path dir = TableFiles.create(layout, desc, splitKeys, createdMs, regionIndexes);
-            tables.put(desc.name(), new OnlineTable(desc, openRegions(dir, desc)));
-        }
-    }
-
-    private static boolean sameRegions(OnlineTable t, java.util.Set<String> encodedNames) {
-        return t.regions().stream().map(Region::encodedName).collect(java.util.stream.Collectors.toSet())
-            .equals(encodedNames);
+        tables.create(desc, splitKeys, createdMs, regionIndexes);
     }
 
     public void dropTable(String table) throws IOException {
         checkOpen();
-        synchronized (ddlLock) {
-            OnlineTable t = tables.remove(table);
-            if (t == null) {
-                throw new TableNotFoundException(table);
-            }
-            for (Region r : t.regions()) {
-                r.drop();
-            }
-            queryCache.invalidateTable(table);
-            TableFiles.delete(layout, table);
-        }
+        tables.drop(table);
     }
 
     public boolean tableExists(String table) {
-        return tables.containsKey(table);
+        return tables.exists(table);
     }
 
     public TableDescriptor describe(String table) throws IOException {
-        return table(table).descriptor();
+        return tables.get(table).descriptor();
     }
 
     /** Table names, sorted. */
     public List<String> tables() {
-        return tables.keySet().stream().sorted().toList();
+        return tables.names();
     }
 
     /** {@link #put(String, List, Durability)} with the table's durability. */
@@ -275,14 +214,14 @@ public final class OnlineRegions implements Closeable {
     public CompletableFuture<Void> put(String table, List<? extends Cell> cells, Durability durability)
         throws IOException {
         checkOpen();
-        OnlineTable t = table(table);
-        List<Cell> ready = validate(t, cells);
+        OnlineTable t = tables.get(table);
+        List<Cell> ready = WriteBatches.validate(t, cells);
         if (ready.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
         Durability d = durability != Durability.USE_DEFAULT ? durability : t.descriptor().durability();
         pressure.awaitBelowLimit();
-        Region only = singleRegion(t, ready);
+        Region only = WriteBatches.singleRegion(t, ready);
         if (only != null) { // the common case (a single put, a batch of one region): no grouping at all
             CompletableFuture<Void> walDone = only.put(ready, d);
             if (only.memstoreSize() >= flushSize) {
@@ -290,7 +229,7 @@ public final class OnlineRegions implements Closeable {
             }
             return walDone;
         }
-        Map<Region, List<Cell>> byRegion = byRegion(t, ready);
+        Map<Region, List<Cell>> byRegion = WriteBatches.byRegion(t, ready);
         List<CompletableFuture<Void>> walDone = new ArrayList<>(byRegion.size());
         try {
             for (Map.Entry<Region, List<Cell>> e : byRegion.entrySet()) {
@@ -315,15 +254,15 @@ public final class OnlineRegions implements Closeable {
      */
     public List<RegionPut> prepare(String table, List<? extends Cell> cells, Durability durability) throws IOException {
         checkOpen();
-        OnlineTable t = table(table);
-        List<Cell> ready = validate(t, cells);
+        OnlineTable t = tables.get(table);
+        List<Cell> ready = WriteBatches.validate(t, cells);
         Durability d = durability != Durability.USE_DEFAULT ? durability : t.descriptor().durability();
         if (ready.isEmpty()) {
             return List.of();
         }
         pressure.awaitBelowLimit();
         List<RegionPut> parts = new ArrayList<>();
-        for (Map.Entry<Region, List<Cell>> e : byRegion(t, ready).entrySet()) {
+        for (Map.Entry<Region, List<Cell>> e : WriteBatches.byRegion(t, ready).entrySet()) {
             Region r = e.getKey();
             parts.add(new RegionPut(r, e.getValue(), d, () -> {
                 if (r.memstoreSize() >= flushSize) {
@@ -332,85 +271,6 @@ public final class OnlineRegions implements Closeable {
             }));
         }
         return parts;
-    }
-
-    /**
-     * Checks families and types; stamps LATEST_TIMESTAMP with the current time. Returns {@code cells}
-     * itself when every cell stayed the same object (views are stamped in place), else a new list.
-     */
-    @SuppressWarnings("unchecked")
-    private static List<Cell> validate(OnlineTable t, List<? extends Cell> cells) throws IOException {
-        byte[] family = t.descriptor().family();
-        long now = System.currentTimeMillis();
-        List<Cell> ready = null; // made only when a stamp returns a new cell (an immutable KeyValue)
-        for (int i = 0; i < cells.size(); i++) {
-            Cell kv = cells.get(i);
-            if (!CellComparator.familyEquals(kv, family)) {
-                throw new NoSuchColumnFamilyException(t.descriptor().name(),
-                    new String(kv.family(), java.nio.charset.StandardCharsets.UTF_8));
-            }
-            KeyValue.Type type = kv.type();
-            if (type == KeyValue.Type.MINIMUM || type == KeyValue.Type.MAXIMUM) {
-                throw new IllegalArgumentException("cell type " + type + " cannot be written: " + kv);
-            }
-            Cell stamped = kv.timestamp() == KeyValue.LATEST_TIMESTAMP ? kv.withTimestamp(now) : kv;
-            if (stamped != kv && ready == null) {
-                ready = new ArrayList<>(cells.subList(0, i));
-            }
-            if (ready != null) {
-                ready.add(stamped);
-            }
-        }
-        return ready != null ? ready : (List<Cell>) cells;
-    }
-
-    /** The region of every cell when they all share one, else null (a row not held here refuses the batch). */
-    private static Region singleRegion(OnlineTable t, List<Cell> ready) throws NotServingRegionException {
-        Region first = t.regionFor(ready.get(0));
-        for (int i = 1; i < ready.size(); i++) {
-            if (t.regionFor(ready.get(i)) != first) {
-                return null;
-            }
-        }
-        return first;
-    }
-
-    /** Splits a batch by region; a row this server does not hold refuses the whole batch before any write. */
-    private static Map<Region, List<Cell>> byRegion(OnlineTable t, List<Cell> ready) throws NotServingRegionException {
-        Map<Region, List<Cell>> byRegion = new LinkedHashMap<>();
-        for (Cell kv : ready) {
-            Region region = t.regionFor(kv);
-            byRegion.computeIfAbsent(region, r -> new ArrayList<>()).add(kv);
-        }
-        return byRegion;
-    }
-
-    /**
-     * Attached (suppressed) to a put's exception when some regions' appends were accepted before the
-     * failure: the caller must wait for {@link #future} before releasing the cells' memory.
-     */
-    public static final class CellsStillInUse extends Exception {
-        private final transient CompletableFuture<?> future;
-
-        CellsStillInUse(CompletableFuture<?> future) {
-            super("cells still read by the WAL until this completes", null, false, false);
-            this.future = future;
-        }
-
-        public CompletableFuture<?> future() {
-            return future;
-        }
-
-        /** Completes once every {@link CellsStillInUse} suppressed by {@code t} completed. */
-        public static CompletableFuture<Void> of(Throwable t) {
-            List<CompletableFuture<?>> fs = new ArrayList<>();
-            for (Throwable s : t.getSuppressed()) {
-                if (s instanceof CellsStillInUse c) {
-                    fs.add(c.future);
-                }
-            }
-            return Futures.allSettled(fs);
-        }
     }
 
     /** WAL appends, filesystem flushes and forces so far (for the server's metrics). */
@@ -453,7 +313,7 @@ public final class OnlineRegions implements Closeable {
      */
     public List<Cell> get(String table, byte[] row, List<byte[]> qualifiers, ReadScope scope) throws IOException {
         checkOpen();
-        return table(table).regionFor(row).get(row, qualifiers, scope);
+        return tables.get(table).regionFor(row).get(row, qualifiers, scope);
     }
 
     /** {@link #get} of every column of each row, rows in any regions; one result per row, in order (empty: no live cells). */
@@ -468,7 +328,7 @@ public final class OnlineRegions implements Closeable {
         if (qualifiers.size() != rows.size()) {
             throw new IllegalArgumentException(rows.size() + " rows but " + qualifiers.size() + " qualifier lists");
         }
-        OnlineTable t = table(table);
+        OnlineTable t = tables.get(table);
         List<List<Cell>> out = new ArrayList<>(rows.size());
         for (int i = 0; i < rows.size(); i++) {
             byte[] row = rows.get(i);
@@ -493,33 +353,7 @@ public final class OnlineRegions implements Closeable {
         if (maxRows <= 0) {
             throw new IllegalArgumentException("scan caching (rows per batch) must be > 0, got " + maxRows);
         }
-        OnlineTable t = table(table);
-        byte[] start = startRow == null ? new byte[0] : startRow;
-        byte[] stop = stopRow == null ? new byte[0] : stopRow;
-        List<List<Cell>> rows = new ArrayList<>();
-        if (stop.length > 0 && Arrays.compareUnsigned(start, stop) >= 0) {
-            return new ScanBatch(rows, null);
-        }
-        while (true) {
-            Region r = t.regionFor(start);
-            byte[] end = r.endKey();
-            boolean lastRegion = end.length == 0 || (stop.length > 0 && Arrays.compareUnsigned(stop, end) <= 0);
-            boolean exhausted = r.scan(start, lastRegion ? stop : end, maxRows - rows.size(), scope, rows);
-            if (rows.size() >= maxRows) {
-                if (exhausted && lastRegion) {
-                    return new ScanBatch(rows, null);
-                }
-                byte[] next = exhausted ? end : MemstoreCursor.successor(rows.get(rows.size() - 1).get(0).row());
-                return new ScanBatch(rows, next);
-            }
-            if (lastRegion) {
-                return new ScanBatch(rows, null);
-            }
-            if (!t.holdsRegionStartingAt(end)) { // the next region is another server's: the client goes on there
-                return new ScanBatch(rows, end);
-            }
-            start = end;
-        }
+        return tables.get(table).scan(startRow, stopRow, maxRows, scope);
     }
 
     /**
@@ -530,7 +364,7 @@ public final class OnlineRegions implements Closeable {
      */
     public java.util.concurrent.locks.Lock incrementLock(String table, byte[] row) throws IOException {
         checkOpen();
-        return table(table).regionFor(row).incrementLock(row);
+        return tables.get(table).regionFor(row).incrementLock(row);
     }
 
     /** Gets (rows asked), scanned rows, store files read and skipped by bloom since open. */
@@ -550,7 +384,7 @@ public final class OnlineRegions implements Closeable {
 
     public void flush(String table) throws IOException {
         checkOpen();
-        for (Region r : table(table).regions()) {
+        for (Region r : tables.get(table).regions()) {
             r.flush();
         }
     }
@@ -558,13 +392,13 @@ public final class OnlineRegions implements Closeable {
     /** Merges each region's store files into one. */
     public void majorCompact(String table) throws IOException {
         checkOpen();
-        for (Region r : table(table).regions()) {
+        for (Region r : tables.get(table).regions()) {
             r.compact();
         }
     }
 
     public List<RegionInfo> regions(String table) throws IOException {
-        return table(table).regions().stream().map(Region::info).toList();
+        return tables.get(table).regions().stream().map(Region::info).toList();
     }
 
     /** Memstore counters (cells, bytes, chunks, index) and the number of online regions: for the server's metrics. */
@@ -573,7 +407,7 @@ public final class OnlineRegions implements Closeable {
     }
 
     public int regionCount() {
-        return (int) allRegions().count();
+        return (int) tables.allRegions().count();
     }
 
     /** The server's block cache (tests check it with CacheLeakDetector through a real server). */
@@ -609,7 +443,7 @@ public final class OnlineRegions implements Closeable {
             flusher.close();
         }
         IOException failure = null;
-        for (Region r : allRegions().toList()) {
+        for (Region r : tables.allRegions().toList()) {
             try {
                 r.close();
             } catch (IOException e) {
@@ -647,14 +481,6 @@ public final class OnlineRegions implements Closeable {
             // the open already failed; its exception is the one to report
         }
         // the cache is closed by open(conf, cache)
-    }
-
-    private OnlineTable table(String name) throws TableNotFoundException {
-        OnlineTable t = tables.get(name);
-        if (t == null) {
-            throw new TableNotFoundException(name);
-        }
-        return t;
     }
 
     private void checkOpen() throws IOException {

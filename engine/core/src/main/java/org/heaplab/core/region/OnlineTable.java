@@ -1,7 +1,10 @@
 package org.heaplab.core.region;
 
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.heaplab.core.cache.ReadScope;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.CellComparator;
 
@@ -74,6 +77,39 @@ record OnlineTable(TableDescriptor descriptor, List<Region> regions) {
             throw new NotServingRegionException(descriptor.name(), cell.row());
         }
         return r;
+    }
+
+    /**
+     * One batch of a scan over this server's regions of the table: see {@link OnlineRegions#scan}. Stops at
+     * the end of the last region held here that the range reaches, handing the client the next start row.
+     */
+    ScanBatch scan(byte[] startRow, byte[] stopRow, int maxRows, ReadScope scope) throws IOException {
+        byte[] start = startRow == null ? new byte[0] : startRow;
+        byte[] stop = stopRow == null ? new byte[0] : stopRow;
+        List<List<Cell>> rows = new ArrayList<>();
+        if (stop.length > 0 && Arrays.compareUnsigned(start, stop) >= 0) {
+            return new ScanBatch(rows, null);
+        }
+        while (true) {
+            Region r = regionFor(start);
+            byte[] end = r.endKey();
+            boolean lastRegion = end.length == 0 || (stop.length > 0 && Arrays.compareUnsigned(stop, end) <= 0);
+            boolean exhausted = r.scan(start, lastRegion ? stop : end, maxRows - rows.size(), scope, rows);
+            if (rows.size() >= maxRows) {
+                if (exhausted && lastRegion) {
+                    return new ScanBatch(rows, null);
+                }
+                byte[] next = exhausted ? end : MemstoreCursor.successor(rows.get(rows.size() - 1).get(0).row());
+                return new ScanBatch(rows, next);
+            }
+            if (lastRegion) {
+                return new ScanBatch(rows, null);
+            }
+            if (!holdsRegionStartingAt(end)) { // the next region is another server's: the client goes on there
+                return new ScanBatch(rows, end);
+            }
+            start = end;
+        }
     }
 
     /** True when this server also holds the region starting at {@code key} (a scan may go on into it). */

@@ -7,9 +7,7 @@ import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.FrameWriter;
-import org.heaplab.rpc.MalformedFrameException;
+import org.heaplab.rpc.FrameErrors;
 import org.heaplab.rpc.RpcConstants;
 
 /**
@@ -97,9 +95,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         int length = in.getInt(at);
         if (length < RpcConstants.MIN_REQUEST_BODY) {
             in.skipBytes(in.readableBytes());
-            connection.closeAfterError(FrameWriter.error(RpcConstants.NO_CALL_ID, ErrorCode.MALFORMED_REQUEST,
-                MalformedFrameException.class.getName(), "frame length " + length + " is below the "
-                    + RpcConstants.MIN_REQUEST_BODY + "-byte request header; closing the connection"));
+            connection.closeAfterError(FrameErrors.belowHeader(length));
             return;
         }
         if (length > maxRequestSize) {
@@ -110,9 +106,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
             in.skipBytes(in.readableBytes());
             log.accept("closing " + connection.remoteAddress() + ": request of " + length + " bytes exceeds "
                 + RpcConstants.MAX_REQUEST_SIZE_KEY);
-            connection.closeAfterError(FrameWriter.error(callId, ErrorCode.REQUEST_TOO_BIG,
-                "org.heaplab.rpc.RequestTooBigException", "request of " + length + " bytes exceeds "
-                    + RpcConstants.MAX_REQUEST_SIZE_KEY + " (" + maxRequestSize + "); closing the connection"));
+            connection.closeAfterError(FrameErrors.tooBig(callId, length, RpcConstants.MAX_REQUEST_SIZE_KEY, maxRequestSize));
             return;
         }
         if (in.readableBytes() < 4 + length) {

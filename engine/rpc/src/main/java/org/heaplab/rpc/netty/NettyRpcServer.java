@@ -19,15 +19,14 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.rpc.CellDecoder;
-import org.heaplab.rpc.Request;
 import org.heaplab.rpc.RequestBuffer;
 import org.heaplab.rpc.RequestBufferAllocator;
 import org.heaplab.rpc.RequestBufferAllocators;
+import org.heaplab.rpc.RequestIntake;
 import org.heaplab.rpc.ResponseEncoder;
 import org.heaplab.rpc.ResponseEncoders;
 import org.heaplab.rpc.RpcCall;
@@ -90,14 +89,13 @@ public final class NettyRpcServer implements RpcServer {
     private final int writeHighWater;
     private final RpcMetrics metrics = new RpcMetrics();
     private final RpcScheduler scheduler;
+    private final RequestIntake intake;
     private final NettyRequestBuffers requestBuffers;
     private final CellDecoder decoder;
     private final ResponseEncoder encoder;
     private final RequestBufferAllocator responseBuffers;
     private final Set<NettyConnection> connections = ConcurrentHashMap.newKeySet();
     /** Calls made and not yet finished (answered and their buffer released): stop() waits for them. */
-    private final AtomicInteger inFlight = new AtomicInteger();
-    private final Runnable callFinished = inFlight::decrementAndGet; // one object for every call
     private volatile boolean stopping;
     private final NettyEventLoops loops;
     private EventLoopGroup group;
@@ -138,6 +136,7 @@ public final class NettyRpcServer implements RpcServer {
         // the response path as SimpleRpcServer's: pooled direct buffers of our pool (2.x) or heap (1.x)
         this.responseBuffers = RequestBufferAllocators.fromConf(conf, scheduler.handlerCount(), log);
         this.encoder = ResponseEncoders.fromConf(conf, responseBuffers);
+        this.intake = new RequestIntake(decoder, encoder, metrics, scheduler, log, () -> stopping);
     }
 
     @Override
@@ -275,10 +274,9 @@ public final class NettyRpcServer implements RpcServer {
         return log;
     }
 
-    /** A call over {@code buffer} answering through {@code c}, counted in flight until finished. */
-    RpcCall newCall(NettyConnection c, Request request, RequestBuffer buffer) {
-        inFlight.incrementAndGet();
-        return new RpcCall(c, request, buffer, encoder, metrics, log, callFinished);
+    /** Where the request decoders hand every whole frame (shared with SimpleRpcServer's readers). */
+    RequestIntake intake() {
+        return intake;
     }
 
     void connectionOpened(NettyConnection c) {
@@ -313,17 +311,7 @@ public final class NettyRpcServer implements RpcServer {
             c.channel().config().setAutoRead(false); // frames already read answer SERVER_STOPPING
         }
         scheduler.stop(); // runs and answers every queued call
-        try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (inFlight.get() > 0) {
-            log.accept(inFlight.get() + " calls still unanswered at stop");
-        }
+        intake.awaitAnswered(60);
         List<ChannelFuture> closing = new ArrayList<>();
         for (NettyConnection c : connections) {
             // queued behind every response already sent: they are written first

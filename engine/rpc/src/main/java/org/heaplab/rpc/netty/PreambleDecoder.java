@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
-import org.heaplab.rpc.ErrorCode;
+import org.heaplab.rpc.FrameReader;
 import org.heaplab.rpc.FrameWriter;
 import org.heaplab.rpc.MalformedFrameException;
 import org.heaplab.rpc.RpcConstants;
@@ -50,29 +50,15 @@ final class PreambleDecoder extends ByteToMessageDecoder {
         if (in.readableBytes() < RpcConstants.PREAMBLE_LENGTH) {
             return;
         }
-        String problem = check(in);
-        in.skipBytes(RpcConstants.PREAMBLE_LENGTH);
-        if (problem != null) {
+        byte[] preamble = new byte[RpcConstants.PREAMBLE_LENGTH];
+        in.readBytes(preamble);
+        try {
+            FrameReader.checkPreamble(preamble); // the same check and words as SimpleRpcServer's
+        } catch (MalformedFrameException e) {
             in.skipBytes(in.readableBytes());
-            connection.closeAfterError(FrameWriter.error(RpcConstants.NO_CALL_ID, ErrorCode.BAD_PREAMBLE,
-                MalformedFrameException.class.getName(), problem));
+            connection.closeAfterError(FrameWriter.error(e.callId(), e.code(), e.getClass().getName(), e.getMessage()));
             return;
         }
         ctx.pipeline().remove(this); // the bytes after the preamble go on to the frame decoder
-    }
-
-    /** Null when the preamble is ours, else why not (the same words as the other servers). */
-    private static String check(ByteBuf in) {
-        int at = in.readerIndex();
-        for (int i = 0; i < RpcConstants.MAGIC.length; i++) {
-            if (in.getByte(at + i) != RpcConstants.MAGIC[i]) {
-                return "connection does not start with the HLAB preamble";
-            }
-        }
-        byte version = in.getByte(at + RpcConstants.MAGIC.length);
-        if (version != RpcConstants.VERSION) {
-            return "protocol version " + version + " not supported; this server speaks " + RpcConstants.VERSION;
-        }
-        return null;
     }
 }

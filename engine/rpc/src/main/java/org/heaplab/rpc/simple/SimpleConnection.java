@@ -4,10 +4,10 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import org.heaplab.rpc.CallTransport;
 import org.heaplab.rpc.ErrorCode;
+import org.heaplab.rpc.FrameErrors;
 import org.heaplab.rpc.FrameReader;
 import org.heaplab.rpc.FrameWriter;
 import org.heaplab.rpc.HeapCopies;
@@ -37,9 +37,8 @@ import org.heaplab.rpc.RpcConstants;
  * The body goes straight from the socket into the configured allocator's buffer (heap byte[] on the
  * 1.x path, read 64 KB at a time as HBase does; pooled direct segments on the 2.x path).
  *
- * <p>Writing ({@link #send}): under the write lock, a frame is written at once when nothing is pending
- * and the socket takes it; whatever the socket does not take waits in {@code pending}, in order, for
- * the Responder. Frames are released once written, or on close.
+ * <p>Writing ({@link #send}): {@link PendingResponses} writes a frame at once when nothing is pending
+ * and the socket takes it; whatever the socket does not take waits there, in order, for the Responder.
  *
  * <p>Closing may happen on any thread; the body being read is released by the reader thread only
  * ({@link #releasePartial}), which learns of the close through {@link Reader#forget}.
@@ -48,8 +47,6 @@ final class SimpleConnection implements CallTransport {
     /** Frames decoded per readable event before the reader serves its other connections. */
     private static final int MAX_FRAMES_PER_EVENT = 16;
     private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(2);
-    /** HBase's NIO_BUFFER_LIMIT: the most a heap buffer reads or writes in one call (64 KB). */
-    private static final int NIO_CHUNK = 64 * 1024;
 
     private enum State { PREAMBLE, LENGTH, CALL_ID, BODY, DISCARD, DRAIN }
 
@@ -71,23 +68,19 @@ final class SimpleConnection implements CallTransport {
     private long drainDeadline;
     private long lastReadNanos = System.nanoTime();
 
-    // any thread, under writeLock
-    private final Object writeLock = new Object();
-    private final ArrayDeque<ResponseFrame> pending = new ArrayDeque<>();
-    private long pendingSinceNanos;
-    private boolean shutdownOutputWhenFlushed;
-    private volatile boolean closed;
+    private final PendingResponses responses; // any thread
 
     SimpleConnection(SocketChannel channel, Reader reader, SimpleRpcServer server) {
         this.channel = channel;
         this.reader = reader;
         this.server = server;
         this.remote = String.valueOf(channel.socket().getRemoteSocketAddress());
+        this.responses = new PendingResponses(channel);
     }
 
     @Override
     public boolean isOpen() {
-        return !closed;
+        return !responses.isClosed();
     }
 
     @Override
@@ -102,7 +95,7 @@ final class SimpleConnection implements CallTransport {
         lastReadNanos = System.nanoTime(); // readable: bytes arrived (or the end of the stream)
         try {
             int frames = 0;
-            while (!closed && frames < MAX_FRAMES_PER_EVENT) {
+            while (!responses.isClosed() && frames < MAX_FRAMES_PER_EVENT) {
                 switch (state) {
                     case PREAMBLE -> {
                         if (!fill(preamble)) {
@@ -143,7 +136,7 @@ final class SimpleConnection implements CallTransport {
         } catch (EOFException e) {
             close(); // the peer closed, possibly mid-frame: nothing to answer
         } catch (IOException e) {
-            if (!closed && !server.isStopping()) {
+            if (!responses.isClosed() && !server.isStopping()) {
                 server.log("connection " + remote + " failed: " + e.getMessage());
             }
             close();
@@ -175,18 +168,16 @@ final class SimpleConnection implements CallTransport {
     private void onLength(int length) {
         word.clear();
         if (length < RpcConstants.MIN_REQUEST_BODY) {
-            closeAfterError(FrameWriter.error(RpcConstants.NO_CALL_ID, ErrorCode.MALFORMED_REQUEST,
-                MalformedFrameException.class.getName(), "frame length " + length + " is below the "
-                    + RpcConstants.MIN_REQUEST_BODY + "-byte request header; closing the connection"));
+            closeAfterError(FrameErrors.belowHeader(length));
             return;
         }
         frameLength = length;
-        if (length > server.maxRequestSize() || length > server.maxReceivingBytes()) {
+        if (length > server.maxRequestSize() || length > server.receiving().max()) {
             refusedForRoom = false;
             state = State.CALL_ID; // read only the call id, to answer it
             return;
         }
-        if (!server.reserveReceiving(length)) {
+        if (!server.receiving().reserve(length)) {
             refusedForRoom = true;
             state = State.CALL_ID;
             return;
@@ -206,7 +197,7 @@ final class SimpleConnection implements CallTransport {
         }
         word.clear();
         send(ResponseFrame.onHeap(FrameWriter.error(callId, ErrorCode.SERVER_BUSY,
-            "org.heaplab.rpc.CallQueueTooBigException", "request bodies of " + server.maxReceivingBytes()
+            "org.heaplab.rpc.CallQueueTooBigException", "request bodies of " + server.receiving().max()
                 + " bytes are arriving already (" + RpcConstants.MAX_RECEIVING_BYTES_KEY + "); back off and retry")));
         discardLeft = frameLength - 4L;
         state = State.DISCARD;
@@ -233,17 +224,16 @@ final class SimpleConnection implements CallTransport {
     private void onTooBig(int callId) {
         boolean overMax = frameLength > server.maxRequestSize();
         String key = overMax ? RpcConstants.MAX_REQUEST_SIZE_KEY : RpcConstants.MAX_RECEIVING_BYTES_KEY;
-        long bound = overMax ? server.maxRequestSize() : server.maxReceivingBytes();
+        long bound = overMax ? server.maxRequestSize() : server.receiving().max();
         server.log("closing " + remote + ": request of " + frameLength + " bytes exceeds " + key);
-        closeAfterError(FrameWriter.error(callId, ErrorCode.REQUEST_TOO_BIG, "org.heaplab.rpc.RequestTooBigException",
-            "request of " + frameLength + " bytes exceeds " + key + " (" + bound + "); closing the connection"));
+        closeAfterError(FrameErrors.tooBig(callId, frameLength, key, bound));
     }
 
     /** Reads into the body's segments in order; true when the body is complete. */
     private boolean fillBody() throws IOException {
         for (ByteBuffer s : body.segments()) {
             while (s.hasRemaining()) {
-                int n = s.isDirect() ? channel.read(s) : readChunk(s);
+                int n = ChannelChunks.read(channel, s);
                 if (n < 0) {
                     throw new EOFException();
                 }
@@ -254,24 +244,6 @@ final class SimpleConnection implements CallTransport {
             }
         }
         return bodyRead == frameLength;
-    }
-
-    /**
-     * Reads into a heap buffer at most {@link #NIO_CHUNK} bytes at a time, as HBase's channelRead does:
-     * the JDK reads a heap buffer through a temporary direct buffer as big as the read, which it then
-     * caches per thread, so one large request would pin that much direct memory in the reader for good.
-     */
-    private int readChunk(ByteBuffer b) throws IOException {
-        if (b.remaining() <= NIO_CHUNK) {
-            return channel.read(b);
-        }
-        int limit = b.limit();
-        b.limit(b.position() + NIO_CHUNK);
-        try {
-            return channel.read(b);
-        } finally {
-            b.limit(limit);
-        }
     }
 
     private void onBody() {
@@ -291,13 +263,7 @@ final class SimpleConnection implements CallTransport {
     /** Sends a connection-ending error, half-closes once it is written and discards input for a while. */
     private void closeAfterError(byte[] error) {
         send(ResponseFrame.onHeap(error));
-        synchronized (writeLock) {
-            if (pending.isEmpty()) {
-                shutdownOutput();
-            } else {
-                shutdownOutputWhenFlushed = true;
-            }
-        }
+        responses.shutdownOutputWhenWritten();
         state = State.DRAIN;
         drainDeadline = System.nanoTime() + DRAIN_NANOS;
         reader.watchDrain(this);
@@ -320,10 +286,10 @@ final class SimpleConnection implements CallTransport {
 
     /** Reader thread: true when this connection's drain time is over (it is then closed). */
     boolean drainExpired(long now) {
-        if (!closed && now - drainDeadline > 0) {
+        if (!responses.isClosed() && now - drainDeadline > 0) {
             close();
         }
-        return closed;
+        return responses.isClosed();
     }
 
     /** Reader thread (or after the reader stopped): gives back the body being read, if any. */
@@ -337,7 +303,7 @@ final class SimpleConnection implements CallTransport {
 
     private void giveBackRoom() {
         if (reserved > 0) {
-            server.releaseReceiving(reserved);
+            server.receiving().release(reserved);
             reserved = 0;
         }
     }
@@ -353,7 +319,7 @@ final class SimpleConnection implements CallTransport {
             case CALL_ID, BODY, DISCARD -> true;
             case DRAIN -> false; // has its own deadline
         };
-        if (closed || !midFrame || now - lastReadNanos <= server.readTimeoutNanos()) {
+        if (responses.isClosed() || !midFrame || now - lastReadNanos <= server.readTimeoutNanos()) {
             return false;
         }
         server.log("closing " + remote + ": nothing received for " + server.readTimeoutNanos() / 1_000_000
@@ -367,140 +333,39 @@ final class SimpleConnection implements CallTransport {
     /** Writes the frame now if nothing is pending and the socket takes it all; else queues it for the Responder. */
     @Override
     public void send(ResponseFrame frame) {
-        boolean watch = false;
-        boolean failed = false;
-        synchronized (writeLock) {
-            if (closed) {
-                frame.release();
-                return;
+        switch (responses.send(frame)) {
+            case FAILED -> close();
+            case WATCH -> {
+                server.responderHandoffs.increment();
+                server.responder().watch(this); // the socket would block: the Responder finishes it
             }
-            if (!pending.isEmpty()) {
-                pending.add(frame); // behind earlier frames: the Responder writes them in order
-                return;
-            }
-            try {
-                if (writeSome(frame)) {
-                    frame.release();
-                    return;
-                }
-                pending.add(frame);
-                pendingSinceNanos = System.nanoTime();
-                watch = true;
-            } catch (IOException e) {
-                frame.release();
-                failed = true;
-            }
+            case DONE, QUEUED -> { }
         }
-        if (failed) {
-            close();
-        } else if (watch) {
-            server.responderHandoffs.increment();
-            server.responder().watch(this); // the socket would block: the Responder finishes it
-        }
-    }
-
-    /**
-     * Writes as much of {@code frame} as the socket takes without blocking; true when all of it. Direct
-     * buffers (the 2.x pooled frames) go in one gathering write; heap buffers in chunks of at most
-     * {@link #NIO_CHUNK} bytes (see {@link #readChunk}: the same temporary direct buffer on the way out).
-     */
-    private boolean writeSome(ResponseFrame frame) throws IOException {
-        ByteBuffer[] buffers = frame.buffers();
-        if (allDirect(buffers)) {
-            while (frame.remaining() > 0) {
-                if (channel.write(buffers) == 0) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        for (ByteBuffer b : buffers) {
-            while (b.hasRemaining()) {
-                if ((b.isDirect() ? channel.write(b) : writeChunk(b)) == 0) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    private int writeChunk(ByteBuffer b) throws IOException {
-        if (b.remaining() <= NIO_CHUNK) {
-            return channel.write(b);
-        }
-        int limit = b.limit();
-        b.limit(b.position() + NIO_CHUNK);
-        try {
-            return channel.write(b);
-        } finally {
-            b.limit(limit);
-        }
-    }
-
-    private static boolean allDirect(ByteBuffer[] buffers) {
-        for (ByteBuffer b : buffers) {
-            if (!b.isDirect()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Responder thread: writes pending frames in order; true when none is left. */
     boolean flush() {
-        synchronized (writeLock) {
-            try {
-                while (!pending.isEmpty()) {
-                    ResponseFrame f = pending.peek();
-                    if (!writeSome(f)) {
-                        return false;
-                    }
-                    pending.poll().release();
-                    pendingSinceNanos = System.nanoTime();
-                }
-                if (shutdownOutputWhenFlushed) {
-                    shutdownOutput();
-                }
-                return true;
-            } catch (IOException e) {
-                close();
-                return true;
-            }
+        try {
+            return responses.flush();
+        } catch (IOException e) {
+            close();
+            return true;
         }
     }
 
     /** True when frames have waited for the socket longer than {@code nanos} (the client stopped reading). */
     boolean pendingLongerThan(long nanos, long now) {
-        synchronized (writeLock) {
-            return !pending.isEmpty() && now - pendingSinceNanos > nanos;
-        }
+        return responses.pendingLongerThan(nanos, now);
     }
 
     boolean hasPending() {
-        synchronized (writeLock) {
-            return !pending.isEmpty();
-        }
-    }
-
-    private void shutdownOutput() {
-        try {
-            channel.shutdownOutput();
-        } catch (IOException ignored) {
-            // the peer is gone: the close follows
-        }
+        return responses.hasPending();
     }
 
     /** Closes the socket and drops unwritten frames; the reader then releases a half-read body. Any thread, idempotent. */
     void close() {
-        synchronized (writeLock) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            for (ResponseFrame f : pending) {
-                f.release();
-            }
-            pending.clear();
+        if (!responses.close()) {
+            return;
         }
         try {
             channel.close();

@@ -11,26 +11,18 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
-import org.heaplab.rpc.CallQueueTooBigException;
 import org.heaplab.rpc.CellDecoder;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.FrameReader;
-import org.heaplab.rpc.FrameWriter;
 import org.heaplab.rpc.HeapResponseEncoder;
-import org.heaplab.rpc.MalformedFrameException;
-import org.heaplab.rpc.Request;
 import org.heaplab.rpc.RequestBuffer;
 import org.heaplab.rpc.RequestBufferAllocator;
 import org.heaplab.rpc.RequestBufferAllocators;
+import org.heaplab.rpc.RequestIntake;
 import org.heaplab.rpc.ResponseEncoder;
 import org.heaplab.rpc.ResponseEncoders;
-import org.heaplab.rpc.ResponseFrame;
 import org.heaplab.rpc.RpcCall;
 import org.heaplab.rpc.RpcConstants;
 import org.heaplab.rpc.RpcMetrics;
@@ -81,18 +73,15 @@ public final class SimpleRpcServer implements RpcServer {
     private final int readerCount;
     private final long purgeNanos;
     private final long readTimeoutNanos;
-    /** Bytes of request bodies still arriving, over every connection, and their bound. */
-    private final AtomicLong receivingBytes = new AtomicLong();
-    private final long maxReceivingBytes;
+    private final ReceivingBytes receiving;
     private final RequestBufferAllocator allocator;
     private final CellDecoder decoder;
     private final ResponseEncoder encoder;
     private final RpcMetrics metrics = new RpcMetrics();
     private final RpcScheduler scheduler;
+    private final RequestIntake intake;
     private final Set<SimpleConnection> connections = ConcurrentHashMap.newKeySet();
     /** Calls dispatched and not yet finished (answered and their buffer released). */
-    private final AtomicInteger inFlight = new AtomicInteger();
-    private final Runnable callFinished = inFlight::decrementAndGet; // one object for every call
     /** Responses a handler could not write without blocking, finished by the Responder. */
     final LongAdder responderHandoffs = new LongAdder();
     private final List<Reader> readers = new ArrayList<>();
@@ -149,12 +138,14 @@ public final class SimpleRpcServer implements RpcServer {
             throw new ConfigurationException(RpcConstants.READ_TIMEOUT_KEY + " must be at least 1 ms, got " + readTimeoutMs);
         }
         this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
-        this.maxReceivingBytes = conf.getLong(RpcConstants.MAX_RECEIVING_BYTES_KEY, Runtime.getRuntime().maxMemory() / 4);
+        long maxReceivingBytes = conf.getLong(RpcConstants.MAX_RECEIVING_BYTES_KEY, Runtime.getRuntime().maxMemory() / 4);
         if (maxReceivingBytes < RpcConstants.MIN_REQUEST_BODY) {
             throw new ConfigurationException(RpcConstants.MAX_RECEIVING_BYTES_KEY + " must be at least "
                 + RpcConstants.MIN_REQUEST_BODY + " bytes, got " + maxReceivingBytes);
         }
+        this.receiving = new ReceivingBytes(maxReceivingBytes);
         this.scheduler = new RpcScheduler(conf, service, metrics, log);
+        this.intake = new RequestIntake(decoder, this.encoder, metrics, scheduler, log, () -> stopping);
     }
 
     @Override
@@ -245,28 +236,9 @@ public final class SimpleRpcServer implements RpcServer {
         }
     }
 
-    /** Reader thread: a whole request body has arrived; decode it and hand it to the scheduler. */
+    /** A whole request frame from a reader: decoded and queued, or answered (the intake owns the buffer). */
     void process(SimpleConnection c, RequestBuffer buffer) {
-        Request request;
-        try {
-            request = FrameReader.readRequest(buffer.contiguous(), decoder);
-        } catch (MalformedFrameException e) {
-            buffer.release();
-            c.send(ResponseFrame.onHeap(FrameWriter.error(e.callId(), e.code(), e.getClass().getName(), e.getMessage())));
-            return;
-        }
-        if (stopping) {
-            buffer.release();
-            c.send(ResponseFrame.onHeap(FrameWriter.error(request.callId(), ErrorCode.SERVER_STOPPING,
-                "org.heaplab.rpc.ServerStoppingException", "the server is stopping")));
-            return;
-        }
-        inFlight.incrementAndGet();
-        RpcCall call = new RpcCall(c, request, buffer, encoder, metrics, log, callFinished);
-        if (!scheduler.dispatch(call)) {
-            call.fail(new CallQueueTooBigException("call queue is full (" + RpcConstants.MAX_CALLQUEUE_LENGTH_KEY
-                + "); back off and retry"));
-        }
+        intake.take(c, buffer);
     }
 
     /**
@@ -293,14 +265,8 @@ public final class SimpleRpcServer implements RpcServer {
                 t.join(5000);
             }
             scheduler.stop(); // runs and answers every queued call
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            if (inFlight.get() > 0) {
-                log.accept(inFlight.get() + " calls still unanswered at stop");
-            }
-            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            intake.awaitAnswered(60);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (connections.stream().anyMatch(SimpleConnection::hasPending) && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
@@ -384,34 +350,14 @@ public final class SimpleRpcServer implements RpcServer {
         return stopping;
     }
 
-    /**
-     * Reader thread: room for a request body of {@code n} bytes that is still to arrive; false when the
-     * bodies already arriving leave too little ({@link RpcConstants#MAX_RECEIVING_BYTES_KEY}).
-     */
-    boolean reserveReceiving(int n) {
-        while (true) {
-            long now = receivingBytes.get();
-            if (now + n > maxReceivingBytes) {
-                return false;
-            }
-            if (receivingBytes.compareAndSet(now, now + n)) {
-                return true;
-            }
-        }
-    }
-
-    /** The body of {@code n} bytes has arrived in full, or its connection closed. */
-    void releaseReceiving(int n) {
-        receivingBytes.addAndGet(-n);
+    /** The bound on request bodies still arriving (the readers reserve their bodies' lengths from it). */
+    ReceivingBytes receiving() {
+        return receiving;
     }
 
     /** Bytes of request bodies still arriving now (tests: back to 0 once every connection is done). */
     public long receivingBytes() {
-        return receivingBytes.get();
-    }
-
-    long maxReceivingBytes() {
-        return maxReceivingBytes;
+        return receiving.inUse();
     }
 
     long readTimeoutNanos() {
