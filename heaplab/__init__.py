@@ -29,6 +29,7 @@ from heaplab.published import Published, load_published
 from heaplab.report import write_report
 from heaplab.rundir import Run, RunError, find_lab_run, load_run
 from heaplab.spec import Spec, SpecError, load_spec
+from heaplab.steady import SteadyState, steady_state
 
 __version__ = "0.1.0"
 
@@ -50,6 +51,7 @@ __all__ = [
     "RunError",
     "Spec",
     "SpecError",
+    "SteadyState",
     "YoungGcStats",
     "analyse",
     "find_lab_run",
@@ -68,6 +70,7 @@ __all__ = [
     "read_intervals",
     "read_total",
     "save_png",
+    "steady_state",
     "to_markdown",
     "to_png",
     "write_report",

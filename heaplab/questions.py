@@ -110,6 +110,25 @@ def _p999(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
         f'hlogs = sorted((Path(run_dir) / "{variant}" / "client").glob("{phase.name}-*.hlog"))\n'
         f"{answer} = read_total(hlogs).get_value_at_percentile(99.9) / 1000\n"
     )
+    if phase.steady_after_s is not None:  # the warm-up left out (heaplab.steady), as the report does
+        prompt += (
+            " This phase's first seconds (the client's warm-up) are left out of its figures: keep only the "
+            "intervals that start that many seconds or more after the phase's start. "
+            f'`run.spec.phase("{phase.name}").steady_after(run.manifest["scale_params"])` gives the seconds '
+            "at your run's scale (0: keep the whole phase), and `heaplab.steady_state(summaries, seconds)` "
+            "merges what is left (`.total`)."
+        )
+        solution = (
+            "from heaplab import load_phase_summaries, load_run, read_total, steady_state\n\n"
+            "run = load_run(run_dir)\n"
+            f'seconds = run.spec.phase("{phase.name}").steady_after(run.manifest["scale_params"])\n'
+            f'summaries = load_phase_summaries(Path(run_dir) / "{variant}" / "client", "{phase.name}")\n'
+            "if seconds:\n"
+            "    merged = steady_state(summaries, seconds).total\n"
+            "else:\n"
+            "    merged = read_total([s.hlog for s in summaries])\n"
+            f"{answer} = merged.get_value_at_percentile(99.9) / 1000\n"
+        )
     recompute = f'    expected = value("{variant}", "{experiment}", "latency_p999")\n'
     return _question(
         q,

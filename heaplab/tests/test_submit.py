@@ -27,6 +27,11 @@ REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261128T164056Z"
 def run_and_notebook(tmp_path: Path) -> tuple[Path, Path]:
     run = tmp_path / "runs" / REFERENCE.name
     shutil.copytree(REFERENCE, run)
+    # As if made from this checkout: its exercise solution files are what `heaplab run` records now (the
+    # reference run measured the files of its own commit; refusing changed ones is test_exercise_sources')
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    manifest[exercise_sources.RUN_FIELD] = exercise_sources.record(REPO, "05-netty-rpc")
+    (run / "run.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     notebook = tmp_path / "05-netty-rpc.ipynb"
     notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     return run, notebook
