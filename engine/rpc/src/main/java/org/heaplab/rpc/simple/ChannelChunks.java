@@ -19,15 +19,25 @@ final class ChannelChunks {
     private ChannelChunks() {
     }
 
+    /** A channel read or write of one buffer. */
+    private interface Transfer {
+        int apply(ByteBuffer b) throws IOException;
+    }
+
     /** One read into {@code b}: what {@link SocketChannel#read} returns (-1 at the end of the stream). */
     static int read(SocketChannel channel, ByteBuffer b) throws IOException {
+        return inChunk(b, channel::read);
+    }
+
+    /** {@code transfer} of a direct buffer as it is, of a heap buffer at most {@link #NIO_CHUNK} bytes of it. */
+    private static int inChunk(ByteBuffer b, Transfer transfer) throws IOException {
         if (b.isDirect() || b.remaining() <= NIO_CHUNK) {
-            return channel.read(b);
+            return transfer.apply(b);
         }
         int limit = b.limit();
         b.limit(b.position() + NIO_CHUNK);
         try {
-            return channel.read(b);
+            return transfer.apply(b);
         } finally {
             b.limit(limit);
         }
@@ -49,25 +59,12 @@ final class ChannelChunks {
         }
         for (ByteBuffer b : buffers) {
             while (b.hasRemaining()) {
-                if (write(channel, b) == 0) {
+                if (inChunk(b, channel::write) == 0) {
                     return false;
                 }
             }
         }
         return true;
-    }
-
-    private static int write(SocketChannel channel, ByteBuffer b) throws IOException {
-        if (b.isDirect() || b.remaining() <= NIO_CHUNK) {
-            return channel.write(b);
-        }
-        int limit = b.limit();
-        b.limit(b.position() + NIO_CHUNK);
-        try {
-            return channel.write(b);
-        } finally {
-            b.limit(limit);
-        }
     }
 
     private static boolean allDirect(ByteBuffer[] buffers) {
