@@ -152,8 +152,9 @@ def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float 
     if m.values.get("latency_avg") and "latency_p999" in m.values:  # "average under 1 ms, P999 hundreds"
         m.values["latency_p999_over_avg"] = m.values["latency_p999"] / m.values["latency_avg"]
     servers = run.server_hosts(m.variant)
+    events = run.gc_events(m.variant) if servers else []
     if servers:
-        m.gc = young_gc_stats(run.gc_events(m.variant), start, end, len(servers))
+        m.gc = young_gc_stats(events, start, end, len(servers))
         m.values["young_gc_rate"] = m.gc.rate_per_s
         if m.gc.avg_pause_ms is not None:
             m.values["young_gc_avg_pause"] = m.gc.avg_pause_ms
@@ -169,7 +170,7 @@ def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float 
     # The servers' counters cover the whole phase, so the young GCs per operation do too.
     whole_phase_gc = m.gc
     if m.gc is not None and m.steady is not None:
-        whole_phase_gc = young_gc_stats(run.gc_events(m.variant), phase_start, phase_end, len(servers))
+        whole_phase_gc = young_gc_stats(events, phase_start, phase_end, len(servers))
     try:  # server heap allocation and copies per operation, young GCs per million (heaplab/mechanism.py)
         m.values.update(mechanism_values(m.summaries, whole_phase_gc))
     except MetricsFileError as e:

@@ -19,7 +19,7 @@ import org.heaplab.rpc.RpcConstants;
  */
 final class PreambleDecoder extends ByteToMessageDecoder {
     private final NettyConnection connection;
-    private volatile long lastReadNanos = System.nanoTime();
+    private long lastReadNanos = System.nanoTime(); // event loop only, as the stall check that reads it
 
     PreambleDecoder(NettyConnection connection) {
         this.connection = connection;
