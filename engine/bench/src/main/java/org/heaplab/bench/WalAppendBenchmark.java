@@ -12,6 +12,7 @@ import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.core.wal.GroupCommitWal;
+import org.heaplab.core.wal.WalTuning;
 import org.heaplab.core.wal.Mvcc;
 import org.heaplab.core.wal.WriteEntry;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -109,7 +110,7 @@ public class WalAppendBenchmark {
         }
         file = dir.resolve("bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime() + ".wal");
         Configuration conf = new Configuration()
-            .set(GroupCommitWal.SYNCER_COUNT, Integer.toString(syncers))
+            .set(WalTuning.SYNCER_COUNT, Integer.toString(syncers))
             .set(Mvcc.PREASSIGN, Boolean.toString(mvcc.equals("preassigned")));
         long firstSeqId = 1;
         wal = GroupCommitWal.create(file, firstSeqId, conf);

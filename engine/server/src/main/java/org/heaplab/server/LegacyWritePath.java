@@ -10,9 +10,10 @@ import org.heaplab.rpc.RpcService;
 import org.heaplab.rpc.ServerCall;
 
 /**
- * The write path of HBase 1.x and 2.x alike: the handler thread does the whole put (row locks, WAL
- * append, wait for the sync as the durability asks, memstore, unlock) and answers; it is blocked for
- * the whole WAL sync. The request buffer is kept until the WAL has encoded the cells, which for
+ * The write path of HBase 1.x and 2.x alike: the handler thread runs every stage of the put itself (the
+ * stages {@link StagedWritePath} spreads over its threads: pre-append = row locks, MVCC begin, WAL append;
+ * the sync; post-sync = memstore, unlock, MVCC complete; see {@link org.heaplab.core.region.RegionPut}) and
+ * answers; it is blocked for the whole WAL sync and until the write is visible. The request buffer is kept until the WAL has encoded the cells, which for
  * ASYNC_WAL and SKIP_WAL can be after the answer.
  *
  * <p>Thread safety: stateless; {@link OnlineRegions} is thread safe.

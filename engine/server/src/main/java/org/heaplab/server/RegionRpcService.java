@@ -86,7 +86,7 @@ public final class RegionRpcService implements RpcService {
     /** Regions online now (0 while still opening). */
     public int regionCount() {
         OnlineRegions r = regions;
-        return r == null ? 0 : r.regionCount();
+        return r == null ? 0 : r.stats().regionCount();
     }
 
     /** The METRICS call's and the HTTP endpoint's figures (null until {@link #online}). */
@@ -251,7 +251,7 @@ public final class RegionRpcService implements RpcService {
 
     /** CLUSTER_STATUS for this server alone (the master answers for the whole cluster). */
     private Reply clusterStatus(OnlineRegions r) {
-        int regionCount = r.regionCount();
+        int regionCount = r.stats().regionCount();
         ClusterStatusJson.ServerLoad self = new ClusterStatusJson.ServerLoad(serverName, true, startMillis, 0,
             regionCount, requests.sum(), infoAddress);
         return Reply.of(new ParamWriter().writeString(ClusterStatusJson.of(masters, List.of(self), r.tables().size(),

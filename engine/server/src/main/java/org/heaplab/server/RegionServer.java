@@ -104,8 +104,9 @@ public final class RegionServer {
             rpc.stop();
             throw e;
         }
-        ServerLog.info("memstore cell storage: " + regions.cellStorageDescription());
-        ServerLog.info("mvcc: " + regions.mvccDescription());
+        ServerLog.info("memstore cell storage: " + regions.stats().cellStorageDescription());
+        ServerLog.info("mvcc: " + regions.stats().mvccDescription());
+        ServerLog.info("read path: " + regions.stats().readPathDescription());
         WritePath writePath;
         try {
             writePath = WritePath.fromConf(conf, regions, rpc.handlerCount());

@@ -82,11 +82,11 @@ public final class ServerMetrics {
         w.put("request_buffers", new JsonWriter().put("pooled_in_use", buffers.pooledInUse())
             .put("heap_fallback", buffers.heapFallbacks()).put("allocations", buffers.allocations())
             .put("heap_bytes", buffers.heapAllocationBytes()).put("pool_bytes", buffers.poolAllocationBytes()));
-        w.put("wal", new JsonWriter().put("appends", regions.walAppendCount()).put("syncs", regions.walSyncCount())
-            .put("forces", regions.walForceCount()));
-        w.put("block_cache", blockCache(regions.blockCacheMetrics()));
+        w.put("wal", new JsonWriter().put("appends", regions.stats().walAppendCount()).put("syncs", regions.stats().walSyncCount())
+            .put("forces", regions.stats().walForceCount()));
+        w.put("block_cache", blockCache(regions.stats().blockCacheMetrics()));
         w.put("store_files", storeFiles());
-        ReadCounters rc = regions.readCounters();
+        ReadCounters rc = regions.stats().readCounters();
         w.put("reads", new JsonWriter().put("gets", rc.gets()).put("scanned_rows", rc.scannedRows())
             .put("scan_batches", reads.scanBatches()).put("increments", increments.increments())
             .put("store_files_read", rc.storeFilesRead()).put("store_files_skipped_by_bloom", rc.storeFilesSkippedByBloom()));
@@ -114,7 +114,7 @@ public final class ServerMetrics {
      * as the METRICS call reports them.
      */
     public String endpointJson(String server, RpcServer rpc) {
-        return endpoint("regionserver", server, rpc).put("block_cache", blockCache(regions.blockCacheMetrics()))
+        return endpoint("regionserver", server, rpc).put("block_cache", blockCache(regions.stats().blockCacheMetrics()))
             .put("memstore", memstore()).put("rpc_calls", calls.json()).toString();
     }
 
@@ -234,10 +234,10 @@ public final class ServerMetrics {
 
     /** Cells, bytes and chunks of every memstore, the index kind (the METRICS call's memstore group). */
     private JsonWriter memstore() {
-        Memstore.MemstoreStats m = regions.memstoreStats();
+        Memstore.MemstoreStats m = regions.stats().memstoreStats();
         ChunkPool.ChunkStats c = m.chunks();
         return new JsonWriter().put("data_bytes", m.dataBytes()).put("cells", m.cells())
-            .put("regions", regions.regionCount()).put("heap_size_bytes", regions.globalMemstoreSize())
+            .put("regions", regions.stats().regionCount()).put("heap_size_bytes", regions.stats().globalMemstoreSize())
             .put("chunks", new JsonWriter().put("offheap_in_use", c.offheapInUse()).put("onheap_in_use", c.onheapInUse())
                 .put("heap_fallback", c.heapFallback()).put("pooled_free", c.pooledFree()))
             .put("index", m.index()).put("flattened_segments", m.flattenedSegments())
@@ -284,7 +284,7 @@ public final class ServerMetrics {
     }
 
     private JsonWriter queryCache() {
-        RowQueryCache.Metrics q = regions.queryCacheMetrics();
+        RowQueryCache.Metrics q = regions.stats().queryCacheMetrics();
         return new JsonWriter().put("hits", q.hits()).put("misses", q.misses()).put("invalidations", q.invalidations())
             .put("entries", q.entries()).put("bytes", q.bytes()).put("capacity_bytes", q.capacityBytes())
             .put("hit_ratio", q.hitRatio());

@@ -1,7 +1,6 @@
 package org.heaplab.server;
 
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -117,14 +116,17 @@ final class StagedWritePath implements WritePath {
 
     /** Post-sync stage: memstore, unlock, MVCC complete; the answer goes out when the write is visible. */
     private void postSync(RegionPut p, Throwable syncFailure, Answer answer) {
-        CompletableFuture<Void> visible;
         try {
-            visible = p.postSync(syncFailure);
+            p.postSync(syncFailure);
         } catch (Throwable t) {
             answer.partDone(t);
             return;
         }
-        visible.whenComplete((v, t) -> answer.partDone(unwrap(t)));
+        if (syncFailure != null) {
+            answer.partDone(syncFailure);
+            return;
+        }
+        p.whenVisible().whenComplete((v, t) -> answer.partDone(unwrap(t)));
     }
 
     private static Throwable unwrap(Throwable t) {

@@ -117,7 +117,7 @@ class ReadRpcTest {
         int perThread = 150;
         try (Connection admin = Connection.open(HOST, server.port())) {
             admin.getAdmin().createTable(new TableDescriptor("C", F, Compression.NONE), new byte[0][]);
-            long appendsBefore = server.regions().walAppendCount();
+            long appendsBefore = server.regions().stats().walAppendCount();
             Set<Long> seen = ConcurrentHashMap.newKeySet();
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             List<Future<?>> done = new ArrayList<>();
@@ -147,7 +147,7 @@ class ReadRpcTest {
             assertEquals(total, ByteBuffer.wrap(t.get(b("counter")).getValue(F, b("n"))).getLong());
             assertEquals(total + 10, t.increment(b("counter"), F, b("n"), 10));
             assertEquals(total, t.increment(b("counter"), F, b("n"), -10), "negative deltas");
-            assertTrue(server.regions().walAppendCount() - appendsBefore >= total + 2, "every increment went through the WAL");
+            assertTrue(server.regions().stats().walAppendCount() - appendsBefore >= total + 2, "every increment went through the WAL");
 
             admin.getAdmin().flush("C");
             assertEquals(total + 1, t.increment(b("counter"), F, b("n"), 1), "increments a value read from a store file");

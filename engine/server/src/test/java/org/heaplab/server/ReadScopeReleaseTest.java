@@ -60,7 +60,7 @@ class ReadScopeReleaseTest {
         StorageAssumption.assumeStorage();
         RegionServer server = RegionServer.start(offheapReads(root));
         try (Connection c = Connection.open(HOST, server.port())) {
-            assertTrue(server.regions().blockCache() instanceof CombinedBlockCache, "the profile's cache: LRU L1 + bucket L2");
+            assertTrue(server.regions().stats().blockCache() instanceof CombinedBlockCache, "the profile's cache: LRU L1 + bucket L2");
             c.getAdmin().createTable(new TableDescriptor("R", F, Compression.NONE), new byte[][] {row(ROWS / 2)});
             Table t = c.getTable("R");
             List<Put> batch = new ArrayList<>();
@@ -110,14 +110,14 @@ class ReadScopeReleaseTest {
             t.delete(new org.heaplab.client.Delete(row(9)).addColumn(F, Q));
             assertTrue(t.get(row(9)).isEmpty());
 
-            long taken = CacheLeakDetector.of(server.regions().blockCache()).stream().mapToLong(CacheLeakDetector::taken).sum();
+            long taken = CacheLeakDetector.of(server.regions().stats().blockCache()).stream().mapToLong(CacheLeakDetector::taken).sum();
             assertTrue(taken > 0, "reads were served from the off-heap cache");
             // the last scopes close right after their responses are written, possibly after the client read them
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (CacheLeakDetector.outstanding(server.regions().blockCache()) > 0 && System.nanoTime() < deadline) {
+            while (CacheLeakDetector.outstanding(server.regions().stats().blockCache()) > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
-            CacheLeakDetector.assertNoLeaks(server.regions().blockCache());
+            CacheLeakDetector.assertNoLeaks(server.regions().stats().blockCache());
         } finally {
             server.stop();
         }

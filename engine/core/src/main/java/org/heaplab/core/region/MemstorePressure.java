@@ -6,6 +6,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.StorageKeys;
 
 /**
@@ -27,6 +29,24 @@ public final class MemstorePressure {
     private final Condition belowLowerMark = lock.newCondition();
     private int blocked;
     private boolean closed;
+
+    /**
+     * The global limit {@code conf} sets: the absolute heaplab.regionserver.global.memstore.bytes when
+     * given, else hbase.regionserver.global.memstore.size (a fraction of the heap, at most 0.8).
+     *
+     * @throws ConfigurationException naming the key for a fraction outside (0, 0.8]
+     */
+    static long globalLimit(Configuration conf) {
+        long bytes = conf.getLong(StorageKeys.GLOBAL_MEMSTORE_BYTES, -1);
+        if (bytes >= 0) {
+            return bytes;
+        }
+        float f = conf.getFloat(StorageKeys.GLOBAL_MEMSTORE_SIZE, StorageKeys.DEFAULT_GLOBAL_MEMSTORE_SIZE);
+        if (f <= 0 || f > 0.8f) {
+            throw new ConfigurationException(StorageKeys.GLOBAL_MEMSTORE_SIZE + " must be in (0, 0.8], got " + f);
+        }
+        return (long) (f * (double) Runtime.getRuntime().maxMemory());
+    }
 
     /**
      * @param limitBytes   the global limit

@@ -10,14 +10,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
 import org.heaplab.core.cache.BlockCache;
-import org.heaplab.core.cache.CacheMetrics;
 import org.heaplab.core.cache.BlockCaches;
 import org.heaplab.core.cache.ReadPath;
 import org.heaplab.core.cache.ReadPaths;
 import org.heaplab.core.cache.ReadScope;
 import org.heaplab.core.cell.Cell;
-import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.memstore.Memstores;
 import org.heaplab.core.conf.Configuration;
@@ -25,9 +25,7 @@ import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.util.Futures;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.core.wal.LegacyMvcc;
 import org.heaplab.core.wal.Mvcc;
-import org.heaplab.core.wal.PreassignedMvcc;
 import org.heaplab.core.wal.Wal;
 
 /**
@@ -36,9 +34,10 @@ import org.heaplab.core.wal.Wal;
  *
  * <p>Write path of {@link #put}: validate; wait while all memstores together are over the global limit
  * (holding nothing); stamp LATEST_TIMESTAMP cells with the current time; split the batch by region;
- * per region begin an MVCC write = append one WAL record, wait for its sync as the durability asks and
- * apply it to the memstore under row locks (see {@link Region#put}); queue a
- * flush for any region over hbase.hregion.memstore.flush.size.
+ * per region ({@link RegionPut}) begin an MVCC write = append one WAL record, wait for its sync as the
+ * durability asks and apply it to the memstore under row locks; queue a flush for any region over
+ * hbase.hregion.memstore.flush.size. {@link #prepare} stops before the regions' stages, for the server's
+ * staged write path.
  *
  * <p>Read path: {@link #get}, {@link #multiGet} and {@link #scan} merge each region's memstores and
  * store files (see {@link Region#get}, {@link Region#scan}); cells served from store files may point into
@@ -63,18 +62,21 @@ public final class OnlineRegions implements Closeable {
     private final RegionServices services;
     private final MemstorePressure pressure;
     private final long flushSize;
+    /** Run after each region's part of a put is applied; one object, not one per put. */
+    private final Consumer<Region> flushIfFull = this::requestFlushIfFull;
     private final Object ddlLock = new Object();
     private final TableCatalog tables;
     private volatile Wal wal;
     private volatile MemstoreFlusher flusher;
     private final Memstore.Factory memstores;
-    /** hbase.hregion.mvcc.preassign, read once at open: every region gets the same Mvcc class. */
-    private final boolean preassignMvcc;
+    /** Makes a region's MVCC: the class hbase.hregion.mvcc.preassign chose once, at open. */
+    private final LongFunction<Mvcc> mvccs;
+    private final StorageStats stats;
     private volatile boolean closed;
 
     private OnlineRegions(FsLayout layout, BlockCache cache, ReadPath readPath, RowQueryCache queryCache, long globalLimit,
-                          long flushSize, Memstore.Factory memstores, boolean preassignMvcc, StoreFileTuning tuning) {
-        this.preassignMvcc = preassignMvcc;
+                          long flushSize, Memstore.Factory memstores, Configuration conf, StoreFileTuning tuning) {
+        this.mvccs = Mvcc.chosenBy(conf);
         this.memstores = memstores;
         this.cache = cache;
         this.readPath = readPath;
@@ -83,6 +85,8 @@ public final class OnlineRegions implements Closeable {
         this.pressure = new MemstorePressure(globalLimit, () -> flusher.requestGlobalFlush());
         this.services = new RegionServices(cache, readPath, pressure, memstores, readCounters, queryCache, tuning);
         this.tables = new TableCatalog(layout, services, () -> wal, this::newMvcc, ddlLock);
+        this.stats = new StorageStats(() -> wal, tables, cache, readPath, queryCache, readCounters, memstores, pressure,
+            Mvcc.describe(conf));
     }
 
     /**
@@ -113,19 +117,11 @@ public final class OnlineRegions implements Closeable {
         Files.createDirectories(layout.dataDir);
         AtomicFiles.deleteRecursively(layout.tmpDir());
         AtomicFiles.deleteRecursively(layout.trashDir());
-        long globalLimit = conf.getLong(StorageKeys.GLOBAL_MEMSTORE_BYTES, -1);
-        if (globalLimit < 0) {
-            float f = conf.getFloat(StorageKeys.GLOBAL_MEMSTORE_SIZE, StorageKeys.DEFAULT_GLOBAL_MEMSTORE_SIZE);
-            if (f <= 0 || f > 0.8f) {
-                throw new org.heaplab.core.conf.ConfigurationException(StorageKeys.GLOBAL_MEMSTORE_SIZE
-                    + " must be in (0, 0.8], got " + f);
-            }
-            globalLimit = (long) (f * (double) Runtime.getRuntime().maxMemory());
-        }
+        long globalLimit = MemstorePressure.globalLimit(conf);
         long flushSize = conf.getLong(StorageKeys.MEMSTORE_FLUSH_SIZE, StorageKeys.DEFAULT_MEMSTORE_FLUSH_SIZE);
         OnlineRegions o = new OnlineRegions(layout, cache, ReadPaths.fromConf(conf), RowQueryCache.fromConf(conf),
             globalLimit, flushSize, Memstores.fromConf(conf, globalLimit),
-            conf.getBoolean(Mvcc.PREASSIGN, Mvcc.DEFAULT_PREASSIGN), StoreFileTuning.fromConf(conf));
+            conf, StoreFileTuning.fromConf(conf));
         try {
             o.tables.load();
             Map<String, Region> byName = new HashMap<>();
@@ -142,15 +138,14 @@ public final class OnlineRegions implements Closeable {
         }
     }
 
-    /** A region's MVCC: 2.x {@link PreassignedMvcc} or 1.x {@link LegacyMvcc}, as chosen at open. */
-    private Mvcc newMvcc() {
-        return preassignMvcc ? new PreassignedMvcc(-1) : new LegacyMvcc(-1);
+    /** Counters and descriptions for the server's metrics and start-up log. */
+    public StorageStats stats() {
+        return stats;
     }
 
-    /** The MVCC class every region uses (for the start-up log). */
-    public String mvccDescription() {
-        return (preassignMvcc ? PreassignedMvcc.class : LegacyMvcc.class).getSimpleName()
-            + " (" + Mvcc.PREASSIGN + "=" + preassignMvcc + ")";
+    /** A new region's MVCC (its read point set when the WAL is attached). */
+    private Mvcc newMvcc() {
+        return mvccs.apply(-1);
     }
 
     /** Creates a table whose regions are split at {@code splitKeys} (sorted, distinct; may be empty); holds them all. */
@@ -213,31 +208,14 @@ public final class OnlineRegions implements Closeable {
      */
     public CompletableFuture<Void> put(String table, List<? extends Cell> cells, Durability durability)
         throws IOException {
-        checkOpen();
-        OnlineTable t = tables.get(table);
-        List<Cell> ready = WriteBatches.validate(t, cells);
-        if (ready.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
+        List<RegionPut> parts = prepare(table, cells, durability);
+        if (parts.size() == 1) { // the common case (a single put, a batch of one region)
+            return parts.get(0).writeOnCallingThread();
         }
-        Durability d = durability != Durability.USE_DEFAULT ? durability : t.descriptor().durability();
-        pressure.awaitBelowLimit();
-        Region only = WriteBatches.singleRegion(t, ready);
-        if (only != null) { // the common case (a single put, a batch of one region): no grouping at all
-            CompletableFuture<Void> walDone = only.put(ready, d);
-            if (only.memstoreSize() >= flushSize) {
-                flusher.requestFlush(only);
-            }
-            return walDone;
-        }
-        Map<Region, List<Cell>> byRegion = WriteBatches.byRegion(t, ready);
-        List<CompletableFuture<Void>> walDone = new ArrayList<>(byRegion.size());
+        List<CompletableFuture<Void>> walDone = new ArrayList<>(parts.size());
         try {
-            for (Map.Entry<Region, List<Cell>> e : byRegion.entrySet()) {
-                Region r = e.getKey();
-                walDone.add(r.put(e.getValue(), d));
-                if (r.memstoreSize() >= flushSize) {
-                    flusher.requestFlush(r);
-                }
+            for (RegionPut p : parts) {
+                walDone.add(p.writeOnCallingThread());
             }
         } catch (IOException | RuntimeException e) {
             // regions written before the failure: their appends may still read the cells
@@ -248,9 +226,10 @@ public final class OnlineRegions implements Closeable {
     }
 
     /**
-     * The staged write path's start (the Alibaba slides): validates and stamps the cells like {@link #put}, waits
-     * while the memstores are over the global limit, resolves the durability and splits the batch by
-     * region. The server then moves each {@link RegionPut} through its stages.
+     * The start of every put, on either write path: validates and stamps the cells (see {@link #put}),
+     * waits while the memstores are over the global limit, resolves the durability and splits the
+     * batch by region. The caller then moves each {@link RegionPut} through its stages: on the calling
+     * thread ({@link #put}, the legacy path) or on the staged path's threads.
      */
     public List<RegionPut> prepare(String table, List<? extends Cell> cells, Durability durability) throws IOException {
         checkOpen();
@@ -261,48 +240,21 @@ public final class OnlineRegions implements Closeable {
             return List.of();
         }
         pressure.awaitBelowLimit();
+        Region only = WriteBatches.singleRegion(t, ready);
+        if (only != null) { // no grouping at all
+            return List.of(new RegionPut(only, ready, d, flushIfFull));
+        }
         List<RegionPut> parts = new ArrayList<>();
         for (Map.Entry<Region, List<Cell>> e : WriteBatches.byRegion(t, ready).entrySet()) {
-            Region r = e.getKey();
-            parts.add(new RegionPut(r, e.getValue(), d, () -> {
-                if (r.memstoreSize() >= flushSize) {
-                    flusher.requestFlush(r);
-                }
-            }));
+            parts.add(new RegionPut(e.getKey(), e.getValue(), d, flushIfFull));
         }
         return parts;
     }
 
-    /** WAL appends, filesystem flushes and forces so far (for the server's metrics). */
-    public long walAppendCount() {
-        return wal.appendCount();
-    }
-
-    public long walSyncCount() {
-        return wal.syncCount();
-    }
-
-    public long walForceCount() {
-        return wal.forceCount();
-    }
-
-    /** Which memstore cell storage this server uses, for the start-up log. */
-    public String cellStorageDescription() {
-        return memstores.describe();
-    }
-
-    /**
-     * Every live column of {@code row} as heap KeyValues the caller may keep (copies where needed).
-     * Older callers' form of {@link #get(String, byte[], List, ReadScope)}.
-     */
-    public List<KeyValue> get(String table, byte[] row) throws IOException {
-        try (ReadScope scope = new ReadScope()) {
-            List<Cell> cells = get(table, row, List.of(), scope);
-            List<KeyValue> out = new ArrayList<>(cells.size());
-            for (Cell c : cells) {
-                out.add(c.toOwnKeyValue());
-            }
-            return out;
+    /** Queues a flush of a region whose memstore reached hbase.hregion.memstore.flush.size. */
+    private void requestFlushIfFull(Region r) {
+        if (r.memstoreSize() >= flushSize) {
+            flusher.requestFlush(r);
         }
     }
 
@@ -367,21 +319,6 @@ public final class OnlineRegions implements Closeable {
         return tables.get(table).regionFor(row).incrementLock(row);
     }
 
-    /** Gets (rows asked), scanned rows, store files read and skipped by bloom since open. */
-    public ReadCounters readCounters() {
-        return readCounters.snapshot();
-    }
-
-    /** The row query cache's counters (all zero when heaplab.regionserver.query.cache.size is 0). */
-    public RowQueryCache.Metrics queryCacheMetrics() {
-        return queryCache.metrics();
-    }
-
-    /** The read path every store file serves cached blocks through, for the start-up log. */
-    public String readPathDescription() {
-        return readPath.getClass().getSimpleName() + " (" + ReadPaths.KEY + "=" + readPath.name() + ")";
-    }
-
     public void flush(String table) throws IOException {
         checkOpen();
         for (Region r : tables.get(table).regions()) {
@@ -399,34 +336,6 @@ public final class OnlineRegions implements Closeable {
 
     public List<RegionInfo> regions(String table) throws IOException {
         return tables.get(table).regions().stream().map(Region::info).toList();
-    }
-
-    /** Memstore counters (cells, bytes, chunks, index) and the number of online regions: for the server's metrics. */
-    public Memstore.MemstoreStats memstoreStats() {
-        return memstores.stats();
-    }
-
-    public int regionCount() {
-        return (int) tables.allRegions().count();
-    }
-
-    /** The server's block cache (tests check it with CacheLeakDetector through a real server). */
-    public BlockCache blockCache() {
-        return cache;
-    }
-
-    /** Block cache counters, one entry per cache: for the server's metrics. */
-    public java.util.List<CacheMetrics> blockCacheMetrics() {
-        return cache.metrics();
-    }
-
-    /** Bytes in all memstores together, and the global limit writers block at: for the server's metrics. */
-    public long globalMemstoreSize() {
-        return pressure.size();
-    }
-
-    public long globalMemstoreLimit() {
-        return pressure.limit();
     }
 
     /** Flushes every memstore, closes the WAL and deletes it when nothing is left to replay. */

@@ -3,7 +3,7 @@ package org.heaplab.core.region;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A snapshot of the read counters of one server since it opened ({@link OnlineRegions#readCounters}),
+ * A snapshot of the read counters of one server since it opened ({@link StorageStats#readCounters}),
  * for {@code admin metrics} ("reads") and the labs' per-get ratios.
  *
  * @param gets                     rows asked by gets and multi-gets (a multi-get of 10 rows counts 10)

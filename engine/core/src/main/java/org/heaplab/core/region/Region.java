@@ -26,8 +26,8 @@ import org.heaplab.core.wal.WalRecord;
  * One region: the rows [startKey, endKey) of a table (empty start/end = unbounded), one {@link Store}
  * for the table's family, and the write path that ties it to the WAL.
  *
- * <p>Write path ({@link #put}): updates read lock, row write locks, MVCC begin = WAL append, wait for
- * the sync as the durability asks, memstore, unlock, MVCC complete. Flush:
+ * <p>Write path ({@link #preAppend}, {@link #postSync}): updates read lock, row write locks, MVCC begin =
+ * WAL append, wait for the sync as the durability asks, memstore, unlock, MVCC complete. Flush:
  * under the updates write lock (no write in flight) the memstore becomes the snapshot and the WAL is
  * told; the snapshot is written to a store file outside the lock; the WAL may then drop old files.
  *
@@ -122,50 +122,9 @@ final class Region {
     }
 
     /**
-     * Writes a batch of this region's cells (timestamps set), in HBase 2.x's order: under the updates
-     * read lock and the rows' write locks, begin the write through the region's {@link Mvcc} (which
-     * appends it to the WAL and fixes its sequence id); for SYNC_WAL and FSYNC_WAL wait until the WAL
-     * made it durable (a failure leaves the memstore untouched); apply it to the memstore, which copies
-     * each cell into its storage; unlock; complete the MVCC write and wait until it is visible.
-     *
-     * <p>The cells may be views over a request buffer. The WAL's consumer thread reads them after this
-     * method may have returned (ASYNC_WAL, SKIP_WAL return before any sync): the returned future
-     * completes once the WAL's consumer has encoded (copied) them; release their memory only then.
-     *
-     * @param durability resolved or USE_DEFAULT (the WAL resolves it)
-     * @return the append's {@code cellsRead()} future (already complete for SYNC_WAL and FSYNC_WAL)
+     * A batch of this region's cells between its pre-append and post-sync stages: it holds the updates
+     * read lock and its rows' write locks, and its MVCC write has begun.
      */
-    CompletableFuture<Void> put(List<? extends Cell> cells, Durability durability) throws IOException {
-        long stamp = updates.readLock();
-        try {
-            if (closed) {
-                throw new TableNotFoundException(table);
-            }
-            RowLocks.Held locked = rowLocks.lockWriteRowsOf(cells);
-            WriteEntry e = null;
-            try {
-                e = wal.begin(mvcc, table, encodedName, cells, durability);
-                Durability d = e.append().durability();
-                if (d == Durability.SYNC_WAL || d == Durability.FSYNC_WAL) {
-                    e.append().awaitDurable(); // throws when the WAL failed: the memstore stays untouched
-                }
-                apply(cells, e.seqId());
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while waiting for the WAL sync");
-            } finally {
-                rowLocks.unlockWrite(locked);
-                if (e != null) {
-                    completeWrite(e); // always, or the read point stops for good
-                }
-            }
-            return e.append().cellsRead();
-        } finally {
-            updates.unlockRead(stamp);
-        }
-    }
-
-    /** A write between its pre-append and post-sync stages (staged write path): it holds its locks. */
     static final class PendingWrite {
         final List<? extends Cell> cells;
         final WriteEntry entry;
@@ -180,10 +139,21 @@ final class Region {
         }
     }
 
+    /*
+     * A write of this region's cells (timestamps set) in HBase 2.x's order, in three stages that the write
+     * path runs on one thread (legacy) or on three (staged), see RegionPut:
+     *   preAppend: updates read lock, the rows' write locks, MVCC begin = WAL append (fixes the sequence id)
+     *   (the sync: wait for it as the durability asks; a failed sync leaves the memstore untouched)
+     *   postSync:  the memstore copies each cell in; unlock; MVCC complete
+     * then the write is visible once the read point reaches it (awaitVisible / whenVisible).
+     */
+
     /**
-     * Staged write path, pre-append stage (an append handler): takes the updates read lock and the
-     * rows' write locks and begins the MVCC write (the WAL append). Returns at once, without waiting
-     * for any sync; the locks stay held until {@link #postSync}, which another thread may call.
+     * Pre-append stage: takes the updates read lock and the rows' write locks and begins the MVCC write
+     * (the WAL append). Never waits for a sync; the locks stay held until {@link #postSync}, which
+     * another thread may call.
+     *
+     * @param durability resolved or USE_DEFAULT (the WAL resolves it)
      */
     PendingWrite preAppend(List<? extends Cell> cells, Durability durability) throws IOException {
         long stamp = updates.readLock();
@@ -204,13 +174,11 @@ final class Region {
     }
 
     /**
-     * Staged write path, post-sync stage (any thread): applies the write to the memstore unless its
-     * sync failed, releases its locks and completes its MVCC write without waiting.
-     *
-     * @return completes when the write is visible (the read point reached it), or fails with the sync's failure
+     * Post-sync stage (any thread): applies the write to the memstore unless its sync failed, releases
+     * its locks and completes its MVCC write (always, or the read point stops for good). Does not wait
+     * for the write to become visible.
      */
-    CompletableFuture<Void> postSync(PendingWrite w, Throwable syncFailure) {
-        CompletableFuture<Void> visible;
+    void postSync(PendingWrite w, Throwable syncFailure) {
         try {
             if (syncFailure == null) {
                 apply(w.cells, w.entry.seqId());
@@ -218,19 +186,23 @@ final class Region {
         } finally {
             rowLocks.unlockWrite(w.rows);
             updates.unlockRead(w.updatesStamp);
-            visible = mvcc.completeAsync(w.entry); // always, or the read point stops for good
+            mvcc.complete(w.entry);
         }
-        return syncFailure == null ? visible : CompletableFuture.failedFuture(syncFailure);
     }
 
-    private void completeWrite(WriteEntry e) throws InterruptedIOException {
+    /** Blocks until the read point reaches {@code w} (after {@link #postSync}). */
+    void awaitVisible(PendingWrite w) throws InterruptedIOException {
         try {
-            mvcc.completeAndWait(e);
+            mvcc.awaitVisible(w.entry);
         } catch (InterruptedException ie) {
-            mvcc.complete(e);
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the MVCC read point");
         }
+    }
+
+    /** Completes once the read point reaches {@code w} (after {@link #postSync}); nobody blocks. */
+    CompletableFuture<Void> whenVisible(PendingWrite w) {
+        return mvcc.whenVisible(w.entry);
     }
 
     /** The region's MVCC (its implementation chosen at start-up by hbase.hregion.mvcc.preassign). */

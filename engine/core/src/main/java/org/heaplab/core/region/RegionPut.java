@@ -1,31 +1,43 @@
 package org.heaplab.core.region;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.wal.Durability;
 
 /**
- * One region's part of a put on the staged write path (the Alibaba slides), moved through its stages by the
- * server: {@link #preAppend} on the region's append handler, then, once {@link #readyForPostSync()}
- * completes (the WAL sync for SYNC_WAL / FSYNC_WAL, at once for ASYNC_WAL / SKIP_WAL), {@link #postSync}
- * on a post-sync thread. Made by {@link OnlineRegions#prepare}.
+ * One region's part of a put, moved through the write's three stages (HBase 2.x's order, see
+ * {@link Region}): {@link #preAppend} (row locks, MVCC begin = WAL append), the WAL sync, {@link #postSync}
+ * (memstore, unlock, MVCC complete). Both write paths run exactly these stages and differ only in
+ * which threads run them and who waits:
+ *
+ * <pre>
+ *   legacy  ({@link #writeOnCallingThread}): one thread runs every stage and blocks on the sync and on
+ *           the read point ({@link #awaitSync}, {@link #awaitVisible})
+ *   staged  (the Alibaba slides; the server's StagedWritePath): an append handler runs preAppend, the WAL's
+ *           threads complete {@link #readyForPostSync}, a post-sync thread runs postSync and answers on
+ *           {@link #whenVisible}; nobody blocks
+ * </pre>
+ *
+ * <p>Made by {@link OnlineRegions#prepare}.
  *
  * <p>Cells: they may be views over the request buffer; the memstore copies them in {@link #postSync}
  * and the WAL's consumer encodes them before {@link #walDone()} completes. Keep the buffer until both.
  *
- * <p>Thread safety: each stage method is called once, in order, by one thread at a time (the stages
- * hand the object over through queues).
+ * <p>Thread safety: each stage method is called once, in order, by one thread at a time (the staged
+ * path hands the object over through queues).
  */
 public final class RegionPut {
     private final Region region;
     private final List<Cell> cells;
     private final Durability durability;
-    private final Runnable afterApply;
+    private final Consumer<Region> afterApply;
     private volatile Region.PendingWrite pending;
 
-    RegionPut(Region region, List<Cell> cells, Durability durability, Runnable afterApply) {
+    RegionPut(Region region, List<Cell> cells, Durability durability, Consumer<Region> afterApply) {
         this.region = region;
         this.cells = cells;
         this.durability = durability;
@@ -37,13 +49,38 @@ public final class RegionPut {
         return region.encodedName();
     }
 
+    /**
+     * The legacy write path: every stage on the calling thread, which waits for the sync and then until
+     * the write is visible.
+     *
+     * @return {@link #walDone()}: completes once the WAL no longer reads the cells (after this returns
+     *     for ASYNC_WAL)
+     * @throws IOException the sync's failure (the memstore is untouched then) or an interrupt; the cells
+     *     may still be read until the attached {@link CellsStillInUse} completes
+     */
+    public CompletableFuture<Void> writeOnCallingThread() throws IOException {
+        preAppend();
+        Throwable syncFailure = awaitSync();
+        postSync(syncFailure);
+        try {
+            if (syncFailure != null) {
+                throw syncFailure instanceof IOException io ? io : new IOException(syncFailure);
+            }
+            awaitVisible();
+        } catch (IOException e) {
+            e.addSuppressed(new CellsStillInUse(walDone()));
+            throw e;
+        }
+        return walDone();
+    }
+
     /** Pre-append stage: row locks, MVCC begin, WAL append; never waits for a sync. */
     public void preAppend() throws IOException {
         pending = region.preAppend(cells, durability);
     }
 
     /** Completes once the WAL no longer reads the cells (its consumer encoded them). After {@link #preAppend}. */
-    public CompletableFuture<?> walDone() {
+    public CompletableFuture<Void> walDone() {
         return pending.entry.append().cellsRead();
     }
 
@@ -52,21 +89,49 @@ public final class RegionPut {
      * sync's failure), at once for ASYNC_WAL and SKIP_WAL (answered before the sync). After {@link #preAppend}.
      */
     public CompletableFuture<?> readyForPostSync() {
-        Durability d = pending.entry.append().durability();
-        return d == Durability.SYNC_WAL || d == Durability.FSYNC_WAL ? pending.entry.append().durable()
-            : CompletableFuture.completedFuture(null);
+        return waitsForSync() ? pending.entry.append().durable() : CompletableFuture.completedFuture(null);
     }
 
     /**
-     * Post-sync stage: memstore (unless {@code syncFailure}), unlock, MVCC complete.
+     * {@link #readyForPostSync}, blocking the calling thread.
      *
-     * @return completes when the write is visible, or fails with the sync failure
+     * @return the sync's failure (an interrupt counts as one), or null; pass it to {@link #postSync}
      */
-    public CompletableFuture<Void> postSync(Throwable syncFailure) {
-        CompletableFuture<Void> visible = region.postSync(pending, syncFailure);
-        if (syncFailure == null) {
-            afterApply.run();
+    public Throwable awaitSync() {
+        if (!waitsForSync()) {
+            return null;
         }
-        return visible;
+        try {
+            pending.entry.append().awaitDurable();
+            return null;
+        } catch (IOException e) {
+            return e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new InterruptedIOException("interrupted while waiting for the WAL sync");
+        }
+    }
+
+    private boolean waitsForSync() {
+        Durability d = pending.entry.append().durability();
+        return d == Durability.SYNC_WAL || d == Durability.FSYNC_WAL;
+    }
+
+    /** Post-sync stage: memstore (unless {@code syncFailure}), unlock, MVCC complete; queues a flush if due. */
+    public void postSync(Throwable syncFailure) {
+        region.postSync(pending, syncFailure);
+        if (syncFailure == null) {
+            afterApply.accept(region);
+        }
+    }
+
+    /** Blocks until the write is visible (the read point reached it). After {@link #postSync}. */
+    public void awaitVisible() throws InterruptedIOException {
+        region.awaitVisible(pending);
+    }
+
+    /** Completes once the write is visible; nobody blocks. After {@link #postSync}. */
+    public CompletableFuture<Void> whenVisible() {
+        return region.whenVisible(pending);
     }
 }

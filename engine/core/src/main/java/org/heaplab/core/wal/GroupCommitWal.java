@@ -3,10 +3,7 @@ package org.heaplab.core.wal;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongConsumer;
@@ -38,7 +35,7 @@ import org.heaplab.core.conf.Configuration;
  *
  * <p>Thread safety: {@link #append}, {@link #appendUnassigned}, {@link #sync} and {@link #close} may
  * be called from any threads. The consumer thread alone touches the ring's consumer side and calls
- * {@link WalSink#append}; flushes are serialized by {@code flushLock}, forces by {@code forceLock}.
+ * {@link WalSink#append}; {@link SinkSync} serializes the writes and the forces of the file.
  *
  * <p>Invariants:
  * <ul>
@@ -58,25 +55,6 @@ import org.heaplab.core.conf.Configuration;
  * release it before then, even for ASYNC_WAL, whose caller does not otherwise wait.
  */
 public final class GroupCommitWal implements AutoCloseable {
-    /** Number of syncer threads (HBase's key). */
-    public static final String SYNCER_COUNT = "hbase.regionserver.hlog.syncer.count";
-    public static final int DEFAULT_SYNCER_COUNT = 5;
-    /** Ring slots, a power of two (HBase: hbase.regionserver.wal.disruptor.event.count). */
-    public static final String RING_SIZE = "hbase.regionserver.wal.disruptor.event.count";
-    public static final int DEFAULT_RING_SIZE = 16 * 1024;
-    /** How long ASYNC_WAL appends may stay unsynced when nothing else syncs (HBase's key, ms). */
-    public static final String ASYNC_FLUSH_INTERVAL = "hbase.regionserver.optionallogflushinterval";
-    public static final long DEFAULT_ASYNC_FLUSH_INTERVAL = 1000;
-    /** Unflushed bytes at which the consumer asks a syncer to flush even with no sync waiting (HBase 2's key). */
-    public static final String BATCH_SIZE = "hbase.wal.batch.size";
-    public static final long DEFAULT_BATCH_SIZE = 64 * 1024;
-    /**
-     * Unflushed bytes at which the consumer flushes itself and so stops taking appends until the file
-     * caught up: the ring fills and handlers block (backpressure; HBase gets it from its output stream).
-     */
-    public static final String MAX_BUFFERED = "heaplab.regionserver.wal.max.buffered.bytes";
-    public static final long DEFAULT_MAX_BUFFERED = 32L * 1024 * 1024;
-
     private final String name;
     private final WalSink sink;
     private final long firstSeqId;
@@ -85,19 +63,13 @@ public final class GroupCommitWal implements AutoCloseable {
     private final WalSyncer[] syncers;
     private final Thread consumer;
     private final ReentrantReadWriteLock closeGate = new ReentrantReadWriteLock();
-    private final Object flushLock = new Object();
-    private final Object forceLock = new Object();
     private final PendingSyncs pending = new PendingSyncs();
-    private final AtomicLong syncCount = new AtomicLong();
-    private final AtomicLong forceCount = new AtomicLong();
+    private final SinkSync sinkSync;
     private volatile long appendedTxid = -1;
     /** Bytes of records appended to the sink (approximate; consumer writes, syncers read). */
     private volatile long appendedBytes;
-    /** Bytes known to be written to the file (a lower bound). */
-    private volatile long flushedBytes;
     private final long batchBytes;
     private final long maxBufferedBytes;
-    private volatile IOException failure;
     private volatile boolean closed;
     private volatile boolean stopping;
     private int nextSyncer;
@@ -105,42 +77,22 @@ public final class GroupCommitWal implements AutoCloseable {
     /**
      * Starts the consumer and syncer threads over {@code sink}.
      *
-     * @param firstSeqId    the sequence id of the first append (above every id already used)
-     * @param syncerCount   syncer threads (&gt;= 1)
-     * @param ringSize      ring slots, a power of two
-     * @param asyncFlushMs  longest time an ASYNC_WAL append waits for a sync when nothing else syncs
+     * @param firstSeqId the sequence id of the first append (above every id already used)
      */
-    public GroupCommitWal(String name, WalSink sink, long firstSeqId, int syncerCount, int ringSize, long asyncFlushMs) {
-        this(name, sink, firstSeqId, syncerCount, ringSize, asyncFlushMs, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BUFFERED);
-    }
-
-    /**
-     * As above, with the buffering bounds.
-     *
-     * @param batchBytes       unflushed bytes that trigger a flush request (hbase.wal.batch.size)
-     * @param maxBufferedBytes unflushed bytes at which the consumer flushes itself (backpressure)
-     */
-    public GroupCommitWal(String name, WalSink sink, long firstSeqId, int syncerCount, int ringSize, long asyncFlushMs,
-                          long batchBytes, long maxBufferedBytes) {
-        if (batchBytes < 1 || maxBufferedBytes < batchBytes) {
-            throw new IllegalArgumentException(BATCH_SIZE + " must be >= 1 and " + MAX_BUFFERED + " >= it, got "
-                + batchBytes + " and " + maxBufferedBytes);
-        }
-        this.batchBytes = batchBytes;
-        this.maxBufferedBytes = maxBufferedBytes;
-        if (syncerCount < 1) {
-            throw new IllegalArgumentException(SYNCER_COUNT + " must be >= 1, got " + syncerCount);
-        }
-        if (firstSeqId < 0 || asyncFlushMs <= 0) {
-            throw new IllegalArgumentException("firstSeqId must be >= 0 and asyncFlushMs > 0");
+    public GroupCommitWal(String name, WalSink sink, long firstSeqId, WalTuning tuning) {
+        if (firstSeqId < 0) {
+            throw new IllegalArgumentException("firstSeqId must be >= 0, got " + firstSeqId);
         }
         this.name = name;
         this.sink = sink;
         this.firstSeqId = firstSeqId;
-        this.asyncFlushNanos = TimeUnit.MILLISECONDS.toNanos(asyncFlushMs);
-        this.ring = new WalRingBuffer<>(ringSize);
-        this.syncers = new WalSyncer[syncerCount];
-        for (int i = 0; i < syncerCount; i++) {
+        this.asyncFlushNanos = TimeUnit.MILLISECONDS.toNanos(tuning.asyncFlushMs());
+        this.batchBytes = tuning.batchBytes();
+        this.maxBufferedBytes = tuning.maxBufferedBytes();
+        this.sinkSync = new SinkSync(sink, pending, () -> appendedTxid, () -> appendedBytes);
+        this.ring = new WalRingBuffer<>(tuning.ringSize());
+        this.syncers = new WalSyncer[tuning.syncerCount()];
+        for (int i = 0; i < syncers.length; i++) {
             syncers[i] = new WalSyncer(this, name + "-syncer-" + i);
             syncers[i].start();
         }
@@ -150,17 +102,16 @@ public final class GroupCommitWal implements AutoCloseable {
         consumer.start();
     }
 
-    /** Creates the WAL file {@code file} (see {@link ChannelWalSink}) with the sizes from {@code conf}. */
+    /**
+     * Creates the WAL file {@code file} (see {@link ChannelWalSink}) with the sizes from {@code conf}.
+     *
+     * @throws org.heaplab.core.conf.ConfigurationException naming the key of a value out of range
+     */
     public static GroupCommitWal create(Path file, long firstSeqId, Configuration conf) throws IOException {
-        int syncerCount = conf.getInt(SYNCER_COUNT, DEFAULT_SYNCER_COUNT);
-        int ringSize = conf.getInt(RING_SIZE, DEFAULT_RING_SIZE);
-        long asyncFlushMs = conf.getLong(ASYNC_FLUSH_INTERVAL, DEFAULT_ASYNC_FLUSH_INTERVAL);
-        long batch = conf.getLong(BATCH_SIZE, DEFAULT_BATCH_SIZE);
-        long maxBuffered = conf.getLong(MAX_BUFFERED, DEFAULT_MAX_BUFFERED);
+        WalTuning tuning = WalTuning.fromConf(conf); // before the file exists: a bad value leaves nothing behind
         ChannelWalSink sink = ChannelWalSink.create(file);
         try {
-            return new GroupCommitWal(file.getFileName().toString(), sink, firstSeqId, syncerCount, ringSize,
-                asyncFlushMs, batch, maxBuffered);
+            return new GroupCommitWal(file.getFileName().toString(), sink, firstSeqId, tuning);
         } catch (RuntimeException e) {
             sink.close();
             throw e;
@@ -221,7 +172,7 @@ public final class GroupCommitWal implements AutoCloseable {
     }
 
     private void checkFailure() throws IOException {
-        IOException f = failure;
+        IOException f = pending.failure();
         if (f != null) {
             throw new IOException("WAL " + name + " failed: " + f.getMessage(), f);
         }
@@ -233,7 +184,7 @@ public final class GroupCommitWal implements AutoCloseable {
         try {
             consume();
         } catch (Throwable t) { // a bug: fail what waits, make close and later appends fail fast
-            failAll(t);
+            pending.failAll(name, t);
         }
     }
 
@@ -251,7 +202,7 @@ public final class GroupCommitWal implements AutoCloseable {
                     handle(a, s);
                     sync |= a.durability() == Durability.SYNC_WAL || a.durability() == Durability.FSYNC_WAL;
                     force |= a.durability() == Durability.FSYNC_WAL;
-                    if (appendedBytes - flushedBytes >= maxBufferedBytes) {
+                    if (appendedBytes - sinkSync.flushedBytes() >= maxBufferedBytes) {
                         // checked per append (a full ring of big records is far more than the bound):
                         // the file fell behind, so flush here; producers wait on the ring meanwhile
                         syncUpTo(appendedTxid, false);
@@ -259,7 +210,7 @@ public final class GroupCommitWal implements AutoCloseable {
                 }
                 ring.release(high);
                 next = high + 1;
-                if (!sync && appendedBytes - flushedBytes >= batchBytes) {
+                if (!sync && appendedBytes - sinkSync.flushedBytes() >= batchBytes) {
                     sync = true; // enough ASYNC bytes buffered: have them written now
                 }
                 if (sync) {
@@ -295,7 +246,7 @@ public final class GroupCommitWal implements AutoCloseable {
             } else {
                 a.assignByConsumer(seqId);
             }
-            IOException f = failure;
+            IOException f = pending.failure();
             if (f != null) {
                 a.fail(new IOException("WAL " + name + " failed before txid " + s + " was written: "
                     + f.getMessage(), f));
@@ -310,13 +261,14 @@ public final class GroupCommitWal implements AutoCloseable {
                 appendedBytes += a.approximateBytes(); // only this thread writes it
             }
             pending.register(a);
-            if (failure != null) { // a syncer failed meanwhile and drained pending before we registered
-                failPending("WAL " + name + " failed, append not durable: " + failure.getMessage(), failure);
+            f = pending.failure();
+            if (f != null) { // a syncer failed meanwhile and drained pending before we registered
+                pending.failWaiting("WAL " + name + " failed, append not durable: " + f.getMessage(), f);
                 return;
             }
             appendedTxid = s;
         } catch (Throwable e) { // even an Error: fail the futures rather than leave handlers waiting
-            failAll(e);
+            pending.failAll(name, e);
             a.fail(new IOException("WAL " + name + " append of txid " + s + " failed: " + e, e));
         } finally {
             a.cellsDone(); // encoded, skipped or failed: the cells are not read again
@@ -338,45 +290,12 @@ public final class GroupCommitWal implements AutoCloseable {
     /** Writes (and with {@code force}, forces) everything up to at least {@code txid}, unless done. */
     void syncUpTo(long txid, boolean force) {
         try {
-            synchronized (flushLock) {
-                long bytes = appendedBytes; // read before the txid: a lower bound of what covered holds
-                long covered = appendedTxid;
-                if (pending.flushedTxid() < txid && failure == null) {
-                    sink.flush();
-                    syncCount.incrementAndGet();
-                    pending.flushed(covered);
-                }
-                if (pending.flushedTxid() >= covered) {
-                    flushedBytes = Math.max(flushedBytes, bytes);
-                }
-            }
+            sinkSync.flushUpTo(txid);
             if (force) {
-                synchronized (forceLock) {
-                    if (pending.forcedTxid() < txid && failure == null) {
-                        long covered = pending.flushedTxid();
-                        sink.force();
-                        forceCount.incrementAndGet();
-                        pending.forced(covered);
-                    }
-                }
+                sinkSync.forceUpTo(txid);
             }
         } catch (IOException | RuntimeException e) {
-            failAll(e);
-        }
-    }
-
-    /** Records the first failure and fails every waiting future. */
-    private void failAll(Throwable cause) {
-        IOException io = cause instanceof IOException e ? e : new IOException(cause.toString(), cause);
-        if (failure == null) {
-            failure = io;
-        }
-        failPending("WAL " + name + " failed, append not durable: " + io.getMessage(), io);
-    }
-
-    private void failPending(String message, IOException cause) {
-        for (WalAppend a : pending.drain()) {
-            a.fail(new IOException(message + " (txid " + a.txid() + ")", cause));
+            pending.failAll(name, e);
         }
     }
 
@@ -406,16 +325,7 @@ public final class GroupCommitWal implements AutoCloseable {
             WalAppend last = WalAppend.barrier(Durability.FSYNC_WAL);
             publishOpen(last, true);
             try {
-                while (!last.durable().isDone() && consumer.isAlive()) {
-                    try {
-                        last.durable().get(100, TimeUnit.MILLISECONDS);
-                    } catch (TimeoutException | ExecutionException e) {
-                        // loop: done (normally or not) or the consumer died
-                    }
-                }
-                if (last.durable().isDone()) {
-                    last.awaitDurable();
-                }
+                last.awaitDurableWhileAlive(consumer);
             } catch (IOException e) {
                 result = e;
             } catch (InterruptedException e) {
@@ -433,7 +343,8 @@ public final class GroupCommitWal implements AutoCloseable {
             interrupted = true;
         }
         IOException closedEx = new IOException("WAL " + name + " closed before the append was durable");
-        failPending(closedEx.getMessage(), failure != null ? failure : closedEx);
+        IOException failure = pending.failure();
+        pending.failWaiting(closedEx.getMessage(), failure != null ? failure : closedEx);
         try {
             sink.close();
         } catch (IOException e) {
@@ -468,12 +379,12 @@ public final class GroupCommitWal implements AutoCloseable {
 
     /** Filesystem flushes (writes to the channel) done so far. */
     public long syncCount() {
-        return syncCount.get();
+        return sinkSync.syncCount();
     }
 
     /** Forces ({@code FileChannel.force}) done so far. */
     public long forceCount() {
-        return forceCount.get();
+        return sinkSync.forceCount();
     }
 
     /** Highest txid written to the channel (-1 if none). */

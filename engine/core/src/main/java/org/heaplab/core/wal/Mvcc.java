@@ -2,7 +2,10 @@ package org.heaplab.core.wal;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
 import org.heaplab.core.cell.Cell;
+import org.heaplab.core.conf.Configuration;
 
 /**
  * Multi-version concurrency control for one region's writes, tied to the WAL: a write begins with its
@@ -11,10 +14,11 @@ import org.heaplab.core.cell.Cell;
  * {@link LegacyMvcc} (the consumer thread assigns the sequence id; the handler waits for it) and
  * {@link PreassignedMvcc} (hbase.hregion.mvcc.preassign: the handler claims it with its ring slot).
  *
- * <p>Usage (write path): {@code e = begin(...)}; apply the cells to the memstore stamped with
- * {@code e.seqId()}; wait on {@code e.append().durable()} as the durability asks; then
- * {@link #completeAndWait} (in a finally: every begun entry must be completed, even when the append
- * failed, or the read point stops for good).
+ * <p>Usage (write path): {@code e = begin(...)}; wait on {@code e.append().durable()} as the durability
+ * asks; apply the cells to the memstore stamped with {@code e.seqId()}; {@link #complete} (in a finally:
+ * every begun entry must be completed, even when the append failed, or the read point stops for good);
+ * then wait until the write is visible: {@link #awaitVisible} blocks the thread (the legacy write path),
+ * {@link #whenVisible} returns a future (the staged write path answers from it).
  *
  * <p>Invariants (both implementations): sequence order equals WAL order equals begin order within the
  * region; {@link #readPoint} only grows and never reaches an incomplete write's sequence id.
@@ -37,21 +41,41 @@ public interface Mvcc {
     /** Marks the write complete; the read point advances over every completed write before it. */
     void complete(WriteEntry e);
 
-    /** {@link #complete}, then waits until the read point reaches the write (it is visible). */
-    void completeAndWait(WriteEntry e) throws InterruptedException;
+    /** Waits until the read point reaches {@code e} (it and every earlier write of the region are visible). */
+    void awaitVisible(WriteEntry e) throws InterruptedException;
 
     /**
-     * {@link #complete}, without waiting: the future completes once the write is visible (the read point
-     * reached it). The staged write path answers from it instead of blocking a thread.
+     * Completes once the read point reaches {@code e}: at once when it has, else on the thread whose
+     * {@link #complete} moves it there. Nobody blocks.
      */
-    java.util.concurrent.CompletableFuture<Void> completeAsync(WriteEntry e);
+    CompletableFuture<Void> whenVisible(WriteEntry e);
+
+    /** {@link #complete}, then {@link #awaitVisible}. */
+    default void completeAndWait(WriteEntry e) throws InterruptedException {
+        complete(e);
+        awaitVisible(e);
+    }
 
     /** Highest sequence id such that it and every earlier write of this region are complete. */
     long readPoint();
 
-    /** The implementation {@code conf}'s hbase.hregion.mvcc.preassign selects. */
-    static Mvcc create(org.heaplab.core.conf.Configuration conf, long initialReadPoint) {
-        return conf.getBoolean(PREASSIGN, DEFAULT_PREASSIGN)
-            ? new PreassignedMvcc(initialReadPoint) : new LegacyMvcc(initialReadPoint);
+    /**
+     * The implementation {@code conf}'s hbase.hregion.mvcc.preassign selects, as a constructor taking the
+     * initial read point: the server chooses it once at start-up and makes every region's MVCC with it.
+     */
+    static LongFunction<Mvcc> chosenBy(Configuration conf) {
+        return conf.getBoolean(PREASSIGN, DEFAULT_PREASSIGN) ? PreassignedMvcc::new : LegacyMvcc::new;
+    }
+
+    /** One line for the start-up log: the class {@link #chosenBy} selects and why. */
+    static String describe(Configuration conf) {
+        boolean preassign = conf.getBoolean(PREASSIGN, DEFAULT_PREASSIGN);
+        return (preassign ? PreassignedMvcc.class : LegacyMvcc.class).getSimpleName() + " (" + PREASSIGN + "="
+            + preassign + ")";
+    }
+
+    /** {@link #chosenBy}, applied once. */
+    static Mvcc create(Configuration conf, long initialReadPoint) {
+        return chosenBy(conf).apply(initialReadPoint);
     }
 }

@@ -1,12 +1,14 @@
 package org.heaplab.core.wal;
 
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The appends of a {@link GroupCommitWal} waiting for a sync, and how far the file is synced: the
- * highest txid written to the channel ({@code flushed}) and forced to the device ({@code forced}).
+ * The appends of a {@link GroupCommitWal} waiting for a sync, how far the file is synced (the highest
+ * txid written to the channel, {@code flushed}, and forced to the device, {@code forced}), and the first
+ * failure, after which the WAL accepts nothing and every waiting append fails.
  *
  * <p>Thread safety: every method locks this object; futures are completed outside the lock.
  *
@@ -19,6 +21,7 @@ final class PendingSyncs {
     private final ArrayDeque<WalAppend> awaitingForce = new ArrayDeque<>();
     private volatile long flushed = -1;
     private volatile long forced = -1;
+    private volatile IOException failure;
 
     /** Consumer: {@code a} (ASYNC, SYNC or FSYNC) waits for the sync that covers its txid. */
     synchronized void register(WalAppend a) {
@@ -50,12 +53,35 @@ final class PendingSyncs {
     }
 
     /** Removes every waiting append (to fail it). */
-    synchronized List<WalAppend> drain() {
+    private synchronized List<WalAppend> drain() {
         List<WalAppend> all = new ArrayList<>(awaitingFlush);
         all.addAll(awaitingForce);
         awaitingFlush.clear();
         awaitingForce.clear();
         return all;
+    }
+
+    /** The first failure, or null while the WAL works. */
+    IOException failure() {
+        return failure;
+    }
+
+    /** Records the first failure (later ones are not kept) and fails every waiting append with it. */
+    void failAll(String walName, Throwable cause) {
+        IOException io = cause instanceof IOException e ? e : new IOException(cause.toString(), cause);
+        synchronized (this) {
+            if (failure == null) {
+                failure = io;
+            }
+        }
+        failWaiting("WAL " + walName + " failed, append not durable: " + io.getMessage(), io);
+    }
+
+    /** Fails every waiting append (the WAL failed or closed before covering it). */
+    void failWaiting(String message, IOException cause) {
+        for (WalAppend a : drain()) {
+            a.fail(new IOException(message + " (txid " + a.txid() + ")", cause));
+        }
     }
 
     long flushedTxid() {

@@ -19,16 +19,13 @@ abstract class QueuedMvcc implements Mvcc {
     }
 
     @Override
-    public final void completeAndWait(WriteEntry e) throws InterruptedException {
-        queue.complete(e);
+    public final void awaitVisible(WriteEntry e) throws InterruptedException {
         queue.waitFor(e.seqId());
     }
 
     @Override
-    public final java.util.concurrent.CompletableFuture<Void> completeAsync(WriteEntry e) {
-        java.util.concurrent.CompletableFuture<Void> visible = queue.whenVisible(e.seqId());
-        queue.complete(e);
-        return visible;
+    public final java.util.concurrent.CompletableFuture<Void> whenVisible(WriteEntry e) {
+        return queue.whenVisible(e.seqId());
     }
 
     @Override

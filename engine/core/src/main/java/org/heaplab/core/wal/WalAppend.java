@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongConsumer;
 import org.heaplab.core.cell.Cell;
 
@@ -137,6 +139,23 @@ public final class WalAppend {
     /** Completes with the sequence id once durable as asked (see the class comment). */
     public CompletableFuture<Long> durable() {
         return durable;
+    }
+
+    /**
+     * {@link #awaitDurable} while {@code worker}, the thread that completes it, lives; returns at once
+     * if the worker died first.
+     */
+    void awaitDurableWhileAlive(Thread worker) throws IOException, InterruptedException {
+        while (!durable.isDone() && worker.isAlive()) {
+            try {
+                durable.get(100, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                // loop: done (normally or not) or the worker died
+            }
+        }
+        if (durable.isDone()) {
+            awaitDurable();
+        }
     }
 
     /** Waits for {@link #durable()}; rethrows its failure as the IOException it carries. */

@@ -46,7 +46,7 @@ class MemstoreFlusherTest {
             }
             assertTrue(storeFiles(o) >= 1, "the flusher wrote a store file");
             for (int j = 0; j < i; j++) {
-                assertEquals(1, o.get("T", b("r" + j)).size());
+                assertEquals(1, OwnedRows.get(o, "T", b("r" + j)).size());
             }
         }
     }
@@ -87,10 +87,10 @@ class MemstoreFlusherTest {
             assertNull(error.get());
             // 1200 cells are ~12x the limit: only flushes forced by blocked writers can have made room
             assertTrue(storeFiles(o) >= 5, "global pressure forced flushes: " + storeFiles(o));
-            assertTrue(o.globalMemstoreSize() < limit + threads * (VALUE.length() + 200L));
+            assertTrue(o.stats().globalMemstoreSize() < limit + threads * (VALUE.length() + 200L));
             for (int t = 0; t < threads; t++) {
                 for (int i = 0; i < perThread; i++) {
-                    List<KeyValue> got = o.get("T", b("t" + t + "-" + i));
+                    List<KeyValue> got = OwnedRows.get(o, "T", b("t" + t + "-" + i));
                     assertEquals(1, got.size(), "t" + t + "-" + i);
                 }
             }

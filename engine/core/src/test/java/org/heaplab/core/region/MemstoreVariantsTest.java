@@ -57,7 +57,7 @@ class MemstoreVariantsTest {
                         assertRow(o, model, OnlineRegionsTest.row(rnd.nextInt(100)));
                     }
                 }
-                stats = o.memstoreStats();
+                stats = o.stats().memstoreStats();
                 assertEquals(type.equals("BASIC") ? "CHUNK_MAP" : "CSLM", stats.index());
                 assertTrue(stats.cells() > 0 && stats.dataBytes() > 0, stats.toString());
                 if (type.equals("BASIC")) {
@@ -71,9 +71,9 @@ class MemstoreVariantsTest {
                     assertRow(o, model, OnlineRegionsTest.row(r));
                 }
             }
-            assertEquals(0, o.memstoreStats().cells());
-            assertEquals(0, o.memstoreStats().flattenedSegments());
-            assertEquals(0, o.memstoreStats().chunks().offheapInUse() + o.memstoreStats().chunks().onheapInUse(),
+            assertEquals(0, o.stats().memstoreStats().cells());
+            assertEquals(0, o.stats().memstoreStats().flattenedSegments());
+            assertEquals(0, o.stats().memstoreStats().chunks().offheapInUse() + o.stats().memstoreStats().chunks().onheapInUse(),
                 "every flushed snapshot gave its chunks back");
         }
         try (OnlineRegions o = OnlineRegions.open(conf(mslab, offheapMb, type))) {
@@ -84,7 +84,7 @@ class MemstoreVariantsTest {
     }
 
     private static void assertRow(OnlineRegions o, Map<String, String> model, String row) throws IOException {
-        List<KeyValue> got = o.get("T", b(row));
+        List<KeyValue> got = OwnedRows.get(o, "T", b(row));
         Map<String, String> expected = new HashMap<>();
         model.forEach((k, v) -> {
             if (k.startsWith(row + "/")) {

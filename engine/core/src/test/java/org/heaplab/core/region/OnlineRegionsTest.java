@@ -63,7 +63,7 @@ class OnlineRegionsTest {
 
     static void assertAll(OnlineRegions o, int gen) throws IOException {
         for (int i = 0; i < 100; i++) {
-            List<KeyValue> got = o.get("T", b(row(i)));
+            List<KeyValue> got = OwnedRows.get(o, "T", b(row(i)));
             assertEquals(List.of(put(row(i), "a", gen, "v" + gen + "-" + i + "-a"),
                 put(row(i), "b", gen, "v" + gen + "-" + i + "-b")), got, row(i));
         }
@@ -85,10 +85,10 @@ class OnlineRegionsTest {
             for (RegionInfo r : regions) {
                 assertTrue(r.memstoreBytes() > 0, "every region got its quarter of the rows: " + r.encodedName());
             }
-            assertEquals(List.of(), o.get("T", b("nothing")));
+            assertEquals(List.of(), OwnedRows.get(o, "T", b("nothing")));
             assertThrows(TableExistsException.class, () -> o.createTable(new TableDescriptor("T", FAMILY,
                 Compression.NONE), new byte[0][]));
-            assertThrows(TableNotFoundException.class, () -> o.get("U", b("r")));
+            assertThrows(TableNotFoundException.class, () -> OwnedRows.get(o, "U", b("r")));
             assertThrows(NoSuchColumnFamilyException.class, () -> o.put("T", List.of(
                 KeyValue.create(b("r"), b("other"), b("q"), 1, KeyValue.Type.PUT, b("v")))));
             assertThrows(IllegalArgumentException.class, () -> o.createTable(new TableDescriptor("U", FAMILY,
@@ -102,7 +102,7 @@ class OnlineRegionsTest {
             long before = System.currentTimeMillis();
             o.put("T", List.of(put("r", "q", KeyValue.LATEST_TIMESTAMP, "v")));
             long after = System.currentTimeMillis();
-            long ts = o.get("T", b("r")).get(0).timestamp();
+            long ts = OwnedRows.get(o, "T", b("r")).get(0).timestamp();
             assertTrue(ts >= before && ts <= after, "ts " + ts);
         }
     }
@@ -122,9 +122,9 @@ class OnlineRegionsTest {
             // newer data in the memstore wins over the file; deletes in the memstore mask file cells
             writeAll(o, 2);
             o.put("T", List.of(delete(row(7), "b", 2, KeyValue.Type.DELETE_COLUMN)));
-            assertEquals(List.of(put(row(7), "a", 2, "v2-7-a")), o.get("T", b(row(7))));
-            assertEquals(List.of(put(row(8), "a", 2, "v2-8-a"), put(row(8), "b", 2, "v2-8-b")), o.get("T", b(row(8))));
-            assertTrue(o.blockCacheMetrics().get(0).hits() + o.blockCacheMetrics().get(0).misses() > 0);
+            assertEquals(List.of(put(row(7), "a", 2, "v2-7-a")), OwnedRows.get(o, "T", b(row(7))));
+            assertEquals(List.of(put(row(8), "a", 2, "v2-8-a"), put(row(8), "b", 2, "v2-8-b")), OwnedRows.get(o, "T", b(row(8))));
+            assertTrue(o.stats().blockCacheMetrics().get(0).hits() + o.stats().blockCacheMetrics().get(0).misses() > 0);
         }
     }
 
@@ -141,7 +141,7 @@ class OnlineRegionsTest {
                 "4 flushes in every region, the delete's flush in one");
             List<List<KeyValue>> before = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
-                before.add(o.get("T", b(row(i))));
+                before.add(OwnedRows.get(o, "T", b(row(i))));
             }
             o.majorCompact("T");
             long cells = 0;
@@ -153,9 +153,9 @@ class OnlineRegionsTest {
             }
             assertEquals(199, cells, "newest version per column only, the deleted column and its marker gone");
             for (int i = 0; i < 100; i++) {
-                assertEquals(before.get(i), o.get("T", b(row(i))), row(i));
+                assertEquals(before.get(i), OwnedRows.get(o, "T", b(row(i))), row(i));
             }
-            assertEquals(List.of(put(row(3), "b", 4, "v4-3-b")), o.get("T", b(row(3))));
+            assertEquals(List.of(put(row(3), "b", 4, "v4-3-b")), OwnedRows.get(o, "T", b(row(3))));
         }
     }
 
@@ -173,7 +173,7 @@ class OnlineRegionsTest {
                 List<KeyValue> expected = i == 5
                     ? List.of(put(row(i), "a", 1, "v1-5-a"), put(row(i), "b", 2, "v2-5-b"))
                     : List.of(put(row(i), "a", 2, "v2-" + i + "-a"), put(row(i), "b", 2, "v2-" + i + "-b"));
-                assertEquals(expected, o.get("T", b(row(i))), row(i));
+                assertEquals(expected, OwnedRows.get(o, "T", b(row(i))), row(i));
             }
             for (RegionInfo r : o.regions("T")) {
                 assertEquals(0, r.memstoreBytes(), "replayed edits were flushed at open");
@@ -253,8 +253,8 @@ class OnlineRegionsTest {
         // crash, then reopen: the old table's WAL edits must not come back into the new table
         try (OnlineRegions o = OnlineRegions.open(conf)) {
             assertEquals(1, o.regions("T").size());
-            assertEquals(List.of(put(row(1), "a", 7, "new")), o.get("T", b(row(1))));
-            assertEquals(List.of(), o.get("T", b(row(2))));
+            assertEquals(List.of(put(row(1), "a", 7, "new")), OwnedRows.get(o, "T", b(row(1))));
+            assertEquals(List.of(), OwnedRows.get(o, "T", b(row(2))));
         }
     }
 }

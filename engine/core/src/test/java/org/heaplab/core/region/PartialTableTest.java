@@ -64,13 +64,13 @@ class PartialTableTest {
     void rowsInAGapAreRefusedAndNothingIsApplied() throws IOException {
         try (OnlineRegions o = partial(conf())) {
             o.put("T", List.of(put("row30", "a"), put("row80", "b"))).join();
-            assertEquals(1, o.get("T", b("row30")).size());
+            assertEquals(1, OwnedRows.get(o, "T", b("row30")).size());
             assertThrows(NotServingRegionException.class, () -> o.put("T", List.of(put("row10", "x"))));
             assertThrows(NotServingRegionException.class, () -> o.put("T", List.of(put("row50", "x"))));
             // a batch with one row in a gap: refused whole, the held row not written either
             assertThrows(NotServingRegionException.class, () -> o.put("T", List.of(put("row31", "y"), put("row60", "y"))));
-            assertTrue(o.get("T", b("row31")).isEmpty());
-            assertThrows(NotServingRegionException.class, () -> o.get("T", b("row00")));
+            assertTrue(OwnedRows.get(o, "T", b("row31")).isEmpty());
+            assertThrows(NotServingRegionException.class, () -> OwnedRows.get(o, "T", b("row00")));
             try (ReadScope scope = new ReadScope()) {
                 assertThrows(NotServingRegionException.class,
                     () -> o.multiGet("T", List.of(b("row30"), b("row55")), scope));
@@ -99,7 +99,7 @@ class PartialTableTest {
         try (OnlineRegions o = partial(conf())) {
             o.put("T", List.of(put("row30", "a"))).join();
             o.createTable(DESC, SPLITS, CREATED, new int[] {1, 3});
-            assertEquals(1, o.get("T", b("row30")).size(), "the repeated open kept the data");
+            assertEquals(1, OwnedRows.get(o, "T", b("row30")).size(), "the repeated open kept the data");
             assertThrows(TableExistsException.class, () -> o.createTable(DESC, SPLITS, CREATED + 1, new int[] {1, 3}));
             assertThrows(TableExistsException.class, () -> o.createTable(DESC, SPLITS, CREATED, new int[] {1}));
         }
@@ -122,8 +122,8 @@ class PartialTableTest {
         o.close();
         try (OnlineRegions again = OnlineRegions.open(conf)) {
             assertEquals(2, again.regions("T").size());
-            assertEquals(1, again.get("T", b("row90")).size());
-            assertThrows(NotServingRegionException.class, () -> again.get("T", b("row60")));
+            assertEquals(1, OwnedRows.get(again, "T", b("row90")).size());
+            assertThrows(NotServingRegionException.class, () -> OwnedRows.get(again, "T", b("row60")));
         }
     }
 }

@@ -102,7 +102,7 @@ class ReadApiTest {
             assertEquals(List.of(), got.get(1));
             assertEquals(List.of("row30:q=v30"), show(got.get(2)));
             assertEquals(List.of("row60:q=v60"), show(got.get(3)));
-            assertEquals(4, o.readCounters().gets());
+            assertEquals(4, o.stats().readCounters().gets());
         }
     }
 
@@ -175,7 +175,7 @@ class ReadApiTest {
                 assertEquals(List.of(), o.scan("T", b(row(50)), b(row(50)), 5, scope).rows());
                 assertThrows(IllegalArgumentException.class, () -> o.scan("T", new byte[0], new byte[0], 0, scope));
             }
-            assertTrue(o.readCounters().scannedRows() > 0);
+            assertTrue(o.stats().readCounters().scannedRows() > 0);
         }
     }
 
@@ -230,24 +230,24 @@ class ReadApiTest {
             o.put("T", List.of(put("row01", "a", 1, "one")));
             o.flush("T");
             assertEquals(List.of("row01:a=one"), show(o.get("T", b("row01"), List.of(), scope)));
-            long filesRead = o.readCounters().storeFilesRead();
+            long filesRead = o.stats().readCounters().storeFilesRead();
             assertEquals(List.of("row01:a=one"), show(o.get("T", b("row01"), List.of(), scope)));
-            assertEquals(filesRead, o.readCounters().storeFilesRead(), "a hit reads no store file");
-            RowQueryCache.Metrics m = o.queryCacheMetrics();
+            assertEquals(filesRead, o.stats().readCounters().storeFilesRead(), "a hit reads no store file");
+            RowQueryCache.Metrics m = o.stats().queryCacheMetrics();
             assertEquals(1, m.hits());
             assertEquals(1, m.misses());
             assertEquals(1, m.entries());
             assertTrue(m.bytes() > 0);
             o.put("T", List.of(put("row01", "a", 2, "two")));
-            assertEquals(1, o.queryCacheMetrics().invalidations());
-            assertEquals(0, o.queryCacheMetrics().entries());
+            assertEquals(1, o.stats().queryCacheMetrics().invalidations());
+            assertEquals(0, o.stats().queryCacheMetrics().entries());
             assertEquals(List.of("row01:a=two"), show(o.get("T", b("row01"), List.of(), scope)));
             o.put("T", List.of(delete("row01", "a", 3, KeyValue.Type.DELETE_COLUMN)));
             assertEquals(List.of(), o.get("T", b("row01"), List.of(), scope));
             increment(o, "row01", 5);
             assertEquals(List.of("row01:n=5"), show(o.get("T", b("row01"), List.of(), scope)));
             o.dropTable("T");
-            assertEquals(0, o.queryCacheMetrics().entries());
+            assertEquals(0, o.stats().queryCacheMetrics().entries());
         }
         assertThrows(ConfigurationException.class, () -> RowQueryCache.fromConf(conf().set(RegionKeys.QUERY_CACHE_SIZE, "-1")));
         assertThrows(ConfigurationException.class, () -> RowQueryCache.fromConf(conf().set(RegionKeys.QUERY_CACHE_SIZE, "big")));

@@ -232,7 +232,7 @@ class ReadPathPropertyTest {
             for (step = 0; step < STEPS; step++) {
                 mutate(o, model, rnd);
                 check(o, model, rnd, cache, config + " step " + step);
-                flattened = Math.max(flattened, o.memstoreStats().flattenedSegments());
+                flattened = Math.max(flattened, o.stats().memstoreStats().flattenedSegments());
             }
             // a burst of new versions (timestamps above the random ones), enough for the BASIC memstore to flatten
             List<MCell> burst = new ArrayList<>();
@@ -241,7 +241,7 @@ class ReadPathPropertyTest {
             }
             o.put("P", burst.stream().map(MCell::kv).toList(), Durability.SKIP_WAL).join();
             model.write(burst);
-            flattened = Math.max(flattened, o.memstoreStats().flattenedSegments());
+            flattened = Math.max(flattened, o.stats().memstoreStats().flattenedSegments());
             check(o, model, rnd, cache, config + " after the burst");
             if (cacheName.equals("bucket")) {
                 assertTrue(flattened > 0, config + ": the BASIC memstore never flattened a segment");

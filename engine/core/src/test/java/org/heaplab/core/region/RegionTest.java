@@ -60,7 +60,7 @@ class RegionTest {
                 try {
                     while (writing.get()) {
                         for (String row : rows) {
-                            List<KeyValue> got = o.get("T", b(row));
+                            List<KeyValue> got = OwnedRows.get(o, "T", b(row));
                             if (got.size() == 2 && !java.util.Arrays.equals(got.get(0).value(), got.get(1).value())) {
                                 throw new AssertionError("torn row " + row + ": " + got);
                             }
@@ -92,7 +92,7 @@ class RegionTest {
             othersDone.await();
             assertNull(error.get());
             for (String row : rows) {
-                List<KeyValue> got = o.get("T", b(row));
+                List<KeyValue> got = OwnedRows.get(o, "T", b(row));
                 assertEquals(2, got.size(), row);
                 assertEquals(got.get(0).timestamp(), got.get(1).timestamp());
                 assertEquals(new String(got.get(0).value()), new String(got.get(1).value()));
@@ -107,7 +107,7 @@ class RegionTest {
                         }
                     }
                 }
-                assertEquals(max, o.get("T", b(rows[r])).get(0).timestamp(), rows[r]);
+                assertEquals(max, OwnedRows.get(o, "T", b(rows[r])).get(0).timestamp(), rows[r]);
             }
         }
     }

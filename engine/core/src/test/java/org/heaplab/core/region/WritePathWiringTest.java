@@ -28,6 +28,7 @@ import org.heaplab.core.io.Compression;
 import org.heaplab.core.io.StorageConstants;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.core.wal.GroupCommitWal;
+import org.heaplab.core.wal.WalTuning;
 import org.heaplab.core.wal.Mvcc;
 import org.heaplab.core.wal.Wal;
 import org.heaplab.core.wal.WalReader;
@@ -90,19 +91,19 @@ class WritePathWiringTest {
             Set<String> rows = rowsInWal();
             assertEquals(Set.of("sync", "default", "override"), rows);
             for (String r : List.of("skip", "sync", "default")) {
-                assertEquals(1, o.get("T", b(r)).size(), "every put is visible: " + r);
+                assertEquals(1, OwnedRows.get(o, "T", b(r)).size(), "every put is visible: " + r);
             }
-            assertEquals(1, o.get("S", b("table-skip")).size());
+            assertEquals(1, OwnedRows.get(o, "S", b("table-skip")).size());
         }
     }
 
     @Test
     void asyncPutIsAcknowledgedBeforeItsSyncAndItsCellsAreFreedOnceEncoded() throws Exception {
-        Configuration conf = conf().set(GroupCommitWal.ASYNC_FLUSH_INTERVAL, "600000"); // no periodic sync
+        Configuration conf = conf().set(WalTuning.ASYNC_FLUSH_INTERVAL, "600000"); // no periodic sync
         try (OnlineRegions o = OnlineRegions.open(conf)) {
             o.createTable(new TableDescriptor("T", FAMILY, Compression.NONE), SPLITS);
             CompletableFuture<Void> async = o.put("T", List.of(put("async", "q", 1, "v")), Durability.ASYNC_WAL);
-            assertEquals(1, o.get("T", b("async")).size(), "visible at once");
+            assertEquals(1, OwnedRows.get(o, "T", b("async")).size(), "visible at once");
             async.get(10, TimeUnit.SECONDS); // the consumer encoded the cells: the caller's buffer is free
             assertFalse(rowsInWal().contains("async"), "acknowledged before any sync wrote it");
             CompletableFuture<Void> sync = o.put("T", List.of(put("sync", "q", 1, "v")), Durability.SYNC_WAL);
@@ -116,12 +117,12 @@ class WritePathWiringTest {
         try (OnlineRegions o = OnlineRegions.open(conf())) {
             o.createTable(new TableDescriptor("T", FAMILY, Compression.NONE), SPLITS);
             o.put("T", List.of(put("a", "q", 1, "v")));
-            assertEquals(0, o.walForceCount(), "USE_DEFAULT = SYNC_WAL: written, not forced");
-            assertTrue(o.walSyncCount() >= 1);
+            assertEquals(0, o.stats().walForceCount(), "USE_DEFAULT = SYNC_WAL: written, not forced");
+            assertTrue(o.stats().walSyncCount() >= 1);
         }
         try (OnlineRegions o = OnlineRegions.open(conf().set(StorageKeys.WAL_HSYNC, "true"))) {
             o.put("T", List.of(put("b", "q", 1, "v")));
-            assertTrue(o.walForceCount() >= 1, "hbase.wal.hsync=true: USE_DEFAULT = FSYNC_WAL");
+            assertTrue(o.stats().walForceCount() >= 1, "hbase.wal.hsync=true: USE_DEFAULT = FSYNC_WAL");
         }
     }
 
@@ -132,7 +133,7 @@ class WritePathWiringTest {
      */
     @Test
     void cellsOverAReusedBufferAreReadBeforeTheFutureCompletes() throws Exception {
-        try (OnlineRegions o = OnlineRegions.open(conf().set(GroupCommitWal.ASYNC_FLUSH_INTERVAL, "2"))) {
+        try (OnlineRegions o = OnlineRegions.open(conf().set(WalTuning.ASYNC_FLUSH_INTERVAL, "2"))) {
             o.createTable(new TableDescriptor("T", FAMILY, Compression.NONE), SPLITS);
             ByteBuffer shared = ByteBuffer.allocateDirect(4096);
             for (int i = 0; i < 300; i++) {
@@ -174,7 +175,7 @@ class WritePathWiringTest {
         int threads = 8;
         int perThread = 150;
         try (OnlineRegions o = OnlineRegions.open(conf)) {
-            assertTrue(o.mvccDescription().startsWith(preassign ? "PreassignedMvcc" : "LegacyMvcc"), o.mvccDescription());
+            assertTrue(o.stats().mvccDescription().startsWith(preassign ? "PreassignedMvcc" : "LegacyMvcc"), o.stats().mvccDescription());
             o.createTable(new TableDescriptor("T", FAMILY, Compression.NONE), SPLITS);
             List<Thread> ts = new ArrayList<>();
             List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -199,12 +200,12 @@ class WritePathWiringTest {
             assertEquals(List.of(), errors);
             for (int t = 0; t < threads; t++) {
                 for (int i = 0; i < perThread; i++) {
-                    assertEquals(1, o.get("T", b("row" + (i * 7 + t) % 100 + "-" + t + "-" + i)).size());
+                    assertEquals(1, OwnedRows.get(o, "T", b("row" + (i * 7 + t) % 100 + "-" + t + "-" + i)).size());
                 }
             }
         }
         try (OnlineRegions o = OnlineRegions.open(conf)) {
-            assertEquals(1, o.get("T", b("row" + (7 * 3) % 100 + "-0-3")).size(), "flushed at close, read after reopen");
+            assertEquals(1, OwnedRows.get(o, "T", b("row" + (7 * 3) % 100 + "-0-3")).size(), "flushed at close, read after reopen");
         }
         assertTrue(Files.isDirectory(root.resolve(StorageConstants.WAL_DIR)));
     }

@@ -34,7 +34,7 @@ class GroupCommitWalTest {
     }
 
     private GroupCommitWal open(WalSink sink, long asyncFlushMs) {
-        return new GroupCommitWal("test", sink, 100, 5, 1024, asyncFlushMs);
+        return new GroupCommitWal("test", sink, 100, WalTuning.of(5, 1024, asyncFlushMs));
     }
 
     /** Runs {@code body(thread index)} on {@code n} threads started together; rethrows the first failure. */
@@ -190,10 +190,11 @@ class GroupCommitWalTest {
     @Test
     void createRejectsABadSyncerCountNamingTheKey() {
         org.heaplab.core.conf.Configuration conf = new org.heaplab.core.conf.Configuration()
-            .set(GroupCommitWal.SYNCER_COUNT, "0");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            .set(WalTuning.SYNCER_COUNT, "0");
+        org.heaplab.core.conf.ConfigurationException e = assertThrows(org.heaplab.core.conf.ConfigurationException.class,
             () -> GroupCommitWal.create(dir.resolve("wal.1"), 1, conf));
-        assertTrue(e.getMessage().contains(GroupCommitWal.SYNCER_COUNT), e.getMessage());
+        assertTrue(e.getMessage().contains(WalTuning.SYNCER_COUNT), e.getMessage());
+        assertFalse(java.nio.file.Files.exists(dir.resolve("wal.1")), "a bad value is refused before the file exists");
     }
 
     @Test
@@ -330,7 +331,7 @@ class GroupCommitWalTest {
     void asyncAppendsAreFlushedOnceABatchOfBytesIsBuffered() throws Exception {
         CountingSink sink = new CountingSink(dir.resolve("wal.1"));
         // no periodic flush during the test; hbase.wal.batch.size 4 KB
-        GroupCommitWal wal = new GroupCommitWal("test", sink, 100, 2, 64, 600_000, 4096, 1 << 20);
+        GroupCommitWal wal = new GroupCommitWal("test", sink, 100, new WalTuning(2, 64, 600_000, 4096, 1 << 20));
         try {
             WalAppend first = wal.append("t", "r", bigCells("a0"), Durability.ASYNC_WAL);
             for (int i = 1; i < 10; i++) {
@@ -350,7 +351,7 @@ class GroupCommitWalTest {
         sink.gate = new CountDownLatch(1); // the first flush hangs until the gate opens
         int ringSize = 8;
         long maxBuffered = 8 * 1024;
-        GroupCommitWal wal = new GroupCommitWal("test", sink, 100, 1, ringSize, 600_000, 2048, maxBuffered);
+        GroupCommitWal wal = new GroupCommitWal("test", sink, 100, new WalTuning(1, ringSize, 600_000, 2048, maxBuffered));
         AtomicInteger accepted = new AtomicInteger();
         Thread producer = new Thread(() -> {
             try {
@@ -402,7 +403,7 @@ class GroupCommitWalTest {
         CountingSink sink = new CountingSink(dir.resolve("wal.1"));
         sink.gate = new CountDownLatch(1);
         long maxBuffered = 8 * 1024;
-        GroupCommitWal wal = new GroupCommitWal("bounded", sink, 100, 1, 1024, 600_000, 2048, maxBuffered);
+        GroupCommitWal wal = new GroupCommitWal("bounded", sink, 100, new WalTuning(1, 1024, 600_000, 2048, maxBuffered));
         try {
             for (int i = 0; i < 200; i++) { // the ring takes them all; the consumer must not encode them all
                 wal.append("t", "r", bigCells("b" + i), Durability.ASYNC_WAL);

@@ -36,7 +36,7 @@ class MvccTest {
     }
 
     private GroupCommitWal wal(Path file) throws Exception {
-        return new GroupCommitWal("mvcc", ChannelWalSink.create(file), FIRST_SEQ, 5, 256, 60_000);
+        return new GroupCommitWal("mvcc", ChannelWalSink.create(file), FIRST_SEQ, WalTuning.of(5, 256, 60_000));
     }
 
     private static String value(WalRecord r) {
@@ -150,7 +150,7 @@ class MvccTest {
     void legacyHandlerGetsItsIdFromTheConsumerPreassignedOwnsItAtOnce() throws Exception {
         Path file = dir.resolve("wal.1");
         CountingSink sink = new CountingSink(file);
-        GroupCommitWal wal = new GroupCommitWal("ids", sink, FIRST_SEQ, 1, 16, 60_000);
+        GroupCommitWal wal = new GroupCommitWal("ids", sink, FIRST_SEQ, WalTuning.of(1, 16, 60_000));
         WalAppend pre = wal.append("t", "r", GroupCommitWalTest.cells("p"), Durability.ASYNC_WAL);
         assertTrue(pre.isAssigned(), "pre-assigned before the consumer saw it");
         AtomicReference<String> assigner = new AtomicReference<>();
@@ -168,7 +168,7 @@ class MvccTest {
     void legacyBeginWaitsForTheConsumerPreassignedDoesNot() throws Exception {
         CountingSink sink = new CountingSink(dir.resolve("wal.1"));
         sink.appendGate = new CountDownLatch(1);
-        GroupCommitWal wal = new GroupCommitWal("stall", sink, FIRST_SEQ, 1, 16, 60_000);
+        GroupCommitWal wal = new GroupCommitWal("stall", sink, FIRST_SEQ, WalTuning.of(1, 16, 60_000));
         wal.append("t", "r", GroupCommitWalTest.cells("stall"), Durability.ASYNC_WAL);
         assertTrue(sink.firstAppendStarted.await(10, TimeUnit.SECONDS), "consumer never reached the sink");
         PreassignedMvcc pre = new PreassignedMvcc(FIRST_SEQ - 1);

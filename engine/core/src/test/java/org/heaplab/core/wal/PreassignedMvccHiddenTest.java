@@ -26,7 +26,7 @@ class PreassignedMvccHiddenTest {
     Path dir;
 
     private GroupCommitWal wal() throws Exception {
-        return new GroupCommitWal("hidden", ChannelWalSink.create(dir.resolve("wal.1")), FIRST_SEQ, 5, 1024, 60_000);
+        return new GroupCommitWal("hidden", ChannelWalSink.create(dir.resolve("wal.1")), FIRST_SEQ, WalTuning.of(5, 1024, 60_000));
     }
 
     @Test

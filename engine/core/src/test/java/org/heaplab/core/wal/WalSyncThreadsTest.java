@@ -56,7 +56,7 @@ class WalSyncThreadsTest {
     @Timeout(30)
     void syncAppendsAreWrittenByTheConsumerWithoutASyncer() throws Exception {
         ThreadRecordingSink sink = new ThreadRecordingSink(dir.resolve("wal.1"));
-        GroupCommitWal wal = new GroupCommitWal("w", sink, 1, 3, 64, 60_000);
+        GroupCommitWal wal = new GroupCommitWal("w", sink, 1, WalTuning.of(3, 64, 60_000));
         for (int i = 0; i < 50; i++) {
             wal.append("t", "r", GroupCommitWalTest.cells("row" + i), Durability.SYNC_WAL).awaitDurable();
         }
@@ -69,7 +69,7 @@ class WalSyncThreadsTest {
     @Timeout(30)
     void forcesGoToTheSyncers() throws Exception {
         ThreadRecordingSink sink = new ThreadRecordingSink(dir.resolve("wal.1"));
-        GroupCommitWal wal = new GroupCommitWal("w", sink, 1, 3, 64, 60_000);
+        GroupCommitWal wal = new GroupCommitWal("w", sink, 1, WalTuning.of(3, 64, 60_000));
         for (int i = 0; i < 10; i++) {
             wal.append("t", "r", GroupCommitWalTest.cells("row" + i), Durability.FSYNC_WAL).awaitDurable();
         }
