@@ -3,6 +3,7 @@ package org.heaplab.core.cache;
 import java.util.ArrayList;
 import java.util.List;
 import org.heaplab.core.cache.bucket.BucketCache;
+import org.heaplab.core.cache.lru.LruBlockCache;
 
 /**
  * HBase's CombinedBlockCache: two caches, routed by block type. Index and bloom blocks (small, read on
