@@ -1,6 +1,7 @@
 package org.heaplab.core.cache;
 
 import org.heaplab.core.cache.bucket.BucketCache;
+import org.heaplab.core.cache.lru.LruBlockCache;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 

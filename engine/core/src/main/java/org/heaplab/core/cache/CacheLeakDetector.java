@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
-import org.heaplab.core.cache.bucket.BucketCache;
 
 /**
  * Test-mode check that every reference a cache handed out was given back (the block-cache counterpart of
@@ -22,6 +21,12 @@ import org.heaplab.core.cache.bucket.BucketCache;
  * <p>Thread safety: safe from any thread.
  */
 public final class CacheLeakDetector {
+    /** Caches that count references implement this, so they depend on the detector and it on none of them. */
+    public interface Counted {
+        /** The detectors counting this cache's references (a combined cache: those of the caches inside it). */
+        List<CacheLeakDetector> leakDetectors();
+    }
+
     /** The system property that turns recording of take sites on (shared with ChunkLeakDetector). */
     public static final String PROPERTY = "heaplab.leak.detection";
 
@@ -77,17 +82,9 @@ public final class CacheLeakDetector {
         }
     }
 
-    /** The detectors of {@code cache} and of the caches inside it (none for on-heap caches). */
+    /** The detectors of {@code cache} and of the caches inside it (none for on-heap caches: not {@link Counted}). */
     public static List<CacheLeakDetector> of(BlockCache cache) {
-        if (cache instanceof BucketCache b) {
-            return List.of(b.leakDetector());
-        }
-        if (cache instanceof CombinedBlockCache c) {
-            List<CacheLeakDetector> out = new ArrayList<>(of(c.l1()));
-            out.addAll(of(c.l2()));
-            return out;
-        }
-        return List.of();
+        return cache instanceof Counted c ? c.leakDetectors() : List.of();
     }
 
     /** Outstanding references over every off-heap cache in {@code cache}. */

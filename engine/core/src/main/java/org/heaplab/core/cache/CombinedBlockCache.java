@@ -3,6 +3,7 @@ package org.heaplab.core.cache;
 import java.util.ArrayList;
 import java.util.List;
 import org.heaplab.core.cache.bucket.BucketCache;
+import org.heaplab.core.cache.lru.LruBlockCache;
 
 /**
  * HBase's CombinedBlockCache: two caches, routed by block type. Index and bloom blocks (small, read on
@@ -11,7 +12,7 @@ import org.heaplab.core.cache.bucket.BucketCache;
  *
  * <p>Thread safety: as safe as its two caches.
  */
-public final class CombinedBlockCache implements BlockCache {
+public final class CombinedBlockCache implements BlockCache, CacheLeakDetector.Counted {
     private final BlockCache l1;
     private final BucketCache l2;
 
@@ -45,6 +46,14 @@ public final class CombinedBlockCache implements BlockCache {
     public List<CacheMetrics> metrics() {
         List<CacheMetrics> out = new ArrayList<>(l1.metrics());
         out.addAll(l2.metrics());
+        return out;
+    }
+
+    /** The L1's detectors (none for an on-heap L1), then the L2's. */
+    @Override
+    public List<CacheLeakDetector> leakDetectors() {
+        List<CacheLeakDetector> out = new ArrayList<>(CacheLeakDetector.of(l1));
+        out.addAll(l2.leakDetectors());
         return out;
     }
 

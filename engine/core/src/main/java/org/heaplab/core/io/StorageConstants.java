@@ -2,8 +2,8 @@ package org.heaplab.core.io;
 
 /**
  * Sizes and magic numbers of the engine's on-disk formats, in one place. Each format is described at
- * the top of the class that writes it: {@code WalWriter} (WAL files), {@code StoreFileWriter} (store files,
- * block index, trailer) and {@code BlockFormat} (a block's 13-byte header).
+ * the top of the class that writes it: {@code ChannelWalSink} (WAL files), {@code StoreFileWriter}
+ * (store files, block index, trailer) and {@code BlockFormat} (a block's 13-byte header).
  */
 public final class StorageConstants {
     /** First 8 bytes of every WAL file: "HLWAL" + format version 1 + two zero bytes. */

@@ -22,7 +22,7 @@ import org.heaplab.core.io.StorageConstants;
  *
  * <pre>
  * rootdir/
- *   WALs/wal.00000000000000000001              WAL files (see WalWriter)
+ *   WALs/wal.00000000000000000001              WAL files (see ChannelWalSink)
  *   data/.tmp/                                 tables being created (renamed into data/ when complete)
  *   data/.trash/                               tables being dropped (renamed out of data/ first)
  *   data/&lt;table&gt;/.tabledesc                    table descriptor (text, below)

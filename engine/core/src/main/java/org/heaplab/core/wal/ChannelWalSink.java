@@ -3,52 +3,52 @@ package org.heaplab.core.wal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 import org.heaplab.core.cell.Cell;
+import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.StorageConstants;
 
 /**
- * A {@link WalSink} writing one WAL file in exactly {@link WalWriter}'s format: the file and its
- * header are created by {@link WalWriter#create}, each record is laid out as {@link WalWriter#encode}
- * lays it out, so {@link WalReader} replays it unchanged.
- *
- * <p>WalWriter itself writes (and optionally forces) on every append; group commit needs the write and
- * the force apart, so this class reopens the file WalWriter created and appends the encoded records
- * with gathering writes. (A small change to WalWriter, splitting append into buffer/flush/force,
- * would remove the reopen: see engine/docs/wal-group-commit.md.)
- *
- * <p>Buffers: records are encoded straight into reusable {@link #CHUNK_SIZE}-byte DIRECT chunks (a
- * record may straddle chunks), as HBase's WAL writer encodes into its output stream's buffer: no heap
- * array per record, and the file write needs no copy into a temporary direct buffer. Written chunks go
- * back to a free list; at most {@link #MAX_DIRECT_CHUNKS} direct chunks are ever made per file (2 MB),
- * more buffered bytes (a disk far behind ASYNC_WAL appends) take heap chunks that are dropped after
- * their write. Table and region names are encoded to UTF-8 once per file.
+ * One WAL file: the one class that owns the WAL format and writes it ({@link WalReader} reads it back).
+ * Every byte, big-endian:
  *
  * <pre>
- *   append: [len|crc|seqId|table|region|count|cell|cell]   [len|crc|...|cell]  ...
- *           &lt;------------- chunk 0 (64 KB) ---------------&gt;&lt;--- chunk 1 ---
- *   flush:  the filled chunks swapped out, one gathering write, back to the free list
+ *   file    := header record*
+ *   header  := int64 magic                       (StorageConstants.WAL_MAGIC, "HLWAL" v1)
+ *   record  := int32 bodyLength                  (bytes of body; 0 &lt; bodyLength &lt;= WAL_MAX_RECORD_SIZE)
+ *              int32 crc32c                      (CRC32C of the body bytes)
+ *              body
+ *   body    := int64 seqId
+ *              int16 tableLength, table bytes    (UTF-8)
+ *              int16 regionLength, region bytes  (UTF-8, the region's encoded name)
+ *              int32 cellCount
+ *              cell{cellCount}
+ *   cell    := one KeyValue (int keyLength, int valueLength, key, value: see KeyValue), self-delimiting
  * </pre>
+ *
+ * <p>Writing is split into the three steps group commit needs (HBase's writer append / hflush / hsync,
+ * see {@link WalSink}): {@link #append} lays a record out in memory ({@link WalChunks}: direct chunks
+ * reused across flushes, the CRC filled in after the body), {@link #flush} writes every record appended
+ * so far with gathering writes (write(2): it survives a kill -9 of the process), {@link #force} forces
+ * them to the device (fdatasync: it survives a power loss). Cells are encoded (copied) once, from
+ * wherever they live (a heap array or a view over a pooled direct request buffer), and not retained.
+ * Table and region names are encoded to UTF-8 once per file.
  *
  * <p>Thread safety: {@link #append} encodes under the buffer lock; {@link #flush} holds the write
  * lock across swapping the chunks out and writing them, so flushes reach the file in append order.
+ * {@link GroupCommitWal} owns the sink and calls it from its consumer and syncer threads.
  *
- * <p>Invariants: the file only ever holds whole records, in append order. A failed write truncates the
- * file back to the last whole record and the sink is unusable afterwards (every later call throws).
+ * <p>Invariants: records are only ever appended, whole, in append order (so seq ids increase along the
+ * file as the consumer stamps them). A failed write truncates the file back to the last whole record
+ * and the sink is unusable afterwards (every later call throws).
  */
 public final class ChannelWalSink implements WalSink {
-    /** One encode chunk: HBase's hbase.wal.batch.size default, so a typical flush is one or two chunks. */
-    static final int CHUNK_SIZE = 64 * 1024;
-    /** Direct chunks made per file at most (2 MB): beyond, heap chunks that are not kept. */
-    static final int MAX_DIRECT_CHUNKS = 32;
     /** Names remembered per file (a file sees its server's regions): cleared when it would grow beyond. */
     private static final int MAX_NAMES = 4096;
 
@@ -57,10 +57,7 @@ public final class ChannelWalSink implements WalSink {
     private final Object bufferLock = new Object();
     private final Object writeLock = new Object();
     // under bufferLock
-    private List<ByteBuffer> filled = new ArrayList<>();
-    private List<ByteBuffer> spare = new ArrayList<>();
-    private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
-    private int directChunks;
+    private final WalChunks chunks = new WalChunks();
     private final CRC32C crc = new CRC32C();
     private byte[] prefix = new byte[256];
     private final Map<String, byte[]> names = new HashMap<>();
@@ -75,13 +72,22 @@ public final class ChannelWalSink implements WalSink {
         this.length = length;
     }
 
-    /** Creates a new WAL file (it must not exist), its header durable, via {@link WalWriter#create}. */
+    /** Creates a new WAL file (it must not exist) and writes its header durably (the file and its directory entry). */
     public static ChannelWalSink create(Path path) throws IOException {
-        WalWriter.create(path, false).close();
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE);
-        long size = ch.size();
-        ch.position(size);
-        return new ChannelWalSink(path, ch, size);
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        try {
+            ByteBuffer header = ByteBuffer.allocate(StorageConstants.WAL_HEADER_SIZE);
+            header.putLong(StorageConstants.WAL_MAGIC).flip();
+            while (header.hasRemaining()) {
+                ch.write(header);
+            }
+            ch.force(true);
+            AtomicFiles.fsyncDirectory(path.toAbsolutePath().getParent());
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+        return new ChannelWalSink(path, ch, StorageConstants.WAL_HEADER_SIZE);
     }
 
     public Path path() {
@@ -112,32 +118,17 @@ public final class ChannelWalSink implements WalSink {
             p.putShort((short) tableBytes.length).put(tableBytes);
             p.putShort((short) regionBytes.length).put(regionBytes);
             p.putInt(cells.size());
-            putInt((int) bodyLength);
-            ByteBuffer at = tail(); // the CRC's place: filled in once the body is written
-            int crcChunk = filled.size() - 1;
-            int crcPos = at.position();
-            putInt(0);
+            chunks.putInt((int) bodyLength);
+            long crcAt = chunks.reserveInt(); // filled in once the body is written
             crc.reset();
             crc.update(prefix, 0, prefixLength);
-            put(prefix, prefixLength);
+            chunks.put(prefix, prefixLength);
             for (int i = 0; i < cells.size(); i++) {
                 ByteBuffer cell = cells.get(i).serializedView();
                 crc.update(cell);
-                put(cell.position(0));
+                chunks.put(cell.position(0));
             }
-            setInt(crcChunk, crcPos, (int) crc.getValue());
-        }
-    }
-
-    /** Writes {@code v} at byte {@code pos} of filled chunk {@code chunk}, going on in the next chunk at its end. */
-    private void setInt(int chunk, int pos, int v) {
-        for (int shift = 24; shift >= 0; shift -= 8) {
-            ByteBuffer c = filled.get(chunk);
-            if (pos == c.capacity()) {
-                c = filled.get(++chunk);
-                pos = 0;
-            }
-            c.put(pos++, (byte) (v >>> shift));
+            chunks.setInt(crcAt, (int) crc.getValue());
         }
     }
 
@@ -161,86 +152,19 @@ public final class ChannelWalSink implements WalSink {
         return b;
     }
 
-    /** The chunk being filled: the last one, or a new one when it is full (or none was started). */
-    private ByteBuffer tail() {
-        ByteBuffer last = filled.isEmpty() ? null : filled.get(filled.size() - 1);
-        if (last != null && last.hasRemaining()) {
-            return last;
-        }
-        ByteBuffer c = free.poll();
-        if (c == null) {
-            c = newChunk();
-        }
-        filled.add(c);
-        return c;
-    }
-
-    private ByteBuffer newChunk() {
-        if (directChunks < MAX_DIRECT_CHUNKS) {
-            try {
-                ByteBuffer c = ByteBuffer.allocateDirect(CHUNK_SIZE);
-                directChunks++;
-                return c;
-            } catch (OutOfMemoryError e) {
-                directChunks = MAX_DIRECT_CHUNKS; // direct memory is short: do not try again for this file
-            }
-        }
-        return ByteBuffer.allocate(CHUNK_SIZE);
-    }
-
-    private void putInt(int v) {
-        put((byte) (v >>> 24));
-        put((byte) (v >>> 16));
-        put((byte) (v >>> 8));
-        put((byte) v);
-    }
-
-    private void put(byte b) {
-        tail().put(b);
-    }
-
-    private void put(byte[] src, int n) {
-        int pos = 0;
-        while (pos < n) {
-            ByteBuffer dst = tail();
-            int k = Math.min(dst.remaining(), n - pos);
-            dst.put(src, pos, k);
-            pos += k;
-        }
-    }
-
-    /** Copies {@code src} from its position to its limit. */
-    private void put(ByteBuffer src) {
-        while (src.hasRemaining()) {
-            ByteBuffer dst = tail();
-            int k = Math.min(dst.remaining(), src.remaining());
-            dst.put(dst.position(), src, src.position(), k);
-            dst.position(dst.position() + k);
-            src.position(src.position() + k);
-        }
-    }
-
     @Override
     public void flush() throws IOException {
         synchronized (writeLock) {
             checkUsable();
             List<ByteBuffer> out;
             synchronized (bufferLock) {
-                out = filled;
-                filled = spare; // empty: the next append starts a fresh chunk
-                spare = null;
+                out = chunks.takeFilled(); // the next append starts a fresh chunk
             }
             try {
                 write(out);
             } finally {
                 synchronized (bufferLock) {
-                    for (ByteBuffer c : out) {
-                        if (c.isDirect() && failure == null) {
-                            free.add(c.clear());
-                        }
-                    }
-                    out.clear();
-                    spare = out;
+                    chunks.giveBack(out, failure == null);
                 }
             }
         }

@@ -15,7 +15,7 @@ import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.io.StorageConstants;
 
 /**
- * Decodes what {@link WalWriter} writes, one record at a time.
+ * Decodes what {@link ChannelWalSink} writes (the format is at the top of that class), one record at a time.
  *
  * <p>Damage handling: a record that is incomplete, or whose checksum fails, and that ends exactly at
  * the end of the file is a torn tail (the process died mid-append). In the newest WAL file a torn

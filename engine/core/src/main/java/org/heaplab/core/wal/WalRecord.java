@@ -4,7 +4,7 @@ import java.util.List;
 import org.heaplab.core.cell.KeyValue;
 
 /**
- * One WAL edit: a batch of cells of one region, under one sequence id. Encoded by {@link WalWriter},
+ * One WAL edit: a batch of cells of one region, under one sequence id. Encoded by {@link ChannelWalSink},
  * decoded by {@link WalReader}.
  *
  * @param seqId        server-wide sequence id, strictly increasing in WAL order

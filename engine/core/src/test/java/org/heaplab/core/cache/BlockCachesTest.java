@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.heaplab.core.cache.bucket.BucketCache;
+import org.heaplab.core.cache.lru.LruBlockCache;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.heaplab.core.cache.bucket.BucketCache;
 import org.heaplab.core.cache.bucket.BucketCacheConfig;
+import org.heaplab.core.cache.lru.LruBlockCache;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

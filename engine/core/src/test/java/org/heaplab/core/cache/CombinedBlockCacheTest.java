@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.heaplab.core.cache.bucket.BucketCache;
 import org.heaplab.core.cache.bucket.BucketCacheConfig;
+import org.heaplab.core.cache.lru.LruBlockCache;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

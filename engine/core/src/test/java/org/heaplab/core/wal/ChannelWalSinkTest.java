@@ -19,16 +19,11 @@ class ChannelWalSinkTest {
     @TempDir
     Path dir;
 
-    private final List<WalRecord> records = WalWriterTest.randomRecords(20, 7);
+    private final List<WalRecord> records = WalRoundTripTest.randomRecords(20, 7);
 
+    /** The sink's bytes are exactly the format's, laid out the plain way by {@link WalFileBytes}. */
     @Test
-    void writesExactlyTheBytesWalWriterWrites() throws IOException {
-        Path viaWriter = dir.resolve("wal.1");
-        try (WalWriter w = WalWriter.create(viaWriter, false)) {
-            for (WalRecord r : records) {
-                w.append(r);
-            }
-        }
+    void writesExactlyTheFormatsBytes() throws IOException {
         Path viaSink = dir.resolve("wal.2");
         try (ChannelWalSink sink = ChannelWalSink.create(viaSink)) {
             for (int i = 0; i < records.size(); i++) {
@@ -38,27 +33,22 @@ class ChannelWalSinkTest {
                 }
             }
         }
-        assertArrayEquals(Files.readAllBytes(viaWriter), Files.readAllBytes(viaSink));
+        assertArrayEquals(WalFileBytes.file(records), Files.readAllBytes(viaSink));
         assertEquals(records, CountingSink.replay(viaSink));
     }
 
     /**
      * Records straddling the encode chunks, one far bigger than a chunk, and more buffered before one
-     * flush than the direct chunks hold (heap chunks take the rest): still WalWriter's bytes exactly.
+     * flush than the direct chunks hold (heap chunks take the rest): still the format's bytes exactly.
      */
     @Test
-    void recordsAcrossChunksAndBeyondTheDirectChunksAreWalWritersBytes() throws IOException {
-        List<WalRecord> big = new java.util.ArrayList<>(WalWriterTest.randomRecords(4000, 11));
-        byte[] value = new byte[ChannelWalSink.CHUNK_SIZE * 3 + 17];
+    void recordsAcrossChunksAndBeyondTheDirectChunksAreTheFormatsBytes() throws IOException {
+        List<WalRecord> big = new java.util.ArrayList<>(WalRoundTripTest.randomRecords(4000, 11));
+        byte[] value = new byte[WalChunks.CHUNK_SIZE * 3 + 17];
         new java.util.Random(5).nextBytes(value);
         big.add(2000, new WalRecord(99_999, "T", "region-big", List.of(org.heaplab.core.cell.KeyValue.create(
             "r".getBytes(), "f".getBytes(), "q".getBytes(), 1, org.heaplab.core.cell.KeyValue.Type.PUT, value))));
-        Path viaWriter = dir.resolve("wal.1");
-        try (WalWriter w = WalWriter.create(viaWriter, false)) {
-            for (WalRecord r : big) {
-                w.append(r);
-            }
-        }
+        byte[] expected = WalFileBytes.file(big);
         Path viaSink = dir.resolve("wal.2");
         try (ChannelWalSink sink = ChannelWalSink.create(viaSink)) {
             for (int i = 0; i < big.size(); i++) {
@@ -67,10 +57,10 @@ class ChannelWalSinkTest {
                     sink.flush();
                 }
             }
-            assertTrue(Files.size(viaWriter) * 9 / 10 > ChannelWalSink.CHUNK_SIZE * (long) ChannelWalSink.MAX_DIRECT_CHUNKS,
-                "the first flush has more buffered than the direct chunks hold: " + Files.size(viaWriter));
+            assertTrue(expected.length * 9L / 10 > WalChunks.CHUNK_SIZE * (long) WalChunks.MAX_DIRECT_CHUNKS,
+                "the first flush has more buffered than the direct chunks hold: " + expected.length);
         }
-        assertArrayEquals(Files.readAllBytes(viaWriter), Files.readAllBytes(viaSink));
+        assertArrayEquals(expected, Files.readAllBytes(viaSink));
         assertEquals(big, CountingSink.replay(viaSink));
     }
 
@@ -81,21 +71,17 @@ class ChannelWalSinkTest {
         org.heaplab.core.cell.KeyValue empty = cell(0);
         int recordOverhead = 8 + 8 + 2 + 1 + 2 + 1 + 4; // length, crc, seqId, "T", "r", cell count
         // the first record fills the chunk up to where the second one's CRC leaves crcBytesInFirstChunk
-        int first = ChannelWalSink.CHUNK_SIZE - 4 - crcBytesInFirstChunk;
+        int first = WalChunks.CHUNK_SIZE - 4 - crcBytesInFirstChunk;
         List<WalRecord> two = List.of(
             new WalRecord(1, "T", "r", List.of(cell(first - recordOverhead - empty.getSerializedLength()))),
             new WalRecord(2, "T", "r", List.of(cell(100))));
-        Path viaWriter = dir.resolve("wal.1");
-        try (WalWriter w = WalWriter.create(viaWriter, false)) {
-            assertEquals(StorageConstants.WAL_HEADER_SIZE + first, w.append(two.get(0)));
-            w.append(two.get(1));
-        }
+        assertEquals(first, WalFileBytes.record(two.get(0)).remaining());
         Path viaSink = dir.resolve("wal.2");
         try (ChannelWalSink sink = ChannelWalSink.create(viaSink)) {
             sink.append(two.get(0));
             sink.append(two.get(1));
         }
-        assertArrayEquals(Files.readAllBytes(viaWriter), Files.readAllBytes(viaSink));
+        assertArrayEquals(WalFileBytes.file(two), Files.readAllBytes(viaSink));
     }
 
     private static org.heaplab.core.cell.KeyValue cell(int valueLength) {

@@ -19,16 +19,16 @@ class WalReaderTest {
     @TempDir
     Path dir;
 
-    private final List<WalRecord> records = WalWriterTest.randomRecords(5, 42);
+    private final List<WalRecord> records = WalRoundTripTest.randomRecords(5, 42);
 
     /** Writes the records; returns the file offset where each record starts. */
     private long[] write(Path file) throws IOException {
         long[] offsets = new long[records.size()];
-        try (WalWriter w = WalWriter.create(file, false)) {
-            long pos = StorageConstants.WAL_HEADER_SIZE;
+        try (ChannelWalSink sink = ChannelWalSink.create(file)) {
             for (int i = 0; i < records.size(); i++) {
-                offsets[i] = pos;
-                pos = w.append(records.get(i));
+                offsets[i] = sink.length();
+                sink.append(records.get(i));
+                sink.flush();
             }
         }
         return offsets;
@@ -102,7 +102,7 @@ class WalReaderTest {
     @Test
     void emptyFileAfterHeaderHasNoRecords() throws IOException {
         Path file = dir.resolve("wal.1");
-        WalWriter.create(file, false).close();
+        ChannelWalSink.create(file).close();
         try (WalReader r = WalReader.open(file, true)) {
             assertNull(r.next());
         }

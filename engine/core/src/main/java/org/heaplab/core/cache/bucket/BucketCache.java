@@ -40,7 +40,7 @@ import org.heaplab.core.conf.Configuration;
  * <p>Thread safety: all public methods are safe for concurrent use. Invariant: a slot is allocated iff
  * exactly one BucketEntry with a reference count above zero names it.
  */
-public final class BucketCache implements BlockCache {
+public final class BucketCache implements BlockCache, CacheLeakDetector.Counted {
     private static final Logger LOG = Logger.getLogger(BucketCache.class.getName());
     private final BucketCacheConfig config;
     private final BucketAllocator allocator;
@@ -256,6 +256,12 @@ public final class BucketCache implements BlockCache {
     /** Counts the references handed out by getBlock and not yet released. */
     public CacheLeakDetector leakDetector() {
         return leaks;
+    }
+
+    /** This cache's one detector. */
+    @Override
+    public List<CacheLeakDetector> leakDetectors() {
+        return List.of(leaks);
     }
 
     /**

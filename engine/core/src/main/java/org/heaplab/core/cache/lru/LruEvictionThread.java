@@ -1,4 +1,4 @@
-package org.heaplab.core.cache;
+package org.heaplab.core.cache.lru;
 
 import java.lang.ref.WeakReference;
 

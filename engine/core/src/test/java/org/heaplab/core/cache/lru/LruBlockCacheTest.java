@@ -1,4 +1,4 @@
-package org.heaplab.core.cache;
+package org.heaplab.core.cache.lru;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,6 +13,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.heaplab.core.cache.Block;
+import org.heaplab.core.cache.BlockCache;
+import org.heaplab.core.cache.BlockCacheKey;
+import org.heaplab.core.cache.BlockPriority;
+import org.heaplab.core.cache.BlockType;
+import org.heaplab.core.cache.CacheKeys;
+import org.heaplab.core.cache.CacheMetrics;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.StorageKeys;

@@ -1,4 +1,7 @@
-package org.heaplab.core.cache;
+package org.heaplab.core.cache.lru;
+
+import org.heaplab.core.cache.Block;
+import org.heaplab.core.cache.BlockPriority;
 
 /**
  * A block held by the LruBlockCache (HBase's LruCachedBlock): the heap block, the heap it costs, its

@@ -1,10 +1,12 @@
-package org.heaplab.core.cache;
+package org.heaplab.core.cache.lru;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.heaplab.core.cache.BlockCacheKey;
+import org.heaplab.core.cache.BlockPriority;
 
 /**
  * One eviction run of an LruBlockCache (HBase's LruBlockCache.evict): frees {@code used - min x capacity}

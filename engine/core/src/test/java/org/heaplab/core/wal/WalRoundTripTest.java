@@ -4,6 +4,7 @@ import static org.heaplab.core.TestKv.put;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class WalWriterTest {
+/** What {@link ChannelWalSink} writes, {@link WalReader} reads back: the records, their lengths, the header. */
+class WalRoundTripTest {
     @TempDir
     Path dir;
 
@@ -37,16 +39,24 @@ class WalWriterTest {
         return records;
     }
 
+    /** Each record flushed on its own (and forced, with {@code force}): the file grows by the record's bytes. */
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
-    void recordsRoundTrip(boolean hsync) throws Exception {
+    void recordsRoundTrip(boolean force) throws Exception {
         Path file = dir.resolve("wal.1");
-        List<WalRecord> records = randomRecords(50, hsync ? 1 : 2);
+        List<WalRecord> records = randomRecords(50, force ? 1 : 2);
         long expectedLength = StorageConstants.WAL_HEADER_SIZE;
-        try (WalWriter w = WalWriter.create(file, hsync)) {
+        try (ChannelWalSink sink = ChannelWalSink.create(file)) {
+            assertEquals(expectedLength, sink.length());
             for (WalRecord r : records) {
-                expectedLength += WalWriter.encode(r).remaining();
-                assertEquals(expectedLength, w.append(r));
+                expectedLength += WalFileBytes.record(r).remaining();
+                sink.append(r);
+                sink.flush();
+                if (force) {
+                    sink.force();
+                }
+                assertEquals(expectedLength, sink.length());
+                assertEquals(expectedLength, Files.size(file));
             }
         }
         assertEquals(expectedLength, Files.size(file));
@@ -59,9 +69,14 @@ class WalWriterTest {
     }
 
     @Test
-    void recordHeaderCarriesBodyLength() {
-        WalRecord r = new WalRecord(7, "t", "r", List.of(put("a", "q", 1, "v")));
-        var b = WalWriter.encode(r);
-        assertEquals(b.remaining() - StorageConstants.WAL_RECORD_HEADER_SIZE, b.getInt(0));
+    void fileStartsWithTheMagicAndARecordHeaderCarriesBodyLength() throws Exception {
+        Path file = dir.resolve("wal.1");
+        try (ChannelWalSink sink = ChannelWalSink.create(file)) {
+            sink.append(new WalRecord(7, "t", "r", List.of(put("a", "q", 1, "v"))));
+        }
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file));
+        assertEquals(StorageConstants.WAL_MAGIC, b.getLong(0));
+        assertEquals(b.remaining() - StorageConstants.WAL_HEADER_SIZE - StorageConstants.WAL_RECORD_HEADER_SIZE,
+            b.getInt(StorageConstants.WAL_HEADER_SIZE));
     }
 }

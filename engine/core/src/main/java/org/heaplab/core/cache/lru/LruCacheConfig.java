@@ -1,5 +1,7 @@
-package org.heaplab.core.cache;
+package org.heaplab.core.cache.lru;
 
+import org.heaplab.core.cache.BlockPriority;
+import org.heaplab.core.cache.CacheKeys;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 

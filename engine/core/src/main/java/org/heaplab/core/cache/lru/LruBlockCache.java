@@ -1,4 +1,4 @@
-package org.heaplab.core.cache;
+package org.heaplab.core.cache.lru;
 
 import java.util.List;
 import java.util.Map;
@@ -6,6 +6,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import org.heaplab.core.cache.Block;
+import org.heaplab.core.cache.BlockCache;
+import org.heaplab.core.cache.BlockCacheKey;
+import org.heaplab.core.cache.BlockPriority;
+import org.heaplab.core.cache.BlockType;
+import org.heaplab.core.cache.CacheMetrics;
+import org.heaplab.core.cache.TypeCounters;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.StorageKeys;
