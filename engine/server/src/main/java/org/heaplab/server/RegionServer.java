@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.conf.EngineEnv;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.rpc.RpcServer;
 import org.heaplab.rpc.RpcServers;

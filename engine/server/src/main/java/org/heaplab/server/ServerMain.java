@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.conf.EngineEnv;
 
 /**
  * What `bin/engine regionserver` and `bin/engine master` share around their own start-up: loading the

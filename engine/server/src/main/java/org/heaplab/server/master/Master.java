@@ -11,11 +11,12 @@ import java.util.concurrent.TimeUnit;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.StorageKeys;
+import org.heaplab.core.util.JsonWriter;
 import org.heaplab.rpc.RpcConstants;
 import org.heaplab.rpc.RpcServer;
 import org.heaplab.rpc.RpcServers;
 import org.heaplab.server.ClusterKeys;
-import org.heaplab.server.EngineEnv;
+import org.heaplab.core.conf.EngineEnv;
 import org.heaplab.server.GcEventRecorder;
 import org.heaplab.server.InfoServer;
 import org.heaplab.server.RegionServer.PortInUseException;
@@ -108,7 +109,7 @@ public final class Master {
             TableManager t = tables;
             info = InfoServer.start(conf, InfoServer.MASTER_PORT_KEY, host, () -> {
                 java.util.List<String> online = registry.onlineServers();
-                return ServerMetrics.endpoint("master", address, rpc).put("cluster", new org.heaplab.server.JsonWriter()
+                return ServerMetrics.endpoint("master", address, rpc).put("cluster", new JsonWriter()
                     .put("servers_online", online.size()).put("servers_down", registry.loads().size() - online.size())
                     .put("tables", t.tableCount()).put("regions", t.regionCount())).toString();
             });
