@@ -218,7 +218,7 @@ class StoreFileReaderTest {
                 });
                 assertTrue(scan.getMessage().contains("offset " + bad.offset()), scan.getMessage());
             }
-            IOException compaction = assertThrows(IOException.class, r::readAll);
+            IOException compaction = assertThrows(IOException.class, () -> StoreFileContents.readAll(r));
             assertTrue(compaction.getMessage().contains("offset " + bad.offset()), "compaction's scanner too");
             assertFalse(cache.contains(r.id(), bad.offset()), "the bad block is never cached");
             List<KeyValue> good = new ArrayList<>();
