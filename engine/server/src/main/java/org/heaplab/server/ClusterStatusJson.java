@@ -2,6 +2,7 @@ package org.heaplab.server;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.heaplab.core.util.JsonWriter;
 
 /**
  * CLUSTER_STATUS's answer (engine/docs/cluster.md), written by the master for every region server it knows

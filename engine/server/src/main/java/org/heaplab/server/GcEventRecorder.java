@@ -24,6 +24,8 @@ import javax.management.Notification;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
+import org.heaplab.core.conf.EngineEnv;
+import org.heaplab.core.util.JsonWriter;
 
 /**
  * Appends one JSON line per GC pause to a file (heaplab.gc.events.file, by default
@@ -46,7 +48,8 @@ import javax.management.openmbean.CompositeData;
  * <p>Thread safety: notifications arrive on a JMX thread; writes are serialised on this object.
  */
 public final class GcEventRecorder implements Closeable, NotificationListener {
-    public static final String FILE_KEY = "heaplab.gc.events.file";
+    /** heaplab.gc.events.file: EngineEnv fills in its default, so the key is defined there, in core. */
+    public static final String FILE_KEY = EngineEnv.GC_EVENTS_FILE_KEY;
 
     private final Writer out;
     private static final long JVM_START_MS = ManagementFactory.getRuntimeMXBean().getStartTime();

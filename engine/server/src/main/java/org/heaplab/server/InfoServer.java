@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.util.JsonWriter;
 
 /**
  * A server's HTTP metrics endpoint (HBase's "info server" on port 16030 / 16010), on the JDK's built-in

@@ -5,9 +5,9 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.conf.EngineEnv;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.rpc.RpcServer;
 import org.heaplab.rpc.RpcServers;
@@ -37,8 +37,7 @@ public final class RegionServer {
     private final WritePath writePath;
     private final MasterReporter reporter;
     private final InfoServer info;
-    private final CountDownLatch stopped = new CountDownLatch(1);
-    private boolean stopping;
+    private final StopOnce stopOnce = new StopOnce();
 
     private RegionServer(RpcServer rpc, OnlineRegions regions, WritePath writePath, MasterReporter reporter,
                          InfoServer info) {
@@ -161,12 +160,10 @@ public final class RegionServer {
 
     /** Stops heartbeating, stops serving and closes the regions (flushing memstores). Idempotent; returns when done. */
     public void stop() {
-        synchronized (this) {
-            if (stopping) {
-                return;
-            }
-            stopping = true;
-        }
+        stopOnce.run(this::close);
+    }
+
+    private void close() {
         try {
             if (reporter != null) {
                 reporter.close();
@@ -181,13 +178,11 @@ public final class RegionServer {
             regions.close();
         } catch (IOException | RuntimeException e) {
             ServerLog.error("error while closing the regions: " + e);
-        } finally {
-            stopped.countDown();
         }
     }
 
     public void awaitStop() throws InterruptedException {
-        stopped.await();
+        stopOnce.await();
     }
 
     /** The port is taken: one line naming the port and the key to change. */
@@ -212,17 +207,10 @@ public final class RegionServer {
             + ", pid " + ProcessHandle.current().pid());
         RegionServer server;
         try {
-            server = start(conf);
-        } catch (PortInUseException | InfoServer.PortInUseException | ConfigurationException e) {
-            ServerMain.exit(e.getMessage());
-            return;
+            server = ServerMain.startOrExit("region server", () -> start(conf));
         } catch (OutOfMemoryError e) { // memory asked at start-up (caches) that the JVM does not have
             ServerMain.exit("cannot start the region server: out of memory (" + e.getMessage() + "); lower "
                 + "hbase.bucketcache.size or hfile.block.cache.size, or raise -Xmx / -XX:MaxDirectMemorySize in jvm.options");
-            return;
-        } catch (IOException | RuntimeException e) {
-            ServerLog.error("cannot start the region server: " + e);
-            ServerMain.exit("cannot start the region server: " + e.getMessage());
             return;
         }
         ServerMain.stopOnShutdown("stopping: finishing in-flight calls, flushing memstores, closing the WAL", server::stop, gc);

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.CellComparator;
+import org.heaplab.core.util.JsonWriter;
 import org.heaplab.rpc.Method;
 
 /**

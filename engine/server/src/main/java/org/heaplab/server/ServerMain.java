@@ -4,11 +4,12 @@ import java.io.IOException;
 import java.nio.file.Path;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.conf.EngineEnv;
 
 /**
  * What `bin/engine regionserver` and `bin/engine master` share around their own start-up: loading the
- * configuration, recording GC pauses, failing with one line, and the shutdown hook that stops the server
- * on SIGTERM.
+ * configuration, recording GC pauses, starting or failing with one line, and the shutdown hook that stops
+ * the server on SIGTERM. Called from the main thread only.
  */
 public final class ServerMain {
     private ServerMain() {
@@ -32,6 +33,22 @@ public final class ServerMain {
             ServerLog.warn("GC events will not be recorded: " + e.getMessage());
             return null;
         }
+    }
+
+    /**
+     * Starts the server of {@code main}. A taken port or a bad value exits with its own one line; any other
+     * failure is logged and exits with "cannot start the {@code what}: ...". Errors (out of memory) pass.
+     */
+    public static <S> S startOrExit(String what, Starter<S> starter) {
+        try {
+            return starter.start();
+        } catch (RegionServer.PortInUseException | InfoServer.PortInUseException | ConfigurationException e) {
+            exit(e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            ServerLog.error("cannot start the " + what + ": " + e);
+            exit("cannot start the " + what + ": " + e.getMessage());
+        }
+        return null; // not reached: exit does not return
     }
 
     /** Prints "ERROR: message" and exits with status 1. */
@@ -63,6 +80,12 @@ public final class ServerMain {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** A server's start. */
+    @FunctionalInterface
+    public interface Starter<S> {
+        S start() throws IOException;
     }
 
     /** A server's awaitStop. */

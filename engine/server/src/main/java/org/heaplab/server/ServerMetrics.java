@@ -17,6 +17,7 @@ import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.RowQueryCache;
 import org.heaplab.core.region.StoreFileInfo;
 import org.heaplab.core.storefile.StoreFileReadCounters;
+import org.heaplab.core.util.JsonWriter;
 import org.heaplab.rpc.HeapCopies;
 import org.heaplab.rpc.RequestBufferAllocator;
 import org.heaplab.rpc.Method;

@@ -22,7 +22,7 @@ import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.StoreFileInfo;
 import org.heaplab.core.region.TableDescriptor;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.server.EngineEnv;
+import org.heaplab.core.conf.EngineEnv;
 
 /**
  * {@code bin/engine admin}: table management against the region server of engine-site.xml.

@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.HdrHistogram.Histogram;
-import org.heaplab.server.JsonWriter;
+import org.heaplab.core.util.JsonWriter;
 
 /**
  * Writes PREFIX.json, the client summary of docs/contracts.md section 3.

@@ -21,7 +21,7 @@ import org.heaplab.core.io.Compression;
 import org.heaplab.core.io.DataBlockEncoding;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.core.region.TableDescriptor;
-import org.heaplab.server.EngineEnv;
+import org.heaplab.core.conf.EngineEnv;
 
 /**
  * {@code bin/engine pe}: HBase PerformanceEvaluation's --nomapred mode against a HeapLab region

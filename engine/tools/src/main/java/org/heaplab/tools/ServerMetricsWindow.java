@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.heaplab.client.Admin;
-import org.heaplab.server.JsonWriter;
+import org.heaplab.core.util.JsonWriter;
 
 /**
  * The server side of a client's measured window: the METRICS report (no --gc) of every region server

@@ -17,7 +17,7 @@ import org.heaplab.client.Connection;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.TableDescriptor;
-import org.heaplab.server.JsonWriter;
+import org.heaplab.core.util.JsonWriter;
 import org.heaplab.server.RegionServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

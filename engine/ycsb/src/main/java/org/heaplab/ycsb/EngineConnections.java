@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.heaplab.client.Connection;
 import org.heaplab.core.conf.Configuration;
-import org.heaplab.server.EngineEnv;
+import org.heaplab.core.conf.EngineEnv;
 
 /**
  * The engine {@link Connection}s of one YCSB JVM. By default every YCSB client thread (one

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Properties;
 import org.heaplab.client.Connection;
 import org.heaplab.core.conf.ConfigurationException;
-import org.heaplab.server.EngineEnv;
+import org.heaplab.core.conf.EngineEnv;
 import site.ycsb.Client;
 import site.ycsb.DB;
 import site.ycsb.DBException;

@@ -15,7 +15,7 @@ import org.HdrHistogram.HistogramLogReader;
 import org.HdrHistogram.HistogramLogWriter;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
-import org.heaplab.server.JsonWriter;
+import org.heaplab.core.util.JsonWriter;
 import org.heaplab.tools.PeReport;
 
 /**

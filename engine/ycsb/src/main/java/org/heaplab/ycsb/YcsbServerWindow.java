@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Properties;
 import org.heaplab.client.Connection;
-import org.heaplab.server.JsonWriter;
+import org.heaplab.core.util.JsonWriter;
 import org.heaplab.tools.ServerMetricsWindow;
 
 /**

@@ -18,12 +18,8 @@ public final class HeapChunkPool extends AbstractChunkPool {
         this(chunkSize, maxPooled, ChunkLeakDetector.fromSystemProperty());
     }
 
-    /** For tests: with the leak detector on or off regardless of the system property. */
-    public HeapChunkPool(int chunkSize, int maxPooled, boolean detectLeaks) {
-        this(chunkSize, maxPooled, ChunkLeakDetector.enabled(detectLeaks));
-    }
-
-    private HeapChunkPool(int chunkSize, int maxPooled, ChunkLeakDetector leaks) {
+    /** With a given leak detector: the tests' way to turn it on or off regardless of the system property. */
+    HeapChunkPool(int chunkSize, int maxPooled, ChunkLeakDetector leaks) {
         super(chunkSize, leaks);
         this.maxPooled = Math.max(0, maxPooled);
     }

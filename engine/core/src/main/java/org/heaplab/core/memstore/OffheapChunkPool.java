@@ -28,12 +28,8 @@ public final class OffheapChunkPool extends AbstractChunkPool {
         this(chunkSize, chunks, ChunkLeakDetector.fromSystemProperty());
     }
 
-    /** For tests: with the leak detector on or off regardless of the system property. */
-    public OffheapChunkPool(int chunkSize, int chunks, boolean detectLeaks) {
-        this(chunkSize, chunks, ChunkLeakDetector.enabled(detectLeaks));
-    }
-
-    private OffheapChunkPool(int chunkSize, int chunks, ChunkLeakDetector leaks) {
+    /** With a given leak detector: the tests' way to turn it on or off regardless of the system property. */
+    OffheapChunkPool(int chunkSize, int chunks, ChunkLeakDetector leaks) {
         super(chunkSize, leaks);
         this.chunks = Math.max(0, chunks);
         int perSlab = (int) Math.max(1, MAX_SLAB / chunkSize);

@@ -307,15 +307,6 @@ public final class StoreFileReader implements Closeable {
         return all;
     }
 
-    /** Reads, verifies and decompresses data block {@code b} (0-based, file order) from disk (no cache). */
-    public byte[] readBlock(int b) throws IOException {
-        List<BlockLocation> all = dataBlockLocations();
-        if (b < 0 || b >= all.size()) {
-            throw new IndexOutOfBoundsException("store file " + path + " has " + all.size() + " data blocks, not " + b);
-        }
-        return readVerified(BlockKind.DATA, all.get(b));
-    }
-
     /** Every cell of the file in order, block by block, bypassing the cache (compaction's read). */
     public Iterator<KeyValue> scanner() {
         return new StoreFileScanner(this);
@@ -324,17 +315,6 @@ public final class StoreFileReader implements Closeable {
     /** Reads one data or index block from disk, verified and decompressed, bypassing the cache. */
     ByteBuffer readFromDisk(BlockKind kind, BlockLocation loc) throws IOException {
         return ByteBuffer.wrap(readVerified(kind, loc));
-    }
-
-    /** Every cell of the file (tests and tools; small files only). */
-    public List<KeyValue> readAll() throws IOException {
-        List<KeyValue> all = new ArrayList<>();
-        try {
-            scanner().forEachRemaining(all::add);
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-        return all;
     }
 
     private byte[] read(long offset, int length) throws IOException {

@@ -36,7 +36,8 @@ class MslabCellStorageTest {
 
     /** A pool of {@code chunks} chunks of {@code size} bytes, on or off heap, with the leak detector on. */
     static ChunkPool pool(boolean offheap, int size, int chunks) {
-        return offheap ? new OffheapChunkPool(size, chunks, true) : new HeapChunkPool(size, chunks, true);
+        ChunkLeakDetector leaks = ChunkLeakDetector.enabled(true);
+        return offheap ? new OffheapChunkPool(size, chunks, leaks) : new HeapChunkPool(size, chunks, leaks);
     }
 
     private static int offset(Cell c) {
@@ -63,7 +64,7 @@ class MslabCellStorageTest {
 
     @Test
     void offheapCellsAreViewsOverDirectChunks() {
-        OffheapChunkPool pool = new OffheapChunkPool(1024, 2, true);
+        OffheapChunkPool pool = new OffheapChunkPool(1024, 2, ChunkLeakDetector.enabled(true));
         MslabCellStorage s = new MslabCellStorage(pool, 512);
         Cell a = s.copyIn(cell("a", 280, 'a'));
         Cell b = s.copyIn(cell("b", 280, 'b'));

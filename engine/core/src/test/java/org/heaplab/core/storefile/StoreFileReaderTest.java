@@ -193,13 +193,13 @@ class StoreFileReaderTest {
         byte[] firstRowOfBad;
         try (StoreFileReader r = StoreFileReader.open(file, new TestBlockCache(false))) {
             bad = r.dataBlockLocations().get(3);
-            byte[] raw = r.readBlock(3);
+            byte[] raw = StoreFileContents.readBlock(r, 3);
             firstRowOfBad = new KeyValue(raw, 0, KeyValue.serializedLength(raw, 0)).row();
         }
         flipByte(file, bad.offset() + BlockFormat.HEADER_SIZE + 20);
         TestBlockCache cache = new TestBlockCache(false);
         try (StoreFileReader r = StoreFileReader.open(file, cache)) {
-            IOException e = assertThrows(IOException.class, () -> r.readBlock(3));
+            IOException e = assertThrows(IOException.class, () -> StoreFileContents.readBlock(r, 3));
             assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
             assertTrue(e.getMessage().contains("offset " + bad.offset()), e.getMessage());
             assertTrue(e.getMessage().contains("checksum"), e.getMessage());
@@ -218,7 +218,7 @@ class StoreFileReaderTest {
                 });
                 assertTrue(scan.getMessage().contains("offset " + bad.offset()), scan.getMessage());
             }
-            IOException compaction = assertThrows(IOException.class, r::readAll);
+            IOException compaction = assertThrows(IOException.class, () -> StoreFileContents.readAll(r));
             assertTrue(compaction.getMessage().contains("offset " + bad.offset()), "compaction's scanner too");
             assertFalse(cache.contains(r.id(), bad.offset()), "the bad block is never cached");
             List<KeyValue> good = new ArrayList<>();

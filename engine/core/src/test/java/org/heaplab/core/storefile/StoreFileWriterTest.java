@@ -113,7 +113,7 @@ class StoreFileWriterTest {
             assertEquals(1, t.indexLevels(), "a root index of ~20 entries fits in 128 KB");
             assertTrue(t.blockCount() > 10, "blocks: " + t.blockCount());
             assertEquals(t.blockCount(), r.dataBlockLocations().size());
-            assertEquals(cells, r.readAll());
+            assertEquals(cells, StoreFileContents.readAll(r));
             String line = r.toString();
             assertTrue(line.contains(file.toString()) && line.contains(encoding.name()) && line.contains("2000 rows"),
                 line);
@@ -148,7 +148,7 @@ class StoreFileWriterTest {
             assertTrue(r.trailer().blockCount() > 500, "blocks " + r.trailer().blockCount());
             assertTrue(r.index().levels() >= 3, "levels " + r.index().levels());
             assertTrue(r.index().rootEntries() <= 16, "root entries " + r.index().rootEntries());
-            assertEquals(cells, r.readAll());
+            assertEquals(cells, StoreFileContents.readAll(r));
             for (int row = 0; row < 1500; row += 7) {
                 String name = rowName(row);
                 List<KeyValue> got = new ArrayList<>();
@@ -180,7 +180,7 @@ class StoreFileWriterTest {
         try (StoreFileReader r = StoreFileReader.open(file, new TestBlockCache(false))) {
             assertEquals(600, r.trailer().blockCount());
             assertTrue(r.index().levels() >= 9, "levels " + r.index().levels());
-            assertEquals(cells, r.readAll());
+            assertEquals(cells, StoreFileContents.readAll(r));
             for (KeyValue kv : cells) {
                 List<KeyValue> got = new ArrayList<>();
                 r.getRow(kv.row(), got);
@@ -210,7 +210,7 @@ class StoreFileWriterTest {
             List<KeyValue> out = new ArrayList<>();
             r.getRow(b("any"), out);
             assertTrue(out.isEmpty());
-            assertTrue(r.readAll().isEmpty());
+            assertTrue(StoreFileContents.readAll(r).isEmpty());
             try (ReadScope scope = new ReadScope()) {
                 assertNull(r.cursor(new byte[0], scope).peek());
             }

@@ -4,24 +4,25 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.core.conf.EngineEnv;
 import org.heaplab.core.conf.StorageKeys;
+import org.heaplab.core.util.JsonWriter;
 import org.heaplab.rpc.RpcConstants;
 import org.heaplab.rpc.RpcServer;
 import org.heaplab.rpc.RpcServers;
 import org.heaplab.server.ClusterKeys;
-import org.heaplab.server.EngineEnv;
 import org.heaplab.server.GcEventRecorder;
 import org.heaplab.server.InfoServer;
 import org.heaplab.server.RegionServer.PortInUseException;
 import org.heaplab.server.ServerLog;
 import org.heaplab.server.ServerMain;
 import org.heaplab.server.ServerMetrics;
+import org.heaplab.server.StopOnce;
 
 /**
  * The master process ({@code bin/engine master}, HBase's HMaster in miniature): binds
@@ -38,8 +39,7 @@ public final class Master {
     private final ScheduledExecutorService chore;
     private final InfoServer info;
     private final String address;
-    private final CountDownLatch stopped = new CountDownLatch(1);
-    private boolean stopping;
+    private final StopOnce stopOnce = new StopOnce();
 
     private Master(RpcServer rpc, RegionServerClients clients, ScheduledExecutorService chore, InfoServer info,
                    String address) {
@@ -108,7 +108,7 @@ public final class Master {
             TableManager t = tables;
             info = InfoServer.start(conf, InfoServer.MASTER_PORT_KEY, host, () -> {
                 java.util.List<String> online = registry.onlineServers();
-                return ServerMetrics.endpoint("master", address, rpc).put("cluster", new org.heaplab.server.JsonWriter()
+                return ServerMetrics.endpoint("master", address, rpc).put("cluster", new JsonWriter()
                     .put("servers_online", online.size()).put("servers_down", registry.loads().size() - online.size())
                     .put("tables", t.tableCount()).put("regions", t.regionCount())).toString();
             });
@@ -162,24 +162,16 @@ public final class Master {
 
     /** Stops serving; region servers keep retrying their heartbeats until a master answers again. Idempotent. */
     public void stop() {
-        synchronized (this) {
-            if (stopping) {
-                return;
-            }
-            stopping = true;
-        }
-        try {
+        stopOnce.run(() -> {
             chore.shutdownNow();
             info.stop();
             rpc.stop();
             clients.close();
-        } finally {
-            stopped.countDown();
-        }
+        });
     }
 
     public void awaitStop() throws InterruptedException {
-        stopped.await();
+        stopOnce.await();
     }
 
     /** {@code bin/engine master}: runs in the foreground until SIGTERM. */
@@ -190,17 +182,7 @@ public final class Master {
         GcEventRecorder gc = ServerMain.recordGc(env.logDir().resolve("gc-events-master.jsonl"));
         ServerLog.info("starting master: conf " + env.siteFile() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
             + "/master, pid " + ProcessHandle.current().pid());
-        Master master;
-        try {
-            master = start(conf);
-        } catch (PortInUseException | InfoServer.PortInUseException | ConfigurationException e) {
-            ServerMain.exit(e.getMessage());
-            return;
-        } catch (IOException | RuntimeException e) {
-            ServerLog.error("cannot start the master: " + e);
-            ServerMain.exit("cannot start the master: " + e.getMessage());
-            return;
-        }
+        Master master = ServerMain.startOrExit("master", () -> start(conf));
         ServerMain.stopOnShutdown("stopping the master", master::stop, gc);
         ServerLog.info("master serving on " + master.address() + " with " + master.rpc.handlerCount() + " handlers ("
             + master.rpc.name() + ")");

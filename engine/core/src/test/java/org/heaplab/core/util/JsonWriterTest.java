@@ -1,4 +1,4 @@
-package org.heaplab.server;
+package org.heaplab.core.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

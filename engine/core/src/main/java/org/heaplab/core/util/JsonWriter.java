@@ -1,11 +1,17 @@
-package org.heaplab.server;
+package org.heaplab.core.util;
 
+import java.util.List;
 import java.util.Locale;
 
 /**
  * Builds one JSON object as text, fields in the order they are added: enough for the engine's JSON
  * lines and summaries without a JSON library. Numbers are written as Java prints them (doubles with
- * up to three decimals; NaN and infinities as null). Not thread safe.
+ * up to three decimals; NaN and infinities as null).
+ *
+ * <p>It lives in core because both sides write JSON with it: the servers (metrics endpoint, GC event
+ * lines, cluster status) and the client tools (pe's and ycsb's reports, the server-metrics windows).
+ *
+ * <p>Not thread safe: one thread builds one object.
  */
 public final class JsonWriter {
     private final StringBuilder sb = new StringBuilder("{");
@@ -68,7 +74,7 @@ public final class JsonWriter {
     }
 
     /** Adds an array of objects. */
-    public JsonWriter put(String key, java.util.List<JsonWriter> objects) {
+    public JsonWriter put(String key, List<JsonWriter> objects) {
         key(key);
         sb.append('[');
         for (int i = 0; i < objects.size(); i++) {
