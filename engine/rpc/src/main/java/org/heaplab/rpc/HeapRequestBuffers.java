@@ -1,47 +1,27 @@
 package org.heaplab.rpc;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * HBase 1.x request buffers: a FRESH heap byte[] per request, dead once the response is written. No
  * pool, no reservoir: the young-generation garbage the labs measure. Release only updates the counters.
  *
- * <p>Thread safety: counters only; safe from any thread.
+ * <p>Thread safety: counters only ({@link RequestBufferCounters}); safe from any thread.
  */
 public final class HeapRequestBuffers implements RequestBufferAllocator {
-    private final LongAdder heapBytes = new LongAdder();
-    private final AtomicInteger outstanding = new AtomicInteger();
-    private final LongAdder allocations = new LongAdder();
+    private final RequestBufferCounters counters = new RequestBufferCounters("request buffer", false);
 
     @Override
     public RequestBuffer allocate(int length) {
         byte[] bytes = new byte[length]; // first: an allocation that fails (OutOfMemoryError) counts nothing
-        allocations.increment();
-        heapBytes.add(length);
-        outstanding.incrementAndGet();
-        return new RequestBuffer(new ByteBuffer[] {ByteBuffer.wrap(bytes)}, length, b -> outstanding.decrementAndGet());
+        counters.countAllocation();
+        counters.countHeapBytes(length);
+        return counters.track(new RequestBuffer(new ByteBuffer[] {ByteBuffer.wrap(bytes)}, length, counters::released));
     }
 
     @Override
-    public long heapAllocationBytes() {
-        return heapBytes.sum();
-    }
-
-    @Override
-    public long poolAllocationBytes() {
-        return 0;
-    }
-
-    @Override
-    public int outstanding() {
-        return outstanding.get();
-    }
-
-    @Override
-    public long allocations() {
-        return allocations.sum();
+    public RequestBufferCounters counters() {
+        return counters;
     }
 
     @Override

@@ -3,8 +3,6 @@ package org.heaplab.rpc;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,6 +29,10 @@ import org.heaplab.core.conf.ConfigurationException;
  * <p>Ownership: pooled buffers go back to the queue on {@link RequestBuffer#release}; heap segments
  * become garbage. A direct buffer is never freed while the server runs.
  *
+ * <p>Counting: requests in {@link RequestBufferCounters} (allocations, pool and heap bytes, heap
+ * fallbacks, outstanding buffers), as the other allocators; responses ({@link #allocateWhole}) in their
+ * own counters here, but outstanding with the requests.
+ *
  * <p>Leak detection (tests): with {@code leakDetection} (or the system property
  * heaplab.rpc.leak.detection=true) every outstanding buffer remembers where it was allocated and
  * {@link #checkNoLeaks()} throws naming them.
@@ -45,19 +47,13 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
     private final int bufferSize;
     private final int maxCount;
     private final int minAllocate;
-    private final boolean leakDetection;
     private final ConcurrentLinkedQueue<ByteBuffer> free = new ConcurrentLinkedQueue<>();
     private final AtomicInteger created = new AtomicInteger();
-    private final LongAdder heapBytes = new LongAdder();
-    private final LongAdder poolBytes = new LongAdder();
-    private final AtomicInteger outstanding = new AtomicInteger();
-    private final LongAdder allocations = new LongAdder();
-    private final LongAdder heapFallbacks = new LongAdder();
+    private final RequestBufferCounters counters;
     private final LongAdder responseAllocations = new LongAdder();
     private final LongAdder responsePoolBytes = new LongAdder();
     private final LongAdder responseHeapBytes = new LongAdder();
     private final AtomicBoolean directFailureLogged = new AtomicBoolean();
-    private final Map<RequestBuffer, Throwable> allocationSites = new ConcurrentHashMap<>();
     private final Consumer<String> log;
     private final Consumer<RequestBuffer> releaser = this::release;
 
@@ -81,7 +77,8 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
         this.bufferSize = bufferSize;
         this.maxCount = maxCount;
         this.minAllocate = minAllocate;
-        this.leakDetection = leakDetection || Boolean.getBoolean(RpcConstants.LEAK_DETECTION_PROPERTY);
+        this.counters = new RequestBufferCounters("request buffer",
+            leakDetection || Boolean.getBoolean(RpcConstants.LEAK_DETECTION_PROPERTY));
         this.log = log;
         if (presize) {
             try {
@@ -102,12 +99,12 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
     @Override
     public RequestBuffer allocate(int length) {
         // BEGIN SOLUTION pooled-request-buffers
-        allocations.increment();
+        counters.countAllocation();
         if (length < minAllocate) {
             ByteBuffer small = ByteBuffer.allocate(length); // first: a failed allocation counts nothing
-            heapFallbacks.increment();
-            heapBytes.add(length);
-            return track(new RequestBuffer(new ByteBuffer[] {small}, length, releaser));
+            counters.countHeapFallback();
+            counters.countHeapBytes(length);
+            return counters.track(new RequestBuffer(new ByteBuffer[] {small}, length, releaser));
         }
         List<ByteBuffer> segments = new ArrayList<>(length / bufferSize + 2);
         int remaining = length;
@@ -119,15 +116,15 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
             int n = Math.min(remaining, bufferSize);
             b.clear().limit(n);
             segments.add(b);
-            poolBytes.add(n);
+            counters.countPoolBytes(n);
             remaining -= n;
         }
         if (remaining > 0) {
             segments.add(heapRest(segments, remaining));
-            heapFallbacks.increment();
-            heapBytes.add(remaining);
+            counters.countHeapFallback();
+            counters.countHeapBytes(remaining);
         }
-        return track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
+        return counters.track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
         // END SOLUTION pooled-request-buffers
         // STUB pooled-request-buffers: throw new UnsupportedOperationException("not implemented: labs/03-offheap-write/README.md, Build it yourself (pooled-request-buffers)");
     }
@@ -155,7 +152,7 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
             if (b != null) {
                 b.clear().limit(length);
                 responsePoolBytes.add(length);
-                return track(new RequestBuffer(new ByteBuffer[] {b}, length, releaser));
+                return counters.track(new RequestBuffer(new ByteBuffer[] {b}, length, releaser));
             }
         }
         List<ByteBuffer> segments = new ArrayList<>(length / bufferSize + 2);
@@ -176,7 +173,7 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
             responseHeapBytes.add(remaining);
             HeapCopies.response(remaining); // the encoder writes this tail of the response on the heap
         }
-        return track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
+        return counters.track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
     }
 
     /** Response bytes written into pooled buffers so far. */
@@ -192,14 +189,6 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
     /** Responses encoded into this pool so far. */
     public long responseAllocations() {
         return responseAllocations.sum();
-    }
-
-    private RequestBuffer track(RequestBuffer b) {
-        outstanding.incrementAndGet();
-        if (leakDetection) {
-            allocationSites.put(b, new Throwable("request buffer of " + b.length() + " bytes allocated here"));
-        }
-        return b;
     }
 
     private ByteBuffer take() {
@@ -234,49 +223,12 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
                 free.offer(s);
             }
         }
-        outstanding.decrementAndGet();
-        if (leakDetection) {
-            allocationSites.remove(b);
-        }
-    }
-
-    /**
-     * Throws when any buffer is outstanding, with the allocation site of each (leak detection on) as
-     * suppressed exceptions. Call it when no request can be in flight (a stopped server, a test's end).
-     */
-    public void checkNoLeaks() {
-        int n = outstanding.get();
-        if (n == 0) {
-            return;
-        }
-        IllegalStateException e = new IllegalStateException(n + " request buffer(s) were never released");
-        allocationSites.values().forEach(e::addSuppressed);
-        throw e;
+        counters.released(b);
     }
 
     @Override
-    public long heapAllocationBytes() {
-        return heapBytes.sum();
-    }
-
-    @Override
-    public long poolAllocationBytes() {
-        return poolBytes.sum();
-    }
-
-    @Override
-    public int outstanding() {
-        return outstanding.get();
-    }
-
-    @Override
-    public long allocations() {
-        return allocations.sum();
-    }
-
-    @Override
-    public long heapFallbacks() {
-        return heapFallbacks.sum();
+    public RequestBufferCounters counters() {
+        return counters;
     }
 
     @Override
@@ -310,6 +262,6 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
     public String describe() {
         return "PooledDirectRequestBuffers (up to " + maxCount + " direct buffers of " + bufferSize + " bytes = "
             + ((long) maxCount * bufferSize >> 20) + " MB, requests below " + minAllocate + " bytes and tails on the heap"
-            + (leakDetection ? ", leak detection on" : "") + ")";
+            + (counters.leakDetection() ? ", leak detection on" : "") + ")";
     }
 }

@@ -20,6 +20,11 @@ import java.util.function.Consumer;
  *
  * <p>It also counts the calls taken and not yet answered, which a stopping server waits for.
  *
+ * <p>Ownership: each server makes one at construction and keeps it for its life. The intake holds the
+ * parts every request goes through, the same in both servers (the {@link CellDecoder}, the
+ * {@link ResponseEncoder}, the {@link RpcScheduler} and its {@link RpcMetrics}); {@link RpcServer}'s
+ * getters read them here, so a server names each part once, where it builds its intake.
+ *
  * <p>Thread safety: {@link #take} from any number of reader or event-loop threads at once.
  */
 public final class RequestIntake {
@@ -76,6 +81,26 @@ public final class RequestIntake {
 
     private static void sendError(CallTransport transport, int callId, ErrorCode code, String errorClass, String message) {
         transport.send(ResponseFrame.onHeap(FrameWriter.error(callId, code, errorClass, message)));
+    }
+
+    /** How request cells are decoded (copies or views over the request buffer). */
+    public CellDecoder decoder() {
+        return decoder;
+    }
+
+    /** How OK responses are encoded (heap or pooled direct buffers). */
+    public ResponseEncoder encoder() {
+        return encoder;
+    }
+
+    /** The call queues and handlers calls are dispatched to. */
+    public RpcScheduler scheduler() {
+        return scheduler;
+    }
+
+    /** Per-method call counts and latencies. */
+    public RpcMetrics metrics() {
+        return metrics;
     }
 
     /** Calls taken and not yet answered. */

@@ -9,6 +9,10 @@ import java.io.IOException;
  * readers and responder on NIO selectors; NettyRpcServer: HBase 2.x's event loops), never in the
  * protocol or the scheduling. Chosen once at start-up by {@link RpcServers#fromConf}.
  *
+ * <p>The parts every request goes through, the same whatever moves the bytes (decoder, encoder,
+ * scheduler, metrics), sit in the server's {@link RequestIntake}; the getters below read them there. An
+ * implementation provides its intake, its request buffers and how it moves bytes.
+ *
  * <p>Lifecycle: {@link #start()} once, then {@link #stop()} once; both may be called from any thread.
  */
 public interface RpcServer extends AutoCloseable {
@@ -38,21 +42,34 @@ public interface RpcServer extends AutoCloseable {
         return name();
     }
 
-    /** Handler threads (the scheduler's). */
-    int handlerCount();
-
-    /** Call queues and handlers (the metrics endpoint reads its queue figures). */
-    RpcScheduler scheduler();
-
-    /** Per-method call counts and latencies. */
-    RpcMetrics metrics();
+    /** Where the server hands every whole request frame; made once at construction. */
+    RequestIntake intake();
 
     /** Where request bodies are read (its counters: heap vs pooled bytes). */
     RequestBufferAllocator allocator();
 
+    /** Handler threads (the scheduler's). */
+    default int handlerCount() {
+        return scheduler().handlerCount();
+    }
+
+    /** Call queues and handlers (the metrics endpoint reads its queue figures). */
+    default RpcScheduler scheduler() {
+        return intake().scheduler();
+    }
+
+    /** Per-method call counts and latencies. */
+    default RpcMetrics metrics() {
+        return intake().metrics();
+    }
+
     /** How request cells are decoded (copies or views over the request buffer). */
-    CellDecoder cellDecoder();
+    default CellDecoder cellDecoder() {
+        return intake().decoder();
+    }
 
     /** How OK responses are encoded (heap or pooled direct buffers). */
-    ResponseEncoder responseEncoder();
+    default ResponseEncoder responseEncoder() {
+        return intake().encoder();
+    }
 }

@@ -3,13 +3,10 @@ package org.heaplab.rpc.netty;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import org.heaplab.rpc.HeapCopies;
 import org.heaplab.rpc.RequestBuffer;
 import org.heaplab.rpc.RequestBufferAllocator;
+import org.heaplab.rpc.RequestBufferCounters;
 import org.heaplab.rpc.RpcConstants;
 
 /**
@@ -28,21 +25,18 @@ import org.heaplab.rpc.RpcConstants;
  * <p>Ownership: {@link #wrap} takes over the caller's reference to the frame; {@link RequestBuffer#release}
  * (exactly once: after the response is written and every hold completed, or when the request is refused)
  * gives it back to Netty. {@link #outstanding()} counts wrapped frames not yet released, so tests can
- * prove every one was.
+ * prove every one was; the counters are a {@link RequestBufferCounters}, as for the other allocators
+ * (a frame in a direct ByteBuf counts as pool bytes, one in a heap ByteBuf as heap bytes).
  *
  * <p>Leak detection (tests): with the system property heaplab.rpc.leak.detection=true each outstanding
  * buffer remembers where it was wrapped and {@link #checkNoLeaks()} names them.
  *
- * <p>Thread safety: wrap on event loops, release from any thread; counters are atomic.
+ * <p>Thread safety: wrap on event loops, release from any thread; the counters are lock-free.
  */
 public final class NettyRequestBuffers implements RequestBufferAllocator {
     private final ByteBufAllocator alloc;
-    private final boolean leakDetection = Boolean.getBoolean(RpcConstants.LEAK_DETECTION_PROPERTY);
-    private final LongAdder heapBytes = new LongAdder();
-    private final LongAdder poolBytes = new LongAdder();
-    private final LongAdder allocations = new LongAdder();
-    private final AtomicInteger outstanding = new AtomicInteger();
-    private final Map<RequestBuffer, Throwable> sites = new ConcurrentHashMap<>();
+    private final RequestBufferCounters counters =
+        new RequestBufferCounters("Netty request frame", Boolean.getBoolean(RpcConstants.LEAK_DETECTION_PROPERTY));
 
     public NettyRequestBuffers(ByteBufAllocator alloc) {
         this.alloc = alloc;
@@ -73,23 +67,17 @@ public final class NettyRequestBuffers implements RequestBufferAllocator {
             frame.release();
             throw e;
         }
-        allocations.increment();
-        (frame.isDirect() ? poolBytes : heapBytes).add(length);
-        if (!frame.isDirect()) {
+        counters.countAllocation();
+        if (frame.isDirect()) {
+            counters.countPoolBytes(length);
+        } else {
+            counters.countHeapBytes(length);
             HeapCopies.request(length); // Netty read the socket into a heap ByteBuf
         }
-        outstanding.incrementAndGet();
-        RequestBuffer b = RequestBuffer.of(segments, length, rb -> {
-            outstanding.decrementAndGet();
-            if (leakDetection) {
-                sites.remove(rb);
-            }
+        return counters.track(RequestBuffer.of(segments, length, rb -> {
+            counters.released(rb);
             frame.release();
-        });
-        if (leakDetection) {
-            sites.put(b, new Throwable("request frame of " + length + " bytes wrapped here"));
-        }
-        return b;
+        }));
     }
 
     /** {@code b} with position 0, limit = its length, big-endian (a slice only when it is not so already). */
@@ -106,45 +94,20 @@ public final class NettyRequestBuffers implements RequestBufferAllocator {
     }
 
     @Override
-    public long heapAllocationBytes() {
-        return heapBytes.sum();
+    public RequestBufferCounters counters() {
+        return counters;
     }
 
-    @Override
-    public long poolAllocationBytes() {
-        return poolBytes.sum();
-    }
-
-    @Override
-    public int outstanding() {
-        return outstanding.get();
-    }
-
-    @Override
-    public long allocations() {
-        return allocations.sum();
-    }
-
+    /** Every outstanding frame holds a pooled ByteBuf (Netty's) until released. */
     @Override
     public int pooledInUse() {
-        return outstanding.get();
-    }
-
-    /** Throws when a wrapped frame was never released, naming where each was wrapped (leak detection on). */
-    public void checkNoLeaks() {
-        int n = outstanding.get();
-        if (n == 0) {
-            return;
-        }
-        IllegalStateException e = new IllegalStateException(n + " Netty request frame(s) were never released");
-        sites.values().forEach(e::addSuppressed);
-        throw e;
+        return counters.outstanding();
     }
 
     @Override
     public String describe() {
         return "NettyRequestBuffers (each frame stays in the pooled ByteBuf Netty read it into: "
             + alloc.getClass().getSimpleName() + (alloc.isDirectBufferPooled() ? ", direct pooled" : "")
-            + (leakDetection ? ", leak detection on" : "") + ")";
+            + (counters.leakDetection() ? ", leak detection on" : "") + ")";
     }
 }

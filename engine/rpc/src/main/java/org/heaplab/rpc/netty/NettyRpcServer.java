@@ -63,6 +63,14 @@ import org.heaplab.rpc.RpcService;
  * buffers, exactly as SimpleRpcServer, so only the transport differs between the two) and handed to
  * Netty without a copy; Netty releases them after the write ({@link ResponseFrameBufs}).
  *
+ * <p>The request-buffer switch does not apply here: hbase.server.allocator.pool.enabled, which chooses
+ * SimpleRpcServer's request buffers ({@code HeapRequestBuffers} or {@code PooledDirectRequestBuffers},
+ * {@link RequestBufferAllocators#fromConf}), leaves this server's requests where Netty read them (as HBase
+ * 2's NettyRpcServer, which decodes a request from its ByteBuf); here it picks only the response buffers
+ * and the default cell decoder. So with the switch off (1.x: a heap byte[] per request on SimpleRpcServer)
+ * this server still reads requests into Netty's pooled, normally direct, buffers. {@link #describe()} says
+ * so in the start-up line, with the key's value.
+ *
  * <p>Errors: the same as SimpleRpcServer (engine/docs/wire-protocol.md): bad preamble, frame length below
  * the header or above hbase.ipc.max.request.size: error frame, half-close, drain, close; undecodable
  * frame: error, connection open; full queue: SERVER_BUSY; a frame cut short by the peer: closed silently.
@@ -87,17 +95,15 @@ public final class NettyRpcServer implements RpcServer {
     private final long readTimeoutNanos;
     private final int writeLowWater;
     private final int writeHighWater;
-    private final RpcMetrics metrics = new RpcMetrics();
     private final RpcScheduler scheduler;
+    /** Holds the decoder, the encoder, the scheduler and the metrics ({@link RpcServer}'s getters read them). */
     private final RequestIntake intake;
     private final NettyRequestBuffers requestBuffers;
-    private final CellDecoder decoder;
-    private final ResponseEncoder encoder;
     private final RequestBufferAllocator responseBuffers;
     private final Set<NettyConnection> connections = ConcurrentHashMap.newKeySet();
-    /** Calls made and not yet finished (answered and their buffer released): stop() waits for them. */
     private volatile boolean stopping;
     private final NettyEventLoops loops;
+    private final boolean poolEnabled;
     private EventLoopGroup group;
     private Channel serverChannel;
 
@@ -129,13 +135,15 @@ public final class NettyRpcServer implements RpcServer {
                 + WRITABLE_HIGH_WATERMARK_KEY + " (" + writeHighWater + ") must be 0 <= low <= high (high 0: no backpressure)");
         }
         this.loops = NettyEventLoops.fromConf(conf);
+        this.poolEnabled = conf.getBoolean(RpcConstants.ALLOCATOR_POOL_ENABLED_KEY, RpcConstants.DEFAULT_ALLOCATOR_POOL_ENABLED);
+        RpcMetrics metrics = new RpcMetrics();
         this.scheduler = new RpcScheduler(conf, service, metrics, log);
         ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
         this.requestBuffers = new NettyRequestBuffers(alloc);
-        this.decoder = RequestBufferAllocators.cellDecoder(conf);
+        CellDecoder decoder = RequestBufferAllocators.cellDecoder(conf);
         // the response path as SimpleRpcServer's: pooled direct buffers of our pool (2.x) or heap (1.x)
         this.responseBuffers = RequestBufferAllocators.fromConf(conf, scheduler.handlerCount(), log);
-        this.encoder = ResponseEncoders.fromConf(conf, responseBuffers);
+        ResponseEncoder encoder = ResponseEncoders.fromConf(conf, responseBuffers);
         this.intake = new RequestIntake(decoder, encoder, metrics, scheduler, log, () -> stopping);
     }
 
@@ -180,11 +188,15 @@ public final class NettyRpcServer implements RpcServer {
 
     /**
      * For the start-up log (the region server prints it): the transport (epoll or NIO, and why) and the
-     * event loops, decided at construction.
+     * event loops, decided at construction; and that the request-buffer switch does not choose this
+     * server's request buffers (class comment), so that nobody reads a heap-request configuration's
+     * results as if requests had been on the heap.
      */
     @Override
     public String describe() {
-        return name() + ", " + loops.description();
+        return name() + ", " + loops.description() + "; requests stay in Netty's pooled ByteBufs whatever "
+            + RpcConstants.ALLOCATOR_POOL_ENABLED_KEY + " says (" + poolEnabled
+            + " here: it picks only the response buffers and the default cell decoder)";
     }
 
     /** True when the server runs (or will run) on the native epoll transport; false: NIO. */
@@ -207,21 +219,13 @@ public final class NettyRpcServer implements RpcServer {
         return "NettyRpcServer";
     }
 
+    /** Where the request decoders hand every whole frame (shared with SimpleRpcServer's readers). */
     @Override
-    public int handlerCount() {
-        return scheduler.handlerCount();
+    public RequestIntake intake() {
+        return intake;
     }
 
-    @Override
-    public RpcScheduler scheduler() {
-        return scheduler;
-    }
-
-    @Override
-    public RpcMetrics metrics() {
-        return metrics;
-    }
-
+    /** Netty's frames, whatever hbase.server.allocator.pool.enabled says (see the class comment). */
     @Override
     public RequestBufferAllocator allocator() {
         return requestBuffers;
@@ -235,16 +239,6 @@ public final class NettyRpcServer implements RpcServer {
     /** The pool pooled responses are encoded into (2.x; unused by heap responses): tests check it drains. */
     RequestBufferAllocator responseBuffers() {
         return responseBuffers;
-    }
-
-    @Override
-    public CellDecoder cellDecoder() {
-        return decoder;
-    }
-
-    @Override
-    public ResponseEncoder responseEncoder() {
-        return encoder;
     }
 
     /** Open connections (tests). */
@@ -272,11 +266,6 @@ public final class NettyRpcServer implements RpcServer {
 
     Consumer<String> log() {
         return log;
-    }
-
-    /** Where the request decoders hand every whole frame (shared with SimpleRpcServer's readers). */
-    RequestIntake intake() {
-        return intake;
     }
 
     void connectionOpened(NettyConnection c) {

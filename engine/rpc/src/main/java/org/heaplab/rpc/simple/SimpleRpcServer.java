@@ -75,13 +75,10 @@ public final class SimpleRpcServer implements RpcServer {
     private final long readTimeoutNanos;
     private final ReceivingBytes receiving;
     private final RequestBufferAllocator allocator;
-    private final CellDecoder decoder;
-    private final ResponseEncoder encoder;
-    private final RpcMetrics metrics = new RpcMetrics();
     private final RpcScheduler scheduler;
+    /** Holds the decoder, the encoder, the scheduler and the metrics ({@link RpcServer}'s getters read them). */
     private final RequestIntake intake;
     private final Set<SimpleConnection> connections = ConcurrentHashMap.newKeySet();
-    /** Calls dispatched and not yet finished (answered and their buffer released). */
     /** Responses a handler could not write without blocking, finished by the Responder. */
     final LongAdder responderHandoffs = new LongAdder();
     private final List<Reader> readers = new ArrayList<>();
@@ -117,8 +114,7 @@ public final class SimpleRpcServer implements RpcServer {
         this.bindAddress = bindAddress;
         this.log = log;
         this.allocator = allocator;
-        this.decoder = decoder;
-        this.encoder = encoder != null ? encoder : ResponseEncoders.fromConf(conf, allocator);
+        ResponseEncoder responses = encoder != null ? encoder : ResponseEncoders.fromConf(conf, allocator);
         this.maxRequestSize = conf.getInt(RpcConstants.MAX_REQUEST_SIZE_KEY, RpcConstants.DEFAULT_MAX_REQUEST_SIZE);
         if (maxRequestSize < RpcConstants.MIN_REQUEST_BODY) {
             throw new ConfigurationException(RpcConstants.MAX_REQUEST_SIZE_KEY + " must be at least "
@@ -144,8 +140,9 @@ public final class SimpleRpcServer implements RpcServer {
                 + RpcConstants.MIN_REQUEST_BODY + " bytes, got " + maxReceivingBytes);
         }
         this.receiving = new ReceivingBytes(maxReceivingBytes);
+        RpcMetrics metrics = new RpcMetrics();
         this.scheduler = new RpcScheduler(conf, service, metrics, log);
-        this.intake = new RequestIntake(decoder, this.encoder, metrics, scheduler, log, () -> stopping);
+        this.intake = new RequestIntake(decoder, responses, metrics, scheduler, log, () -> stopping);
     }
 
     @Override
@@ -302,33 +299,14 @@ public final class SimpleRpcServer implements RpcServer {
     }
 
     @Override
-    public int handlerCount() {
-        return scheduler.handlerCount();
+    public RequestIntake intake() {
+        return intake;
     }
 
-    @Override
-    public RpcScheduler scheduler() {
-        return scheduler;
-    }
-
-    @Override
-    public RpcMetrics metrics() {
-        return metrics;
-    }
-
+    /** The configured request buffers (1.x heap or 2.x pooled direct): the readers read bodies into them. */
     @Override
     public RequestBufferAllocator allocator() {
         return allocator;
-    }
-
-    @Override
-    public CellDecoder cellDecoder() {
-        return decoder;
-    }
-
-    @Override
-    public ResponseEncoder responseEncoder() {
-        return encoder;
     }
 
     /** Reader threads. */

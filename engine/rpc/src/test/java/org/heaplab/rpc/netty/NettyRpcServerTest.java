@@ -466,6 +466,26 @@ class NettyRpcServerTest {
         }
     }
 
+    /**
+     * The request-buffer switch chooses SimpleRpcServer's request buffers, not this server's: requests stay
+     * in Netty's frames either way, and the start-up line must say so rather than let a heap-request
+     * configuration pass for one.
+     */
+    @ParameterizedTest(name = "hbase.server.allocator.pool.enabled={0}")
+    @ValueSource(booleans = {true, false})
+    void theStartUpLineSaysTheRequestBufferSwitchDoesNotApplyToRequests(boolean pool) throws Exception {
+        start(ECHO, conf(2).set(RpcConstants.ALLOCATOR_POOL_ENABLED_KEY, Boolean.toString(pool)));
+        String line = server.describe();
+        assertTrue(line.contains("requests stay in Netty's pooled ByteBufs whatever "
+            + RpcConstants.ALLOCATOR_POOL_ENABLED_KEY + " says (" + pool + " here"), line);
+        assertTrue(line.contains("it picks only the response buffers and the default cell decoder"), line);
+        try (RpcConnection c = connect()) {
+            c.call(Method.PUT, new ParamWriter().writeString("t").toByteArray(), List.of(kv("a", "b")));
+        }
+        assertTrue(server.allocator() instanceof NettyRequestBuffers, server.allocator().describe());
+        assertEquals(1, server.requestBuffers().allocations(), "the request was one of Netty's frames, switch or not");
+    }
+
     @Test
     void badKeysAreOneLineErrorsNamingTheKey() {
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
