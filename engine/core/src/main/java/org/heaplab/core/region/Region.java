@@ -121,24 +121,6 @@ final class Region {
         return flushRequested.compareAndSet(false, true);
     }
 
-    /**
-     * A batch of this region's cells between its pre-append and post-sync stages: it holds the updates
-     * read lock and its rows' write locks, and its MVCC write has begun.
-     */
-    static final class PendingWrite {
-        final List<? extends Cell> cells;
-        final WriteEntry entry;
-        private final long updatesStamp;
-        private final RowLocks.Held rows;
-
-        private PendingWrite(List<? extends Cell> cells, WriteEntry entry, long updatesStamp, RowLocks.Held rows) {
-            this.cells = cells;
-            this.entry = entry;
-            this.updatesStamp = updatesStamp;
-            this.rows = rows;
-        }
-    }
-
     /*
      * A write of this region's cells (timestamps set) in HBase 2.x's order, in three stages that the write
      * path runs on one thread (legacy) or on three (staged), see RegionPut:
@@ -151,19 +133,18 @@ final class Region {
     /**
      * Pre-append stage: takes the updates read lock and the rows' write locks and begins the MVCC write
      * (the WAL append). Never waits for a sync; the locks stay held until {@link #postSync}, which
-     * another thread may call.
-     *
-     * @param durability resolved or USE_DEFAULT (the WAL resolves it)
+     * another thread may call. {@code w}'s durability is resolved or USE_DEFAULT (the WAL resolves it).
      */
-    PendingWrite preAppend(List<? extends Cell> cells, Durability durability) throws IOException {
+    void preAppend(RegionPut w) throws IOException {
         long stamp = updates.readLock();
         RowLocks.Held locked = null;
         try {
             if (closed) {
                 throw new TableNotFoundException(table);
             }
-            locked = rowLocks.lockWriteRowsOf(cells);
-            return new PendingWrite(cells, wal.begin(mvcc, table, encodedName, cells, durability), stamp, locked);
+            locked = rowLocks.lockWriteRowsOf(w.cells);
+            WriteEntry e = wal.begin(mvcc, table, encodedName, w.cells, w.durability);
+            w.held(stamp, locked, e);
         } catch (IOException | RuntimeException e) {
             if (locked != null) {
                 rowLocks.unlockWrite(locked);
@@ -178,22 +159,23 @@ final class Region {
      * its locks and completes its MVCC write (always, or the read point stops for good). Does not wait
      * for the write to become visible.
      */
-    void postSync(PendingWrite w, Throwable syncFailure) {
+    void postSync(RegionPut w, Throwable syncFailure) {
+        WriteEntry e = w.entry(); // the volatile read first: it makes the stage's other fields visible here
         try {
             if (syncFailure == null) {
-                apply(w.cells, w.entry.seqId());
+                apply(w.cells, e.seqId());
             }
         } finally {
-            rowLocks.unlockWrite(w.rows);
-            updates.unlockRead(w.updatesStamp);
-            mvcc.complete(w.entry);
+            rowLocks.unlockWrite(w.rows());
+            updates.unlockRead(w.updatesStamp());
+            mvcc.complete(e);
         }
     }
 
     /** Blocks until the read point reaches {@code w} (after {@link #postSync}). */
-    void awaitVisible(PendingWrite w) throws InterruptedIOException {
+    void awaitVisible(RegionPut w) throws InterruptedIOException {
         try {
-            mvcc.awaitVisible(w.entry);
+            mvcc.awaitVisible(w.entry());
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the MVCC read point");
@@ -201,8 +183,8 @@ final class Region {
     }
 
     /** Completes once the read point reaches {@code w} (after {@link #postSync}); nobody blocks. */
-    CompletableFuture<Void> whenVisible(PendingWrite w) {
-        return mvcc.whenVisible(w.entry);
+    CompletableFuture<Void> whenVisible(RegionPut w) {
+        return mvcc.whenVisible(w.entry());
     }
 
     /** The region's MVCC (its implementation chosen at start-up by hbase.hregion.mvcc.preassign). */

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.wal.Durability;
+import org.heaplab.core.wal.WriteEntry;
 
 /**
  * One region's part of a put, moved through the write's three stages (HBase 2.x's order, see
@@ -32,10 +33,15 @@ import org.heaplab.core.wal.Durability;
  */
 public final class RegionPut {
     private final Region region;
-    private final List<Cell> cells;
-    private final Durability durability;
+    final List<Cell> cells;
+    final Durability durability;
     private final Consumer<Region> afterApply;
-    private volatile Region.PendingWrite pending;
+    // What the pre-append stage holds until the post-sync stage releases it (set by Region.preAppend; no
+    // object of its own, as this one lives exactly as long). entry is volatile and written last: it
+    // publishes the other two to the thread of the next stage.
+    private long updatesStamp;
+    private RowLocks.Held rows;
+    private volatile WriteEntry entry;
 
     RegionPut(Region region, List<Cell> cells, Durability durability, Consumer<Region> afterApply) {
         this.region = region;
@@ -76,12 +82,12 @@ public final class RegionPut {
 
     /** Pre-append stage: row locks, MVCC begin, WAL append; never waits for a sync. */
     public void preAppend() throws IOException {
-        pending = region.preAppend(cells, durability);
+        region.preAppend(this);
     }
 
     /** Completes once the WAL no longer reads the cells (its consumer encoded them). After {@link #preAppend}. */
     public CompletableFuture<Void> walDone() {
-        return pending.entry.append().cellsRead();
+        return entry.append().cellsRead();
     }
 
     /**
@@ -89,7 +95,7 @@ public final class RegionPut {
      * sync's failure), at once for ASYNC_WAL and SKIP_WAL (answered before the sync). After {@link #preAppend}.
      */
     public CompletableFuture<?> readyForPostSync() {
-        return waitsForSync() ? pending.entry.append().durable() : CompletableFuture.completedFuture(null);
+        return waitsForSync() ? entry.append().durable() : CompletableFuture.completedFuture(null);
     }
 
     /**
@@ -102,7 +108,7 @@ public final class RegionPut {
             return null;
         }
         try {
-            pending.entry.append().awaitDurable();
+            entry.append().awaitDurable();
             return null;
         } catch (IOException e) {
             return e;
@@ -113,13 +119,13 @@ public final class RegionPut {
     }
 
     private boolean waitsForSync() {
-        Durability d = pending.entry.append().durability();
+        Durability d = entry.append().durability();
         return d == Durability.SYNC_WAL || d == Durability.FSYNC_WAL;
     }
 
     /** Post-sync stage: memstore (unless {@code syncFailure}), unlock, MVCC complete; queues a flush if due. */
     public void postSync(Throwable syncFailure) {
-        region.postSync(pending, syncFailure);
+        region.postSync(this, syncFailure);
         if (syncFailure == null) {
             afterApply.accept(region);
         }
@@ -127,11 +133,30 @@ public final class RegionPut {
 
     /** Blocks until the write is visible (the read point reached it). After {@link #postSync}. */
     public void awaitVisible() throws InterruptedIOException {
-        region.awaitVisible(pending);
+        region.awaitVisible(this);
     }
 
     /** Completes once the write is visible; nobody blocks. After {@link #postSync}. */
     public CompletableFuture<Void> whenVisible() {
-        return region.whenVisible(pending);
+        return region.whenVisible(this);
+    }
+
+    /** Region.preAppend: the locks this write holds and its begun MVCC write. */
+    void held(long updatesStamp, RowLocks.Held rows, WriteEntry entry) {
+        this.updatesStamp = updatesStamp;
+        this.rows = rows;
+        this.entry = entry;
+    }
+
+    long updatesStamp() {
+        return updatesStamp;
+    }
+
+    RowLocks.Held rows() {
+        return rows;
+    }
+
+    WriteEntry entry() {
+        return entry;
     }
 }
