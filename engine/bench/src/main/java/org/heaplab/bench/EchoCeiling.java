@@ -21,13 +21,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
-import org.heaplab.rpc.FrameWriter;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RpcConnection;
-import org.heaplab.rpc.RpcServer;
-import org.heaplab.rpc.RpcServers;
-import org.heaplab.rpc.RpcService;
+import org.heaplab.rpc.client.RpcConnection;
+import org.heaplab.rpc.protocol.FrameWriter;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.server.RpcServer;
+import org.heaplab.rpc.server.RpcServers;
+import org.heaplab.rpc.server.RpcService;
 import org.heaplab.tools.PeData;
 
 /**
@@ -336,7 +336,7 @@ public final class EchoCeiling {
         }
 
         @Override
-        public Reply call(org.heaplab.rpc.Request request) {
+        public Reply call(org.heaplab.rpc.protocol.Request request) {
             return reply;
         }
     }

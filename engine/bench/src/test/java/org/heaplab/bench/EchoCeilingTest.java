@@ -10,7 +10,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.heaplab.rpc.RpcServers;
+import org.heaplab.rpc.protocol.FrameWriter;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.server.RpcServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,7 +24,7 @@ class EchoCeilingTest {
         EchoCeiling.Frames f = new EchoCeiling.Frames(100, 1024);
         assertEquals(100, f.request.length);
         assertEquals(1024, f.answer.length);
-        assertArrayEquals(org.heaplab.rpc.FrameWriter.request(0, org.heaplab.rpc.Method.GET, f.params, List.of()), f.request);
+        assertArrayEquals(FrameWriter.request(0, Method.GET, f.params, List.of()), f.request);
     }
 
     @Test

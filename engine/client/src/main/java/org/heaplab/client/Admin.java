@@ -11,12 +11,12 @@ import java.util.Map;
 import java.util.Set;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.TableDescriptor;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamReader;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RegionListCodec;
-import org.heaplab.rpc.RegionLocation;
-import org.heaplab.rpc.ServerStatus;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamReader;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.RegionListCodec;
+import org.heaplab.rpc.protocol.RegionLocation;
+import org.heaplab.rpc.protocol.ServerStatus;
 
 /**
  * Table management and server information over a {@link Connection}. Table calls go to the locator

@@ -1,7 +1,7 @@
 package org.heaplab.client;
 
 import java.io.IOException;
-import org.heaplab.rpc.RemoteException;
+import org.heaplab.rpc.client.RemoteException;
 
 /**
  * What a failed attempt means for the next one: whether to retry at all, whether the call may have

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.heaplab.rpc.RegionLocation;
+import org.heaplab.rpc.protocol.RegionLocation;
 
 /**
  * Where each table's regions were served when the client last asked (one LOCATE answer per table,

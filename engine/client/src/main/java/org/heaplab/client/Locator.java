@@ -5,11 +5,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RegionLocation;
-import org.heaplab.rpc.RegionLocationCodec;
-import org.heaplab.rpc.RpcConnection;
+import org.heaplab.rpc.client.RpcConnection;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.RegionLocation;
+import org.heaplab.rpc.protocol.RegionLocationCodec;
 
 /**
  * Finds the region server of a row: the {@link LocationCache} first, else one LOCATE call to the

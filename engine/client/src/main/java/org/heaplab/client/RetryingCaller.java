@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import org.heaplab.rpc.RegionLocation;
-import org.heaplab.rpc.RpcConnection;
+import org.heaplab.rpc.client.RpcConnection;
+import org.heaplab.rpc.protocol.RegionLocation;
 
 /**
  * Runs a client operation with HBase's retry discipline: locate (cache or LOCATE), call, and on a

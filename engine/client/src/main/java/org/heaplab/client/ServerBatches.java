@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.heaplab.rpc.RegionLocation;
+import org.heaplab.rpc.protocol.RegionLocation;
 
 /**
  * Splits a batch (puts, gets, deletes) by the region server holding each row, so each server gets

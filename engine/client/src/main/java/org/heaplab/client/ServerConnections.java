@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.heaplab.rpc.RpcConnection;
+import org.heaplab.rpc.client.RpcConnection;
 
 /**
  * One {@link RpcConnection} (one socket) per server, opened at first use and shared by every thread

@@ -5,11 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamReader;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.Response;
-import org.heaplab.rpc.RowsCodec;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamReader;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.Response;
+import org.heaplab.rpc.protocol.RowsCodec;
 
 /**
  * Reads and writes one table over a {@link Connection}: put, get (one row, several rows), scanners,

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
-import org.heaplab.rpc.RegionLocation;
+import org.heaplab.rpc.protocol.RegionLocation;
 import org.junit.jupiter.api.Test;
 
 /** The client's pure logic: location lookups, per-server grouping, the backoff schedule, the keys. */

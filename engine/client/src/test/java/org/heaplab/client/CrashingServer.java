@@ -6,7 +6,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.protocol.RpcConstants;
 
 /**
  * A "region server" that dies with every request: it reads the preamble and one whole request frame,

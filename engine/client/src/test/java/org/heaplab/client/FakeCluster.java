@@ -17,16 +17,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.region.NoSuchColumnFamilyException;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamReader;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RegionLocation;
-import org.heaplab.rpc.RegionLocationCodec;
-import org.heaplab.rpc.Request;
-import org.heaplab.rpc.RowsCodec;
-import org.heaplab.rpc.RpcServer;
-import org.heaplab.rpc.RpcServers;
-import org.heaplab.rpc.RpcService;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamReader;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.RegionLocation;
+import org.heaplab.rpc.protocol.RegionLocationCodec;
+import org.heaplab.rpc.protocol.Request;
+import org.heaplab.rpc.protocol.RowsCodec;
+import org.heaplab.rpc.server.RpcServer;
+import org.heaplab.rpc.server.RpcServers;
+import org.heaplab.rpc.server.RpcService;
 
 /**
  * Fake region servers and a fake master on loopback, real sockets and the real RPC server: each region

@@ -13,11 +13,11 @@ import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.rpc.ParamReader;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.Request;
-import org.heaplab.rpc.RpcService;
-import org.heaplab.rpc.ServerCall;
+import org.heaplab.rpc.protocol.ParamReader;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.Request;
+import org.heaplab.rpc.server.RpcService;
+import org.heaplab.rpc.server.ServerCall;
 
 /**
  * INCREMENT (HBase's Increment of one column): an atomic read-modify-write of a 64-bit big-endian

@@ -6,8 +6,8 @@ import org.heaplab.core.cell.Cell;
 import org.heaplab.core.region.CellsStillInUse;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.rpc.RpcService;
-import org.heaplab.rpc.ServerCall;
+import org.heaplab.rpc.server.RpcService;
+import org.heaplab.rpc.server.ServerCall;
 
 /**
  * The write path of HBase 1.x and 2.x alike: the handler thread runs every stage of the put itself (the

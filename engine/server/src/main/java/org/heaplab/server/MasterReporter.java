@@ -2,9 +2,9 @@ package org.heaplab.server;
 
 import java.io.IOException;
 import java.util.List;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RpcConnection;
+import org.heaplab.rpc.client.RpcConnection;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamWriter;
 
 /**
  * A region server's side of cluster mode (HBase's reportForDuty and regionServerReport): one thread that

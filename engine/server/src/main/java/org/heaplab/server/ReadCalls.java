@@ -8,13 +8,13 @@ import org.heaplab.core.cache.ReadScope;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.ScanBatch;
-import org.heaplab.rpc.MalformedFrameException;
-import org.heaplab.rpc.ParamReader;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.Request;
-import org.heaplab.rpc.RowsCodec;
-import org.heaplab.rpc.RpcService.Reply;
-import org.heaplab.rpc.ServerCall;
+import org.heaplab.rpc.protocol.MalformedFrameException;
+import org.heaplab.rpc.protocol.ParamReader;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.Request;
+import org.heaplab.rpc.protocol.RowsCodec;
+import org.heaplab.rpc.server.RpcService.Reply;
+import org.heaplab.rpc.server.ServerCall;
 
 /**
  * The read RPCs: GET, MULTI_GET and SCAN (params in engine/docs/wire-protocol.md). Each call opens one

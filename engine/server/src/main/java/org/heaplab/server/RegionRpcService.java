@@ -9,16 +9,16 @@ import org.heaplab.core.cell.Cell;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamReader;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RegionListCodec;
-import org.heaplab.rpc.RegionLocation;
-import org.heaplab.rpc.RegionLocationCodec;
-import org.heaplab.rpc.Request;
-import org.heaplab.rpc.RpcService;
-import org.heaplab.rpc.ServerCall;
-import org.heaplab.rpc.ServerStatus;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamReader;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.RegionListCodec;
+import org.heaplab.rpc.protocol.RegionLocation;
+import org.heaplab.rpc.protocol.RegionLocationCodec;
+import org.heaplab.rpc.protocol.Request;
+import org.heaplab.rpc.protocol.ServerStatus;
+import org.heaplab.rpc.server.RpcService;
+import org.heaplab.rpc.server.ServerCall;
 
 /**
  * Runs each RPC method against {@link OnlineRegions}: decodes the params in the order of
@@ -96,11 +96,11 @@ public final class RegionRpcService implements RpcService {
 
     /** Starts answering calls with {@code regions}, writing puts through {@code writePath}. */
     public void online(OnlineRegions regions, WritePath writePath) {
-        online(regions, writePath, new org.heaplab.rpc.HeapRequestBuffers());
+        online(regions, writePath, new org.heaplab.rpc.buffers.HeapRequestBuffers());
     }
 
     /** As above, with the RPC server's request buffers for the METRICS call's request_buffers group. */
-    public void online(OnlineRegions regions, WritePath writePath, org.heaplab.rpc.RequestBufferAllocator buffers) {
+    public void online(OnlineRegions regions, WritePath writePath, org.heaplab.rpc.buffers.RequestBufferAllocator buffers) {
         this.metrics = new ServerMetrics(regions, buffers, reads, increments, calls);
         this.writePath = writePath;
         this.regions = regions;

@@ -9,8 +9,10 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.EngineEnv;
 import org.heaplab.core.region.OnlineRegions;
-import org.heaplab.rpc.RpcServer;
-import org.heaplab.rpc.RpcServers;
+import org.heaplab.rpc.buffers.RequestBufferAllocator;
+import org.heaplab.rpc.protocol.RpcConstants;
+import org.heaplab.rpc.server.RpcServer;
+import org.heaplab.rpc.server.RpcServers;
 
 /**
  * The region server process: binds hbase.regionserver.hostname:hbase.regionserver.port with the RPC server
@@ -63,7 +65,7 @@ public final class RegionServer {
         String host = conf.get(HOSTNAME_KEY, "localhost");
         int port = conf.getInt(PORT_KEY, DEFAULT_PORT);
         RegionRpcService service = new RegionRpcService(host + ":" + port, "",
-            conf.getInt(org.heaplab.rpc.RpcConstants.HANDLER_COUNT_KEY, org.heaplab.rpc.RpcConstants.DEFAULT_HANDLER_COUNT));
+            conf.getInt(RpcConstants.HANDLER_COUNT_KEY, RpcConstants.DEFAULT_HANDLER_COUNT));
         RpcServer rpc = RpcServers.fromConf(new InetSocketAddress(host, port), service, conf, ServerLog::warn);
         ServerLog.info("rpc server: " + rpc.describe() + " (" + RpcServers.IMPL_KEY + ") with " + rpc.handlerCount()
             + " handlers");
@@ -140,7 +142,7 @@ public final class RegionServer {
     }
 
     /** The RPC server's request-buffer allocator (heap vs pooled byte counters, leak checks in tests). */
-    public org.heaplab.rpc.RequestBufferAllocator requestBuffers() {
+    public RequestBufferAllocator requestBuffers() {
         return rpc.allocator();
     }
 
@@ -170,7 +172,7 @@ public final class RegionServer {
             }
             info.stop();
             rpc.stop();
-            org.heaplab.rpc.RequestBufferAllocator buffers = rpc.allocator();
+            RequestBufferAllocator buffers = rpc.allocator();
             ServerLog.info(String.format("request buffers at stop: %d bytes from the pool, %d bytes from the heap "
                 + "(heap ratio %.3f), %d outstanding", buffers.poolAllocationBytes(), buffers.heapAllocationBytes(),
                 buffers.heapAllocationRatio(), buffers.outstanding()));

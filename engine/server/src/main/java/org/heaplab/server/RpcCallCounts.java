@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.CellComparator;
 import org.heaplab.core.util.JsonWriter;
-import org.heaplab.rpc.Method;
+import org.heaplab.rpc.protocol.Method;
 
 /**
  * Calls a region server took since start-up, per method, counted when a handler starts one: the

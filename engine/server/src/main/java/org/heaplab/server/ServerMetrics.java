@@ -18,12 +18,12 @@ import org.heaplab.core.region.RowQueryCache;
 import org.heaplab.core.region.StoreFileInfo;
 import org.heaplab.core.storefile.StoreFileReadCounters;
 import org.heaplab.core.util.JsonWriter;
-import org.heaplab.rpc.HeapCopies;
-import org.heaplab.rpc.RequestBufferAllocator;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.RpcMetrics;
-import org.heaplab.rpc.RpcScheduler;
-import org.heaplab.rpc.RpcServer;
+import org.heaplab.rpc.buffers.HeapCopies;
+import org.heaplab.rpc.buffers.RequestBufferAllocator;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.server.RpcMetrics;
+import org.heaplab.rpc.server.RpcScheduler;
+import org.heaplab.rpc.server.RpcServer;
 
 /**
  * The region server's memory and write-path counters as one JSON object: what {@code bin/engine admin

@@ -9,8 +9,8 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.RegionPut;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.rpc.RpcService;
-import org.heaplab.rpc.ServerCall;
+import org.heaplab.rpc.server.RpcService;
+import org.heaplab.rpc.server.ServerCall;
 
 /**
  * The Alibaba slides' staged write path (heaplab.regionserver.write.path=staged): the put is split into three

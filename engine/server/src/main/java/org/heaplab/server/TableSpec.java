@@ -5,9 +5,9 @@ import org.heaplab.core.io.Compression;
 import org.heaplab.core.io.DataBlockEncoding;
 import org.heaplab.core.region.TableDescriptor;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.rpc.MalformedFrameException;
-import org.heaplab.rpc.ParamReader;
-import org.heaplab.rpc.ParamWriter;
+import org.heaplab.rpc.protocol.MalformedFrameException;
+import org.heaplab.rpc.protocol.ParamReader;
+import org.heaplab.rpc.protocol.ParamWriter;
 
 /**
  * CREATE_TABLE's params: the table descriptor and the split keys. Read by the standalone region server,

@@ -6,7 +6,7 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.wal.Durability;
-import org.heaplab.rpc.ServerCall;
+import org.heaplab.rpc.server.ServerCall;
 
 /**
  * How a PUT call goes through the server, chosen once at start-up by heaplab.regionserver.write.path:

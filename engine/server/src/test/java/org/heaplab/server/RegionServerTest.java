@@ -21,12 +21,12 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.TableDescriptor;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RemoteException;
-import org.heaplab.rpc.RpcConnection;
-import org.heaplab.rpc.ServerStatus;
+import org.heaplab.rpc.client.RemoteException;
+import org.heaplab.rpc.client.RpcConnection;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.ServerStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,7 +97,7 @@ class RegionServerTest {
             assertEquals(1, s.tables());
             assertEquals(3, s.regions());
             assertEquals(8, s.handlers());
-            assertEquals(org.heaplab.rpc.RpcServers.defaultImplementation(), s.rpcServer());
+            assertEquals(org.heaplab.rpc.server.RpcServers.defaultImplementation(), s.rpcServer());
 
             RemoteException missing = assertThrows(RemoteException.class,
                 () -> c.getTable("nope").put(new Put(b("x")).addColumn(F, Q, b("y"))));

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.heaplab.rpc.FrameErrors;
-import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.protocol.FrameErrors;
+import org.heaplab.rpc.protocol.RpcConstants;
 
 /**
  * Second stage: cuts the byte stream into request frames ({@code int32 length | body}) and passes each

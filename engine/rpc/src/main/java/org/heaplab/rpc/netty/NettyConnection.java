@@ -4,10 +4,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.socket.DuplexChannel;
 import java.util.concurrent.TimeUnit;
-import org.heaplab.rpc.CallTransport;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.FrameWriter;
-import org.heaplab.rpc.ResponseFrame;
+import org.heaplab.rpc.buffers.ResponseFrame;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.FrameWriter;
+import org.heaplab.rpc.server.CallTransport;
 
 /**
  * One accepted channel as the {@link CallTransport} its calls answer through. A handler thread's

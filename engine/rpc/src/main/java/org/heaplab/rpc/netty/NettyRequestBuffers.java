@@ -3,11 +3,11 @@ package org.heaplab.rpc.netty;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
-import org.heaplab.rpc.HeapCopies;
-import org.heaplab.rpc.RequestBuffer;
-import org.heaplab.rpc.RequestBufferAllocator;
-import org.heaplab.rpc.RequestBufferCounters;
-import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.buffers.HeapCopies;
+import org.heaplab.rpc.buffers.RequestBuffer;
+import org.heaplab.rpc.buffers.RequestBufferAllocator;
+import org.heaplab.rpc.buffers.RequestBufferCounters;
+import org.heaplab.rpc.protocol.RpcConstants;
 
 /**
  * NettyRpcServer's request buffers: the frame stays in the pooled {@link ByteBuf} Netty read it into

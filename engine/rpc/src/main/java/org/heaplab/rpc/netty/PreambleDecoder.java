@@ -4,10 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
-import org.heaplab.rpc.FrameReader;
-import org.heaplab.rpc.FrameWriter;
-import org.heaplab.rpc.MalformedFrameException;
-import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.protocol.FrameReader;
+import org.heaplab.rpc.protocol.FrameWriter;
+import org.heaplab.rpc.protocol.MalformedFrameException;
+import org.heaplab.rpc.protocol.RpcConstants;
 
 /**
  * First stage of a connection's pipeline: waits for the five preamble bytes ("HLAB" + version 1), then

@@ -4,9 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.io.IOException;
-import org.heaplab.rpc.RequestBuffer;
-import org.heaplab.rpc.RequestIntake;
-import org.heaplab.rpc.RpcCall;
+import org.heaplab.rpc.buffers.RequestBuffer;
+import org.heaplab.rpc.server.RequestIntake;
+import org.heaplab.rpc.server.RpcCall;
 
 /**
  * Last stage: wraps each frame in a {@link RequestBuffer} (no copy) and hands it to the server's

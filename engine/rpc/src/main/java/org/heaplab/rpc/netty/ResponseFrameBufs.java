@@ -8,7 +8,7 @@ import io.netty.buffer.UnpooledDirectByteBuf;
 import io.netty.buffer.UnpooledHeapByteBuf;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.heaplab.rpc.ResponseFrame;
+import org.heaplab.rpc.buffers.ResponseFrame;
 
 /**
  * Wraps a {@link ResponseFrame}'s buffers as one ByteBuf WITHOUT copying, whose deallocation releases

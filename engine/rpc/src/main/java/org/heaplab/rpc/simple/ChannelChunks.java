@@ -3,7 +3,7 @@ package org.heaplab.rpc.simple;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import org.heaplab.rpc.ResponseFrame;
+import org.heaplab.rpc.buffers.ResponseFrame;
 
 /**
  * Non-blocking socket reads and writes as HBase's SimpleRpcServer does them: a heap buffer goes through the

@@ -3,7 +3,7 @@ package org.heaplab.rpc.simple;
 import java.io.IOException;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
-import org.heaplab.rpc.ResponseFrame;
+import org.heaplab.rpc.buffers.ResponseFrame;
 
 /**
  * The write side of one {@link SimpleConnection}: a frame is written at once when nothing is pending and

@@ -1,7 +1,7 @@
 package org.heaplab.rpc.simple;
 
 import java.util.concurrent.atomic.AtomicLong;
-import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.protocol.RpcConstants;
 
 /**
  * The bound on request bodies still arriving, over every connection of a {@link SimpleRpcServer}

@@ -5,16 +5,17 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
-import org.heaplab.rpc.CallTransport;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.FrameErrors;
-import org.heaplab.rpc.FrameReader;
-import org.heaplab.rpc.FrameWriter;
-import org.heaplab.rpc.HeapCopies;
-import org.heaplab.rpc.MalformedFrameException;
-import org.heaplab.rpc.RequestBuffer;
-import org.heaplab.rpc.ResponseFrame;
-import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.buffers.HeapCopies;
+import org.heaplab.rpc.buffers.RequestBuffer;
+import org.heaplab.rpc.buffers.ResponseFrame;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.FrameErrors;
+import org.heaplab.rpc.protocol.FrameReader;
+import org.heaplab.rpc.protocol.FrameWriter;
+import org.heaplab.rpc.protocol.MalformedFrameException;
+import org.heaplab.rpc.protocol.RpcConstants;
+import org.heaplab.rpc.server.CallQueueTooBigException;
+import org.heaplab.rpc.server.CallTransport;
 
 /**
  * One client connection of a {@link SimpleRpcServer}: a non-blocking channel read by its {@link Reader}
@@ -197,7 +198,7 @@ final class SimpleConnection implements CallTransport {
         }
         word.clear();
         send(ResponseFrame.onHeap(FrameWriter.error(callId, ErrorCode.SERVER_BUSY,
-            "org.heaplab.rpc.CallQueueTooBigException", "request bodies of " + server.receiving().max()
+            CallQueueTooBigException.class.getName(), "request bodies of " + server.receiving().max()
                 + " bytes are arriving already (" + RpcConstants.MAX_RECEIVING_BYTES_KEY + "); back off and retry")));
         discardLeft = frameLength - 4L;
         state = State.DISCARD;

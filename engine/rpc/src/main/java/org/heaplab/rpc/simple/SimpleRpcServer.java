@@ -15,20 +15,20 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
-import org.heaplab.rpc.CellDecoder;
-import org.heaplab.rpc.HeapResponseEncoder;
-import org.heaplab.rpc.RequestBuffer;
-import org.heaplab.rpc.RequestBufferAllocator;
-import org.heaplab.rpc.RequestBufferAllocators;
-import org.heaplab.rpc.RequestIntake;
-import org.heaplab.rpc.ResponseEncoder;
-import org.heaplab.rpc.ResponseEncoders;
-import org.heaplab.rpc.RpcCall;
-import org.heaplab.rpc.RpcConstants;
-import org.heaplab.rpc.RpcMetrics;
-import org.heaplab.rpc.RpcScheduler;
-import org.heaplab.rpc.RpcServer;
-import org.heaplab.rpc.RpcService;
+import org.heaplab.rpc.buffers.HeapResponseEncoder;
+import org.heaplab.rpc.buffers.RequestBuffer;
+import org.heaplab.rpc.buffers.RequestBufferAllocator;
+import org.heaplab.rpc.buffers.RequestBufferAllocators;
+import org.heaplab.rpc.buffers.ResponseEncoder;
+import org.heaplab.rpc.buffers.ResponseEncoders;
+import org.heaplab.rpc.protocol.CellDecoder;
+import org.heaplab.rpc.protocol.RpcConstants;
+import org.heaplab.rpc.server.RequestIntake;
+import org.heaplab.rpc.server.RpcCall;
+import org.heaplab.rpc.server.RpcMetrics;
+import org.heaplab.rpc.server.RpcScheduler;
+import org.heaplab.rpc.server.RpcServer;
+import org.heaplab.rpc.server.RpcService;
 
 /**
  * HBase 1.x's RPC server (SimpleRpcServer): NIO selectors and a handful of threads, whatever the number

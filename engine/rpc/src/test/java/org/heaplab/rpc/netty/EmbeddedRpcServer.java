@@ -20,12 +20,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.heaplab.core.conf.Configuration;
-import org.heaplab.rpc.FrameReader;
-import org.heaplab.rpc.Request;
-import org.heaplab.rpc.Response;
-import org.heaplab.rpc.RpcConstants;
-import org.heaplab.rpc.RpcService;
-import org.heaplab.rpc.ServerCall;
+import org.heaplab.rpc.protocol.FrameReader;
+import org.heaplab.rpc.protocol.Request;
+import org.heaplab.rpc.protocol.Response;
+import org.heaplab.rpc.protocol.RpcConstants;
+import org.heaplab.rpc.server.RpcService;
+import org.heaplab.rpc.server.ServerCall;
 
 /**
  * A NettyRpcServer that is never bound, and EmbeddedChannels carrying the same three handlers its

@@ -14,10 +14,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.FrameReader;
-import org.heaplab.rpc.Response;
-import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.FrameReader;
+import org.heaplab.rpc.protocol.Response;
+import org.heaplab.rpc.protocol.RpcConstants;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

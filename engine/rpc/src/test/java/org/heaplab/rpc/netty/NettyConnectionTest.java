@@ -12,11 +12,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.FrameWriter;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.Response;
-import org.heaplab.rpc.ResponseFrame;
+import org.heaplab.rpc.buffers.ResponseFrame;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.FrameWriter;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -67,7 +67,7 @@ class NettyConnectionTest {
     void sendErrorAnswersAndKeepsTheConnectionOpen() throws Exception {
         EmbeddedChannel ch = new EmbeddedChannel();
         NettyConnection c = new NettyConnection(ch);
-        c.sendError(12, ErrorCode.UNKNOWN_METHOD, "org.heaplab.rpc.MalformedFrameException", "unknown method code 99");
+        c.sendError(12, ErrorCode.UNKNOWN_METHOD, "org.heaplab.rpc.protocol.MalformedFrameException", "unknown method code 99");
         Response r = onlyResponse(ch);
         assertEquals(12, r.callId());
         assertEquals(ErrorCode.UNKNOWN_METHOD, r.error());

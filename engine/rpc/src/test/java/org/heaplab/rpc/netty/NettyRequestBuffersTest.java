@@ -10,7 +10,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
-import org.heaplab.rpc.RequestBuffer;
+import org.heaplab.rpc.buffers.RequestBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

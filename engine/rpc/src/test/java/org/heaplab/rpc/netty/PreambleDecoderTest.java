@@ -9,10 +9,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.concurrent.TimeUnit;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.FrameReader;
-import org.heaplab.rpc.FrameWriter;
-import org.heaplab.rpc.Response;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.FrameReader;
+import org.heaplab.rpc.protocol.FrameWriter;
+import org.heaplab.rpc.protocol.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

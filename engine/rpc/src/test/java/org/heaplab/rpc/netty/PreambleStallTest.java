@@ -8,7 +8,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.heaplab.rpc.RpcConstants;
+import org.heaplab.rpc.protocol.RpcConstants;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

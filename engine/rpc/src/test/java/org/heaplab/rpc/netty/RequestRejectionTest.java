@@ -12,12 +12,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.ByteBuffer;
 import java.util.List;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.FrameWriter;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.Response;
-import org.heaplab.rpc.RpcConstants;
-import org.heaplab.rpc.RpcService;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.FrameWriter;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.Response;
+import org.heaplab.rpc.protocol.RpcConstants;
+import org.heaplab.rpc.server.RpcService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -10,8 +10,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.heaplab.rpc.ResponseFrame;
-import org.heaplab.rpc.TestResponseFrames;
+import org.heaplab.rpc.buffers.ResponseFrame;
+import org.heaplab.rpc.buffers.TestResponseFrames;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -11,10 +11,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.RemoteException;
-import org.heaplab.rpc.Response;
-import org.heaplab.rpc.RpcConnection;
+import org.heaplab.rpc.client.RemoteException;
+import org.heaplab.rpc.client.RpcConnection;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.Response;
 
 /**
  * The master's connections to region servers (OPEN_REGIONS, and DROP_TABLE / FLUSH / MAJOR_COMPACT /

@@ -10,11 +10,11 @@ import java.util.stream.Collectors;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.TableExistsException;
 import org.heaplab.core.region.TableNotFoundException;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RegionListCodec;
-import org.heaplab.rpc.RegionLocation;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.RegionListCodec;
+import org.heaplab.rpc.protocol.RegionLocation;
 import org.heaplab.server.ServerLog;
 import org.heaplab.server.TableSpec;
 
@@ -150,7 +150,7 @@ final class TableManager {
         holders.forEach(s -> params.put(s, p));
         List<RegionServerClients.Outcome> outcomes = clients.callAll(method, params);
         List<RegionServerClients.Outcome> failed = outcomes.stream().filter(o -> !o.ok())
-            .filter(o -> !(missingIsDone && o.failure() instanceof org.heaplab.rpc.RemoteException re
+            .filter(o -> !(missingIsDone && o.failure() instanceof org.heaplab.rpc.client.RemoteException re
                 && re.code() == ErrorCode.TABLE_NOT_FOUND))
             .toList();
         if (!failed.isEmpty()) {

@@ -22,12 +22,12 @@ import java.util.stream.Collectors;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.TableDescriptor;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RegionListCodec;
-import org.heaplab.rpc.RegionLocation;
-import org.heaplab.rpc.RemoteException;
+import org.heaplab.rpc.client.RemoteException;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.RegionListCodec;
+import org.heaplab.rpc.protocol.RegionLocation;
 import org.heaplab.server.RegionServer;
 import org.heaplab.server.TableSpec;
 import org.junit.jupiter.api.AfterEach;
@@ -58,12 +58,12 @@ class MasterTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    String rpcImpl = org.heaplab.rpc.RpcServers.defaultImplementation();
+    String rpcImpl = org.heaplab.rpc.server.RpcServers.defaultImplementation();
 
     void startCluster(long timeoutMs) throws Exception {
         int masterPort = MiniCluster.freePort();
         master = Master.start(MiniCluster.masterConf(root.resolve("master"), masterPort, timeoutMs)
-            .set(org.heaplab.rpc.RpcServers.IMPL_KEY, rpcImpl));
+            .set(org.heaplab.rpc.server.RpcServers.IMPL_KEY, rpcImpl));
         masterAddress = master.address();
         for (int i = 0; i < 3; i++) {
             ports[i] = MiniCluster.freePort();
@@ -76,7 +76,7 @@ class MasterTest {
 
     void startServer(int i) throws IOException {
         servers[i] = RegionServer.start(MiniCluster.serverConf(root.resolve("rs" + i), ports[i], masterAddress)
-            .set(org.heaplab.rpc.RpcServers.IMPL_KEY, rpcImpl));
+            .set(org.heaplab.rpc.server.RpcServers.IMPL_KEY, rpcImpl));
     }
 
     @AfterEach
@@ -101,7 +101,7 @@ class MasterTest {
     }
 
     static java.util.List<String> implementations() {
-        return org.heaplab.rpc.RpcServers.implementations();
+        return org.heaplab.rpc.server.RpcServers.implementations();
     }
 
     /** On every RPC server implementation: the master's and the region servers' (the other tests: the default). */

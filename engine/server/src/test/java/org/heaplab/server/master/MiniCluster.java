@@ -8,8 +8,8 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.function.BooleanSupplier;
 import org.heaplab.core.conf.Configuration;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.RpcConnection;
+import org.heaplab.rpc.client.RpcConnection;
+import org.heaplab.rpc.protocol.Method;
 import org.heaplab.server.ClusterKeys;
 import org.heaplab.server.RegionServer;
 

@@ -6,14 +6,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.heaplab.core.cell.KeyValue;
-import org.heaplab.rpc.ErrorCode;
-import org.heaplab.rpc.Method;
-import org.heaplab.rpc.ParamWriter;
-import org.heaplab.rpc.RegionLocation;
-import org.heaplab.rpc.RegionLocationCodec;
-import org.heaplab.rpc.RemoteException;
-import org.heaplab.rpc.Response;
-import org.heaplab.rpc.RpcConnection;
+import org.heaplab.rpc.client.RemoteException;
+import org.heaplab.rpc.client.RpcConnection;
+import org.heaplab.rpc.protocol.ErrorCode;
+import org.heaplab.rpc.protocol.Method;
+import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.RegionLocation;
+import org.heaplab.rpc.protocol.RegionLocationCodec;
+import org.heaplab.rpc.protocol.Response;
 
 /**
  * A minimal locating client over raw RPC connections, for the cluster tests (the client module's Connection

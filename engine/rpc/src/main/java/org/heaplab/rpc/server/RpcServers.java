@@ -1,0 +1,81 @@
+package org.heaplab.rpc.server;
+
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.rpc.simple.SimpleRpcServer;
+
+/** Chooses the {@link RpcServer} implementation once at start-up from hbase.rpc.server.impl. */
+public final class RpcServers {
+    public static final String IMPL_KEY = "hbase.rpc.server.impl";
+    /** HBase's package: its fully qualified names are accepted too. */
+    private static final String HBASE_PACKAGE = "org.apache.hadoop.hbase.ipc.";
+
+    /** How each implementation is built; every implementation has this constructor. */
+    @FunctionalInterface
+    public interface Factory {
+        RpcServer create(InetSocketAddress bind, RpcService service, Configuration conf, Consumer<String> log);
+    }
+
+    /** Name -> constructor, in the order tests iterate them. */
+    private static final Map<String, Factory> IMPLS = new LinkedHashMap<>();
+
+    static {
+        IMPLS.put("SimpleRpcServer", SimpleRpcServer::new);
+        IMPLS.put("NettyRpcServer", org.heaplab.rpc.netty.NettyRpcServer::new);
+    }
+
+    /** Names of earlier issues, still accepted (results of earlier runs replay their engine-site.xml). */
+    private static final Map<String, String> RENAMED = Map.of("BlockingRpcServer", "SimpleRpcServer");
+
+    private RpcServers() {
+    }
+
+    /** The names hbase.rpc.server.impl accepts (short form); fuzz and behaviour tests run on each. */
+    public static List<String> implementations() {
+        return List.copyOf(IMPLS.keySet());
+    }
+
+    /** HBase 2's default, NettyRpcServer, when it is built in; else the first implementation. */
+    public static String defaultImplementation() {
+        return IMPLS.containsKey("NettyRpcServer") ? "NettyRpcServer" : IMPLS.keySet().iterator().next();
+    }
+
+    /**
+     * A new, not yet started server of the implementation hbase.rpc.server.impl names (short or HBase's
+     * fully qualified name; BlockingRpcServer, an older name for the 1.x server, means SimpleRpcServer).
+     *
+     * @throws ConfigurationException one line naming the key and the valid values for an unknown name
+     */
+    public static RpcServer fromConf(InetSocketAddress bind, RpcService service, Configuration conf, Consumer<String> log) {
+        String impl = conf.get(IMPL_KEY, defaultImplementation());
+        String renamed = RENAMED.get(impl.trim());
+        if (renamed != null) {
+            log.accept(IMPL_KEY + "=" + impl.trim() + " is the old name of " + renamed + "; using " + renamed);
+        }
+        return factory(impl).create(bind, service, conf, log);
+    }
+
+    /** As {@link #fromConf} for a given implementation name (tests iterate {@link #implementations()}). */
+    public static RpcServer create(String impl, InetSocketAddress bind, RpcService service, Configuration conf,
+                                   Consumer<String> log) {
+        return factory(impl).create(bind, service, conf, log);
+    }
+
+    private static Factory factory(String impl) {
+        String name = impl.trim();
+        if (name.startsWith(HBASE_PACKAGE)) {
+            name = name.substring(HBASE_PACKAGE.length());
+        }
+        Factory f = IMPLS.get(RENAMED.getOrDefault(name, name));
+        if (f == null) {
+            throw new ConfigurationException(IMPL_KEY + " must be one of " + String.join(", ", IMPLS.keySet())
+                + " (or org.apache.hadoop.hbase.ipc.<name>), got " + impl);
+        }
+        return f;
+    }
+}
