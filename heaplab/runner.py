@@ -42,6 +42,7 @@ from heaplab.runjson import write_json_atomic, write_run_json
 from heaplab.sizing import size_local, this_machine
 from heaplab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256, with_derived
 from heaplab.student import seed_jvm_flag
+from heaplab.sweep import check_spec_sweeps
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -175,6 +176,7 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
 def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     spec_path = resolve_lab(opts.root, lab)
     spec = load_spec(spec_path)
+    check_spec_sweeps(spec_path, spec)  # the report reads them after the run: a bad one fails now
     params, sizing = _scale_params(spec, opts)
     archive, playbook = preflight(opts.root)
     if not opts.inventory.is_file():

@@ -236,7 +236,7 @@ def test_labs_without_a_sweep_get_no_section(fixture_run: Path) -> None:
 def test_a_malformed_sweep_is_one_line(tmp_path: Path, value: Any, message: str) -> None:
     run = load_run(netty_wins(tmp_path))
     with pytest.raises(sweep.SweepError) as e:
-        sweep.check_sweep(value, run, "experiment.yml")
+        sweep.check_sweep(value, run.spec, "experiment.yml")
     assert message in str(e.value) and "\n" not in str(e.value)
 
 

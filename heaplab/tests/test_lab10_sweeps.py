@@ -221,7 +221,7 @@ def test_report_section_has_an_overview_then_a_subsection_and_figure_per_sweep(r
 def test_a_malformed_sweeps_is_one_line(run10: Path, value: Any, message: str) -> None:
     run = load_run(run10)
     with pytest.raises(sweep.SweepError) as e:
-        sweep.check_sweeps(value, run, "experiment.yml")
+        sweep.check_sweeps(value, run.spec, "experiment.yml")
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
