@@ -109,7 +109,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
             connection.closeAfterError(FrameErrors.tooBig(callId, length, RpcConstants.MAX_REQUEST_SIZE_KEY, maxRequestSize));
             return;
         }
-        if (in.readableBytes() < 4 + length) {
+        if (in.readableBytes() - 4 < length) { // not 4 + length, which overflows near Integer.MAX_VALUE
             return;
         }
         in.skipBytes(4);

@@ -133,6 +133,19 @@ class FrameDecoderTest {
     }
 
     @Test
+    void aLengthNearIntegerMaxWaitsForItsBytesInsteadOfOverflowing() {
+        // hbase.ipc.max.request.size may be set as high as an int goes; 4 + length must not wrap around
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.pipeline().addLast(new FrameDecoder(new NettyConnection(ch), Integer.MAX_VALUE, TimeUnit.SECONDS.toNanos(30),
+            log::add));
+        ByteBuf in = Unpooled.buffer().writeInt(Integer.MAX_VALUE - 1).writeBytes(body(64, 3));
+        ch.writeInbound(in);
+        assertNull(ch.readInbound(), "the frame's body has not arrived: nothing is cut");
+        assertTrue(ch.isActive(), "and nothing failed: the decoder waits for the rest");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void aStalledFrameIsClosedAfterTheReadTimeoutButAnIdleConnectionIsNot() throws Exception {
         EmbeddedChannel idle = channel(TimeUnit.MILLISECONDS.toNanos(20));
         EmbeddedChannel stalled = channel(TimeUnit.MILLISECONDS.toNanos(20));
