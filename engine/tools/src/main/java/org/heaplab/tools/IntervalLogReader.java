@@ -18,10 +18,10 @@ import org.HdrHistogram.Histogram;
  * epoch-ms start and end stamps, tags; but each interval is decoded whatever range its values have.
  *
  * <p>Why: YCSB's interval histograms come from an auto-resizing Recorder, and when its threads race a
- * resize the histogram's header can announce a smaller range than the counts it holds (a 271 ms insert in
- * an interval whose header said 32 ms). HistogramLogReader sizes each histogram from that header and
- * throws ArrayIndexOutOfBoundsException; here the counts are decoded into a histogram wide enough for any
- * value and then kept in one sized to the interval's own largest value.
+ * resize the histogram's header can announce a smaller range than the counts it holds (lab 02's g1-tuned
+ * load: a header of 32 ms over inserts up to 48 ms). HistogramLogReader sizes each histogram from that
+ * header and throws ArrayIndexOutOfBoundsException; here the counts are decoded into a histogram wide
+ * enough for any value and then kept in one sized to the interval's own largest value.
  */
 public final class IntervalLogReader {
     /** The decode's bar: the widest histogram HdrHistogram makes holds any value (54k counts, 434 KB, briefly). */
