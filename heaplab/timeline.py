@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hdrh.histogram import HdrHistogram
-from hdrh.log import HistogramLogReader
 
 from heaplab.gc_stats import ServerPause, load_variant_gc, measured_summaries
-from heaplab.hlog import US_PER_MS, add_into, value_at_percentile
+from heaplab.hlog import US_PER_MS, add_into, iter_intervals_hist, value_at_percentile
 from heaplab.rundir import Run
 
 BUCKET_MS = 1000.0
@@ -73,14 +72,10 @@ def latency_timeline(run: Run, variant: str, experiment: str) -> Timeline | None
     for s in summaries:
         if s.hlog is None or not s.hlog.is_file():
             continue
-        reader = HistogramLogReader(str(s.hlog), _histogram())
-        try:
-            while (h := reader.get_next_interval_histogram()) is not None:
-                index = max(int((h.get_start_time_stamp() - start) // BUCKET_MS), 0)
-                add_into(buckets.setdefault(index, _histogram()), h)
-                add_into(total, h)
-        finally:
-            reader.input_file.close()
+        for h in iter_intervals_hist(s.hlog):
+            index = max(int((h.get_start_time_stamp() - start) // BUCKET_MS), 0)
+            add_into(buckets.setdefault(index, _histogram()), h)
+            add_into(total, h)
     tl = Timeline(variant, experiment, start, end)
     for index in sorted(buckets):
         h = buckets[index]

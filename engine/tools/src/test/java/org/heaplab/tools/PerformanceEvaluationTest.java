@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.HistogramLogReader;
 import org.heaplab.client.Connection;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.region.OnlineRegions;
@@ -82,13 +81,7 @@ class PerformanceEvaluationTest {
             }
             Matcher p999 = Pattern.compile("\"p999\": (\\d+)").matcher(json);
             assertTrue(p999.find());
-            long histogramCount = 0;
-            HistogramLogReader reader = new HistogramLogReader(prefix + ".hlog");
-            Histogram h;
-            while ((h = (Histogram) reader.nextIntervalHistogram()) != null) {
-                histogramCount += h.getTotalCount();
-            }
-            assertEquals(1000, histogramCount, "every measured call is in the interval log");
+            assertEquals(1000, hlogCount(Path.of(prefix + ".hlog")), "every measured call is in the interval log");
 
             try (Connection c = Connection.open(HOST, server.port())) {
                 assertEquals(4, c.getAdmin().regions("TestTable").size());
@@ -198,13 +191,7 @@ class PerformanceEvaluationTest {
     }
 
     private static long hlogCount(Path hlog) throws Exception {
-        long n = 0;
-        HistogramLogReader reader = new HistogramLogReader(hlog.toString());
-        Histogram h;
-        while ((h = (Histogram) reader.nextIntervalHistogram()) != null) {
-            n += h.getTotalCount();
-        }
-        return n;
+        return IntervalLogReader.read(hlog).stream().mapToLong(Histogram::getTotalCount).sum();
     }
 
     @Test

@@ -9,13 +9,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.HistogramLogReader;
 import org.HdrHistogram.HistogramLogWriter;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
 import org.heaplab.core.util.JsonWriter;
+import org.heaplab.tools.IntervalLogReader;
 import org.heaplab.tools.PeReport;
 
 /**
@@ -108,7 +107,7 @@ final class YcsbReport {
             if (kind == Kind.IGNORED || !export.get(name).containsKey("Operations")) {
                 continue;
             }
-            List<Histogram> intervals = readLog(Path.of(prefix + ".ycsb-" + name + ".hdr"));
+            List<Histogram> intervals = IntervalLogReader.read(Path.of(prefix + ".ycsb-" + name + ".hdr"));
             Histogram total = new Histogram(3);
             intervals.forEach(total::add);
             switch (kind) {
@@ -171,23 +170,6 @@ final class YcsbReport {
             if (v != null && v.isNumber()) {
                 out.computeIfAbsent(row.get("metric").asText(), k -> new LinkedHashMap<>())
                     .put(row.get("measurement").asText(), v.asDouble());
-            }
-        }
-        return out;
-    }
-
-    /** Every interval histogram of one YCSB log, with absolute epoch-ms start and end timestamps. */
-    static List<Histogram> readLog(Path file) throws IOException {
-        List<Histogram> out = new ArrayList<>();
-        if (!Files.isRegularFile(file)) {
-            return out;
-        }
-        try (HistogramLogReader reader = new HistogramLogReader(file.toFile())) {
-            EncodableHistogram h;
-            while ((h = reader.nextIntervalHistogram()) != null) {
-                if (h instanceof Histogram hist) {
-                    out.add(hist);
-                }
             }
         }
         return out;
