@@ -205,8 +205,9 @@ public final class RegionServer {
         EngineEnv env = EngineEnv.fromSystem();
         Configuration conf = ServerMain.loadConfigurationOrExit(env);
         GcEventRecorder gc = ServerMain.recordGc(Path.of(conf.get(GcEventRecorder.FILE_KEY)));
-        ServerLog.info("starting region server: conf " + env.siteFile() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
+        ServerLog.info("starting region server: conf " + env.describeSite() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
             + ", pid " + ProcessHandle.current().pid());
+        ServerMain.warnUnknownKeys(conf);
         RegionServer server;
         try {
             server = ServerMain.startOrExit("region server", () -> start(conf));
