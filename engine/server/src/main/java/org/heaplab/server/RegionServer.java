@@ -106,6 +106,7 @@ public final class RegionServer {
             throw e;
         }
         ServerLog.info("memstore cell storage: " + regions.stats().cellStorageDescription());
+        ServerLog.info("block cache: " + regions.stats().blockCacheDescription());
         ServerLog.info("mvcc: " + regions.stats().mvccDescription());
         ServerLog.info("read path: " + regions.stats().readPathDescription());
         WritePath writePath;
