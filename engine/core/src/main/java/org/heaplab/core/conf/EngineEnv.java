@@ -39,14 +39,14 @@ public record EngineEnv(Path home, Path confDir, Path logDir, String confGiven) 
     public static EngineEnv fromSystem() {
         Path home = Path.of(lookup("engine.home", "ENGINE_HOME", ".")).toAbsolutePath().normalize();
         String given = given(CONF_DIR_PROPERTY, CONF_DIR_ENV);
-        Path conf = given == null ? home.resolve("conf") : Path.of(given.substring(given.indexOf('=') + 1));
+        Path conf = given == null ? home.resolve("conf") : Path.of(valueOf(given));
         Path logs = Path.of(lookup("engine.log.dir", "ENGINE_LOG_DIR", home.resolve("logs").toString()));
         return new EngineEnv(home, conf.toAbsolutePath(), logs.toAbsolutePath(), given);
     }
 
     private static String lookup(String property, String env, String fallback) {
         String given = given(property, env);
-        return given == null ? fallback : given.substring(given.indexOf('=') + 1);
+        return given == null ? fallback : valueOf(given);
     }
 
     /** "property=value" or "ENV=value" for the first of the two that is set and not blank, else null. */
@@ -57,6 +57,11 @@ public record EngineEnv(Path home, Path confDir, Path logDir, String confGiven) 
         }
         v = System.getenv(env);
         return v == null || v.isBlank() ? null : env + "=" + v;
+    }
+
+    /** The value of a "name=value" from {@link #given}. */
+    private static String valueOf(String given) {
+        return given.substring(given.indexOf('=') + 1);
     }
 
     public Path siteFile() {
@@ -96,8 +101,7 @@ public record EngineEnv(Path home, Path confDir, Path logDir, String confGiven) 
     }
 
     private void checkGivenConfDir() {
-        String value = confGiven.substring(confGiven.indexOf('=') + 1);
-        String given = Path.of(value).isAbsolute() ? confGiven
+        String given = Path.of(valueOf(confGiven)).isAbsolute() ? confGiven
             : confGiven + ", relative to the working directory " + Path.of("").toAbsolutePath();
         if (!Files.isDirectory(confDir)) {
             String problem = Files.exists(confDir) ? "is not a directory" : "does not exist";
