@@ -13,6 +13,9 @@ Format history (the ``format`` field):
      to .gz when the variant ended; absent in older runs, whose logs are plain).
      later added: exercise_sources ({repository path: sha256} of the lab's exercise solution files when
      the run started, heaplab.exercise_sources; only for labs with exercises).
+     later added, per engine variant that ran: unknown_config_keys (the hbase.*/heaplab.* keys its
+     servers named as unknown at start-up, sorted; heaplab.config_keys); a variant whose region servers
+     ran another switch than its engine-site.xml asks is failed with that one line (heaplab.switch_check).
 
 run.json is written once when the run starts (status "running") and replaced at the end.  Every write goes
 to a temporary file in the same directory and is renamed over the old one, so a reader (or a Ctrl-C)

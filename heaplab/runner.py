@@ -31,6 +31,7 @@ from heaplab import (
     rawlogs,
     secrets,
     server_errors,
+    startup_check,
 )
 from heaplab import jdk as jdk_check
 from heaplab.ansible_strategy import strategy_env
@@ -383,7 +384,10 @@ def _run_variant(
     entry["gc_logs_gzipped"] = len(rawlogs.compress_gc_logs(vdir))
     if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
         entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
-    if code == 0:
+    if v.server == "engine":  # unknown keys into run.json; a switch the server did not run fails the variant
+        mismatch = startup_check.check_variant(vdir, entry, opts.out)
+        entry["error"] = entry["error"] or (mismatch if code == 0 else None)
+    if code == 0 and entry["error"] is None:
         entry["status"] = "complete"
         return True
     entry["status"] = "failed"

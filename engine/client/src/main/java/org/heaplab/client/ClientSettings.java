@@ -1,10 +1,11 @@
 package org.heaplab.client;
 
+import org.heaplab.core.conf.ClientKeys;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 
 /**
- * The client's keys, read once when a {@link Connection} opens (HBase's names and defaults).
+ * The client's keys ({@link ClientKeys}), read once when a {@link Connection} opens (HBase's names and defaults).
  *
  * @param retries hbase.client.retries.number: retries after the first attempt (an operation makes at
  *     most retries + 1 attempts, as HBase 2)
@@ -16,12 +17,12 @@ import org.heaplab.core.conf.ConfigurationException;
  */
 public record ClientSettings(int retries, long pauseMs, long busyPauseMs, long operationTimeoutMs, long rpcTimeoutMs,
                              int connectTimeoutMs) {
-    public static final String RETRIES_KEY = "hbase.client.retries.number";
-    public static final String PAUSE_KEY = "hbase.client.pause";
-    public static final String BUSY_PAUSE_KEY = "hbase.client.pause.server.overloaded";
-    public static final String OPERATION_TIMEOUT_KEY = "hbase.client.operation.timeout";
-    public static final String RPC_TIMEOUT_KEY = "hbase.rpc.timeout";
-    public static final String CONNECT_TIMEOUT_KEY = "hbase.ipc.client.socket.timeout.connect";
+    public static final String RETRIES_KEY = ClientKeys.RETRIES;
+    public static final String PAUSE_KEY = ClientKeys.PAUSE;
+    public static final String BUSY_PAUSE_KEY = ClientKeys.BUSY_PAUSE;
+    public static final String OPERATION_TIMEOUT_KEY = ClientKeys.OPERATION_TIMEOUT;
+    public static final String RPC_TIMEOUT_KEY = ClientKeys.RPC_TIMEOUT;
+    public static final String CONNECT_TIMEOUT_KEY = ClientKeys.CONNECT_TIMEOUT;
 
     public static final int DEFAULT_RETRIES = 15;
     public static final long DEFAULT_PAUSE_MS = 100;

@@ -106,6 +106,7 @@ public final class RegionServer {
             throw e;
         }
         ServerLog.info("memstore cell storage: " + regions.stats().cellStorageDescription());
+        ServerLog.info("block cache: " + regions.stats().blockCacheDescription());
         ServerLog.info("mvcc: " + regions.stats().mvccDescription());
         ServerLog.info("read path: " + regions.stats().readPathDescription());
         WritePath writePath;
@@ -205,8 +206,9 @@ public final class RegionServer {
         EngineEnv env = EngineEnv.fromSystem();
         Configuration conf = ServerMain.loadConfigurationOrExit(env);
         GcEventRecorder gc = ServerMain.recordGc(Path.of(conf.get(GcEventRecorder.FILE_KEY)));
-        ServerLog.info("starting region server: conf " + env.siteFile() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
+        ServerLog.info("starting region server: conf " + env.describeSite() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
             + ", pid " + ProcessHandle.current().pid());
+        ServerMain.warnUnknownKeys(conf);
         RegionServer server;
         try {
             server = ServerMain.startOrExit("region server", () -> start(conf));

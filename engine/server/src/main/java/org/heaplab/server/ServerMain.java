@@ -2,6 +2,7 @@ package org.heaplab.server;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.EngineEnv;
@@ -12,6 +13,9 @@ import org.heaplab.core.conf.EngineEnv;
  * the server on SIGTERM. Called from the main thread only.
  */
 public final class ServerMain {
+    /** The start of the WARN line {@link #warnUnknownKeys} writes (heaplab reads it: docs/contracts.md). */
+    public static final String UNKNOWN_KEYS = "unknown configuration keys (not read by the engine): ";
+
     private ServerMain() {
     }
 
@@ -22,6 +26,18 @@ public final class ServerMain {
         } catch (ConfigurationException e) {
             exit(e.getMessage());
             return null; // not reached
+        }
+    }
+
+    /**
+     * One WARN line naming the hbase.* and heaplab.* keys of {@code conf} the engine does not know
+     * ({@link KnownKeys}), comma separated and sorted; nothing when there are none. The server still starts:
+     * a key HBase has and the engine does not is no error, but a typo'd switch key would run the default.
+     */
+    public static void warnUnknownKeys(Configuration conf) {
+        List<String> unknown = KnownKeys.unknown(conf);
+        if (!unknown.isEmpty()) {
+            ServerLog.warn(UNKNOWN_KEYS + String.join(", ", unknown));
         }
     }
 

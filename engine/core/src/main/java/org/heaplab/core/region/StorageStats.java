@@ -2,10 +2,14 @@ package org.heaplab.core.region;
 
 import java.util.List;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.heaplab.core.cache.BlockCache;
+import org.heaplab.core.cache.CacheKeys;
 import org.heaplab.core.cache.CacheMetrics;
+import org.heaplab.core.cache.CombinedBlockCache;
 import org.heaplab.core.cache.ReadPath;
 import org.heaplab.core.cache.ReadPaths;
+import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.wal.Wal;
 
@@ -95,6 +99,21 @@ public final class StorageStats {
     /** Which memstore cell storage this server uses (hbase.hregion.memstore.mslab.enabled and its kin). */
     public String cellStorageDescription() {
         return memstores.describe();
+    }
+
+    /**
+     * The block cache {@link org.heaplab.core.cache.BlockCaches} chose (hbase.bucketcache.ioengine) and its
+     * caches' capacities, for the start-up log: its class first, as the other switches' lines.
+     */
+    public String blockCacheDescription() {
+        if (cache == BlockCache.NONE) {
+            return "none (" + StorageKeys.BLOCK_CACHE_SIZE + " or " + StorageKeys.BLOCK_CACHE_BYTES + " is 0: no block is cached)";
+        }
+        String caches = cache.metrics().stream().map(m -> m.name() + " " + (m.capacityBytes() >> 20) + " MB")
+            .collect(Collectors.joining(", "));
+        String engine = cache instanceof CombinedBlockCache ? CacheKeys.BUCKET_CACHE_IOENGINE + "=" + CacheKeys.IOENGINE_OFFHEAP
+            : CacheKeys.BUCKET_CACHE_IOENGINE + " unset";
+        return cache.getClass().getSimpleName() + " (" + engine + ": " + caches + ")";
     }
 
     /** The read path every store file serves cached blocks through. */

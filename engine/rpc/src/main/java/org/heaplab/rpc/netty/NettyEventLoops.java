@@ -19,9 +19,11 @@ import org.heaplab.core.conf.ConfigurationException;
  * else the JDK's NIO selector. hbase.netty.worker.count event loops (0: Netty's default, 2 x cores);
  * one group accepts and serves connections, as in HBase.
  *
+ * <p>Public for its key constants only (the server's KnownKeys reads them); the rest is this package's.
+ *
  * @param description for the start-up line: which transport and why, how many event loops
  */
-record NettyEventLoops(boolean epoll, int threads, String description) {
+public record NettyEventLoops(boolean epoll, int threads, String description) {
     public static final String WORKER_COUNT_KEY = "hbase.netty.worker.count";
     public static final int DEFAULT_WORKER_COUNT = 0;
     public static final String NATIVE_TRANSPORT_KEY = "hbase.netty.nativetransport";

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.heaplab.core.conf.ClientKeys;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.EngineEnv;
@@ -90,7 +91,7 @@ public final class Master {
         }
         String address = host + ":" + rpc.port();
         service.bound(address, rpc.name(), rpc.handlerCount());
-        RegionServerClients clients = new RegionServerClients(conf.getLong("hbase.rpc.timeout", 600_000));
+        RegionServerClients clients = new RegionServerClients(conf.getLong(ClientKeys.RPC_TIMEOUT, 600_000));
         TableManager tables;
         try {
             tables = new TableManager(new MasterStore(masterDir), registry, clients);
@@ -180,8 +181,9 @@ public final class Master {
         Configuration conf = ServerMain.loadConfigurationOrExit(env);
         // its own file: a master and a region server may share ENGINE_LOG_DIR on one host
         GcEventRecorder gc = ServerMain.recordGc(env.logDir().resolve("gc-events-master.jsonl"));
-        ServerLog.info("starting master: conf " + env.siteFile() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
+        ServerLog.info("starting master: conf " + env.describeSite() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
             + "/master, pid " + ProcessHandle.current().pid());
+        ServerMain.warnUnknownKeys(conf);
         Master master = ServerMain.startOrExit("master", () -> start(conf));
         ServerMain.stopOnShutdown("stopping the master", master::stop, gc);
         ServerLog.info("master serving on " + master.address() + " with " + master.rpc.handlerCount() + " handlers ("
