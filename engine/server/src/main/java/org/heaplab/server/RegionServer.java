@@ -9,6 +9,7 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.EngineEnv;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.util.CrashPoints;
 import org.heaplab.rpc.buffers.RequestBufferAllocator;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.heaplab.rpc.server.RpcServer;
@@ -218,6 +219,7 @@ public final class RegionServer {
         ServerMain.stopOnShutdown("stopping: finishing in-flight calls, flushing memstores, closing the WAL", server::stop, gc);
         ServerLog.info("region server serving on " + conf.get(HOSTNAME_KEY, "localhost") + ":" + server.port()
             + " with " + server.rpc.handlerCount() + " handlers (" + server.rpc.name() + ")");
+        CrashPoints.arm(); // a no-op unless a crash test chose a point (heaplab.test.crash.at)
         ServerMain.await(server::awaitStop);
     }
 }

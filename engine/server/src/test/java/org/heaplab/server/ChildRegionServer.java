@@ -51,8 +51,18 @@ public final class ChildRegionServer {
         drain.start();
     }
 
-    /** Fails the test, naming {@code where} and the server's output, unless it serves within 60 s. */
+    /**
+     * Fails the test, naming {@code where} and the server's output, unless it serves within 60 s; fails at
+     * once when the process ends first (a bad configuration, a failed replay).
+     */
     public void awaitServing(String where) throws InterruptedException {
-        assertTrue(serving.await(60, TimeUnit.SECONDS), () -> "server did not start (" + where + "): " + output);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!serving.await(100, TimeUnit.MILLISECONDS)) {
+            if (!process.isAlive()) {
+                drain.join(5_000); // its last lines
+            }
+            assertTrue(process.isAlive() && System.nanoTime() < deadline,
+                () -> "server did not start (" + where + "): " + output);
+        }
     }
 }

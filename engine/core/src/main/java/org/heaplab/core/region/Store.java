@@ -19,6 +19,7 @@ import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.storefile.StoreFileReader;
 import org.heaplab.core.storefile.StoreFileWriter;
 import org.heaplab.core.storefile.Trailer;
+import org.heaplab.core.util.CrashPoints;
 
 /**
  * One column family of one region: the active memstore, at most one snapshot being flushed, and the
@@ -162,6 +163,7 @@ final class Store {
             return 0;
         }
         StoreFileReader reader = writeFile(snap.cells(), v.snapshotSeqId());
+        CrashPoints.reach(CrashPoints.FLUSH_AFTER_FILE_WRITTEN);
         synchronized (this) {
             View now = view;
             List<StoreFileReader> files = new ArrayList<>(now.files());
@@ -208,6 +210,7 @@ final class Store {
             } catch (java.io.UncheckedIOException e) {
                 throw e.getCause();
             }
+            CrashPoints.reach(CrashPoints.COMPACTION_AFTER_FILE_WRITTEN);
             synchronized (this) {
                 View now = view;
                 List<StoreFileReader> files = new ArrayList<>(now.files());
@@ -215,9 +218,12 @@ final class Store {
                 files.add(output);
                 view = new View(now.active(), now.snapshot(), now.snapshotSeqId(), sorted(files));
             }
-            for (StoreFileReader r : inputs) {
-                Files.deleteIfExists(r.path());
-                r.close();
+            for (int i = 0; i < inputs.size(); i++) {
+                Files.deleteIfExists(inputs.get(i).path());
+                if (i == 0) {
+                    CrashPoints.reach(CrashPoints.COMPACTION_AFTER_FIRST_REMOVAL);
+                }
+                inputs.get(i).close();
             }
         }
     }

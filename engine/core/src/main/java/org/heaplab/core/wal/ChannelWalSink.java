@@ -13,6 +13,7 @@ import java.util.zip.CRC32C;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.util.CrashPoints;
 
 /**
  * One WAL file: the one class that owns the WAL format and writes it ({@link WalReader} reads it back).
@@ -76,6 +77,7 @@ public final class ChannelWalSink implements WalSink {
     public static ChannelWalSink create(Path path) throws IOException {
         FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         try {
+            CrashPoints.reach(CrashPoints.WAL_FILE_BEFORE_HEADER);
             ByteBuffer header = ByteBuffer.allocate(StorageConstants.WAL_HEADER_SIZE);
             header.putLong(StorageConstants.WAL_MAGIC).flip();
             while (header.hasRemaining()) {

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.util.CrashPoints;
 
 /**
  * The region server's write-ahead log: a directory of numbered WAL files, one of them open for
@@ -231,6 +232,7 @@ public final class Wal implements Closeable {
     private void rollLocked() throws IOException {
         GroupCommitWal old = current;
         old.close(); // drains the ring, forces the file, completes its futures
+        CrashPoints.reach(CrashPoints.ROLL_AFTER_OLD_CLOSED);
         syncsBefore.addAndGet(old.syncCount());
         forcesBefore.addAndGet(old.forceCount());
         long next = old.nextSeqId();
@@ -238,6 +240,7 @@ public final class Wal implements Closeable {
             rolled.put(currentNumber, next - 1);
         }
         open(currentNumber + 1, next);
+        CrashPoints.reach(CrashPoints.ROLL_AFTER_NEW_OPENED);
         deleteObsoleteFiles();
     }
 
