@@ -83,6 +83,7 @@ final class Store {
     static Store open(Path familyDir, Path tmpDir, TableDescriptor desc, BlockCache cache, ReadPath readPath,
                       Memstore.Factory memstores, StoreFileTuning tuning) throws IOException {
         Files.createDirectories(familyDir);
+        CompactionRecord.finishInterrupted(familyDir); // before the files are listed: no input of it is opened
         AtomicFiles.deleteRecursively(tmpDir);
         Files.createDirectories(tmpDir);
         List<StoreFileReader> files = new ArrayList<>();
@@ -193,9 +194,13 @@ final class Store {
         return StoreFileReader.open(target, cache, readPath, inMemory);
     }
 
-    /** Major compaction: merges every current store file into one (newest version per column, no deletes). */
+    /**
+     * Major compaction: merges every current store file into one (newest version per column, no deletes).
+     * The inputs are removed under a {@link CompactionRecord}, so a crash cannot leave some of them.
+     */
     void compact() throws IOException {
         synchronized (compactionLock) {
+            CompactionRecord.finishInterrupted(familyDir); // a previous removal that failed part way
             List<StoreFileReader> inputs = view.files();
             if (inputs.isEmpty()) {
                 return;
@@ -211,6 +216,13 @@ final class Store {
                 throw e.getCause();
             }
             CrashPoints.reach(CrashPoints.COMPACTION_AFTER_FILE_WRITTEN);
+            try {
+                CompactionRecord.write(familyDir, output.path(), inputs.stream().map(StoreFileReader::path).toList());
+            } catch (IOException e) { // without the record the output must not stay: the inputs are the truth
+                output.close();
+                Files.deleteIfExists(output.path());
+                throw e;
+            }
             synchronized (this) {
                 View now = view;
                 List<StoreFileReader> files = new ArrayList<>(now.files());
@@ -225,6 +237,7 @@ final class Store {
                 }
                 inputs.get(i).close();
             }
+            CompactionRecord.remove(familyDir);
         }
     }
 
