@@ -25,12 +25,17 @@ public final class ChildRegionServer {
 
     /** Starts {@code RegionServer} over {@code home} (conf/ and logs/ inside) with {@code jvmFlags}. */
     public ChildRegionServer(Path home, String... jvmFlags) throws IOException {
+        this(RegionServer.class, home, jvmFlags);
+    }
+
+    /** Starts {@code main} (RegionServer's main, or a test's main around it) over {@code home}. */
+    public ChildRegionServer(Class<?> main, Path home, String... jvmFlags) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of(jvmFlags));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
             "-Dengine.home=" + home, "-Dengine.conf.dir=" + home.resolve("conf"), "-Dengine.log.dir=" + home.resolve("logs"),
-            RegionServer.class.getName()));
+            main.getName()));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectErrorStream(true);
         process = pb.start();

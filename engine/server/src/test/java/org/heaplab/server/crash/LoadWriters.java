@@ -20,8 +20,8 @@ import org.heaplab.core.wal.Durability;
  * previous answer, and a compactor that major-compacts the table back to back (the engine compacts only on
  * request, so this is what makes compactions constant). Writers: SYNC_WAL single puts, SYNC_WAL batches of
  * five (across regions), FSYNC_WAL single puts, and one that puts rows and deletes its own acknowledged
- * rows 20 writes later, SYNC_WAL and FSYNC_WAL in turn (a delete whose marker lands in a newer store file
- * than the put it masks). Rows are spread over the table's regions by a hashed prefix.
+ * rows 100 writes later, SYNC_WAL and FSYNC_WAL in turn (a delete whose marker often lands in a newer
+ * store file than the put it masks). Rows are spread over the table's regions by a hashed prefix.
  *
  * <p>A failed write stays unanswered in the {@link RowLedger}; a writer stops once the server is gone.
  */
@@ -31,6 +31,8 @@ final class LoadWriters {
     static final String TABLE = "Crash";
     /** The table's split keys: four regions over the hashed row prefixes 00..ff. */
     static final byte[][] SPLITS = {b("40"), b("80"), b("c0")};
+    /** The deleter deletes its row this many writes later: often after a flush, so in a newer store file. */
+    private static final int DELETE_AFTER = 100;
 
     private final RowLedger ledger;
     private final String prefix;
@@ -141,7 +143,7 @@ final class LoadWriters {
                 ledger.putAcked(row);
                 acked(1);
                 toDelete.add(row);
-                if (toDelete.size() > 20) {
+                if (toDelete.size() > DELETE_AFTER) {
                     String old = toDelete.poll();
                     ledger.deleteSent(old);
                     t.delete(new Delete(b(old)).setDurability(d));
