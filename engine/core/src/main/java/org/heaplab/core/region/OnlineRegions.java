@@ -160,8 +160,7 @@ public final class OnlineRegions implements Closeable {
      * @throws TableExistsException when the table exists otherwise (another creation, other regions)
      * @throws IllegalArgumentException for bad split keys, or indexes out of range, repeated or none
      */
-    public void createTable(TableDescriptor desc, byte[][] splitKeys, long createdMs, int[] regionIndexes)
-        throws IOException {
+    public void createTable(TableDescriptor desc, byte[][] splitKeys, long createdMs, int[] regionIndexes) throws IOException {
         checkOpen();
         tables.create(desc, splitKeys, createdMs, regionIndexes);
     }
@@ -390,7 +389,8 @@ public final class OnlineRegions implements Closeable {
         } catch (IOException ignored) {
             // the open's or the WAL's failure is the one to report
         }
-    } // the cache: closed by open(conf, cache) after a failed open; an aborting server's process ends
+        // the block cache: closed by open(conf, cache) after a failed open, by the process's end after an abort
+    }
 
     private void checkOpen() throws IOException {
         if (closed) {

@@ -72,7 +72,7 @@ class CrashPointTest {
         long start = System.nanoTime();
         CrashTally tally = new CrashTally();
         assertTimeoutPreemptively(soak ? Duration.ofHours(12) : Duration.ofMinutes(10),
-            () -> run(root, plan, soak ? KillPlan.SOAK_KILLS_PER_EPOCH : plan.size(), seed, tally));
+            () -> run(root, plan, soak ? KillPlan.SOAK_KILLS_PER_EPOCH : plan.size(), seed, tally, start));
         String summary = tally.summary(seed, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         System.out.println("CrashPointTest: " + summary);
         if (!soak) { // a soak reports the points a busy machine missed; the default run needs every one
@@ -81,7 +81,8 @@ class CrashPointTest {
     }
 
     /** Runs the kills on one data directory per {@code perEpoch} kills; each restart checks the ledger. */
-    private void run(Path root, List<Kill> plan, int perEpoch, long seed, CrashTally tally) throws Exception {
+    private void run(Path root, List<Kill> plan, int perEpoch, long seed, CrashTally tally, long startNanos)
+        throws Exception {
         for (int from = 0; from < plan.size(); from += perEpoch) {
             int epoch = from / perEpoch;
             Path home = root.resolve("epoch-" + epoch);
@@ -112,7 +113,7 @@ class CrashPointTest {
             child = null;
             if (perEpoch < plan.size()) {
                 System.out.println("CrashPointTest: epoch " + epoch + " done, " + ledger.size() + " rows; "
-                    + tally.summary(seed, 0));
+                    + tally.summary(seed, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)));
                 AtomicFiles.deleteRecursively(home);
             }
         }
