@@ -9,6 +9,8 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.EngineEnv;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.util.CrashPoints;
+import org.heaplab.core.wal.WalFailure;
 import org.heaplab.rpc.buffers.RequestBufferAllocator;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.heaplab.rpc.server.RpcServer;
@@ -27,6 +29,10 @@ import org.heaplab.rpc.server.RpcServers;
  * (SIGTERM via the shutdown hook, or {@link #stop()}) stops heartbeating, stops accepting, lets in-flight
  * calls finish and answer, then closes OnlineRegions, which flushes the memstores and closes the WAL.
  *
+ * <p>Abort (HBase's, on a failed WAL sync): when the WAL fails ({@link OnlineRegions#walFailure}) every waiting and
+ * later put fails; the server logs one ERROR line naming the WAL file and the cause, stops serving without
+ * flushing (the WAL, replayed at the next start, is what is durable) and {@code main} exits with status 1.
+ *
  * <p>Thread safety: start and stop may race from different threads; stop is idempotent.
  */
 public final class RegionServer {
@@ -40,6 +46,7 @@ public final class RegionServer {
     private final MasterReporter reporter;
     private final InfoServer info;
     private final StopOnce stopOnce = new StopOnce();
+    private volatile String abortReason;
 
     private RegionServer(RpcServer rpc, OnlineRegions regions, WritePath writePath, MasterReporter reporter,
                          InfoServer info) {
@@ -135,7 +142,9 @@ public final class RegionServer {
                     + "=false: this server does not register with a master; set it to true for cluster mode");
             }
         }
-        return new RegionServer(rpc, regions, writePath, reporter, info);
+        RegionServer server = new RegionServer(rpc, regions, writePath, reporter, info);
+        regions.walFailure().thenAccept(server::abort);
+        return server;
     }
 
     public int port() {
@@ -188,6 +197,39 @@ public final class RegionServer {
         stopOnce.await();
     }
 
+    /** Why the server aborted, or null (it runs, or stopped cleanly). */
+    public String abortReason() {
+        return abortReason;
+    }
+
+    /**
+     * On the WAL's failure (called on the WAL thread that met it, so the stop runs on a thread of its own: it
+     * waits for the WAL's threads): logs why, then stops serving; queued calls are answered with errors.
+     */
+    private void abort(WalFailure failure) {
+        abortReason = failure.describe();
+        ServerLog.error("aborting the region server: " + abortReason + "; no write is acknowledged any more, "
+            + "restart the server to replay the WAL");
+        Thread stopper = new Thread(() -> stopOnce.run(this::closeAborted), "abort");
+        stopper.start();
+    }
+
+    /** Stops serving like {@link #close}, but flushes nothing: the failed WAL stays for the next start's replay. */
+    private void closeAborted() {
+        try {
+            if (reporter != null) {
+                reporter.close();
+            }
+            info.stop();
+            rpc.stop();
+            writePath.close();
+        } catch (RuntimeException e) {
+            ServerLog.error("error while aborting: " + e);
+        } finally {
+            regions.abort();
+        }
+    }
+
     /** The port is taken: one line naming the port and the key to change. */
     public static final class PortInUseException extends IOException {
         PortInUseException(String host, int port, String cause) {
@@ -220,6 +262,10 @@ public final class RegionServer {
         ServerMain.stopOnShutdown("stopping: finishing in-flight calls, flushing memstores, closing the WAL", server::stop, gc);
         ServerLog.info("region server serving on " + conf.get(HOSTNAME_KEY, "localhost") + ":" + server.port()
             + " with " + server.rpc.handlerCount() + " handlers (" + server.rpc.name() + ")");
+        CrashPoints.arm(); // a no-op unless a crash test chose a point (heaplab.test.crash.at)
         ServerMain.await(server::awaitStop);
+        if (server.abortReason() != null) {
+            ServerMain.exitAborted(gc);
+        }
     }
 }

@@ -89,6 +89,21 @@ public final class ServerMain {
         }, "shutdown"));
     }
 
+    /**
+     * Ends a process whose server aborted (its line saying why is logged) with status 1. Halts rather than
+     * exits: the shutdown hook would log a clean stop ("flushing memstores") that an abort is not.
+     */
+    public static void exitAborted(GcEventRecorder gc) {
+        if (gc != null) {
+            try {
+                gc.close();
+            } catch (IOException ignored) {
+                // best effort at exit
+            }
+        }
+        Runtime.getRuntime().halt(1);
+    }
+
     /** Blocks the main thread until the server has stopped. */
     public static void await(StopWaiter waiter) {
         try {

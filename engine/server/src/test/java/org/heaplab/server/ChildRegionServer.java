@@ -25,12 +25,17 @@ public final class ChildRegionServer {
 
     /** Starts {@code RegionServer} over {@code home} (conf/ and logs/ inside) with {@code jvmFlags}. */
     public ChildRegionServer(Path home, String... jvmFlags) throws IOException {
+        this(RegionServer.class, home, jvmFlags);
+    }
+
+    /** Starts {@code main} (RegionServer's main, or a test's main around it) over {@code home}. */
+    public ChildRegionServer(Class<?> main, Path home, String... jvmFlags) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of(jvmFlags));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
             "-Dengine.home=" + home, "-Dengine.conf.dir=" + home.resolve("conf"), "-Dengine.log.dir=" + home.resolve("logs"),
-            RegionServer.class.getName()));
+            main.getName()));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectErrorStream(true);
         process = pb.start();
@@ -51,8 +56,18 @@ public final class ChildRegionServer {
         drain.start();
     }
 
-    /** Fails the test, naming {@code where} and the server's output, unless it serves within 60 s. */
+    /**
+     * Fails the test, naming {@code where} and the server's output, unless it serves within 60 s; fails at
+     * once when the process ends first (a bad configuration, a failed replay).
+     */
     public void awaitServing(String where) throws InterruptedException {
-        assertTrue(serving.await(60, TimeUnit.SECONDS), () -> "server did not start (" + where + "): " + output);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!serving.await(100, TimeUnit.MILLISECONDS)) {
+            if (!process.isAlive()) {
+                drain.join(5_000); // its last lines
+            }
+            assertTrue(process.isAlive() && System.nanoTime() < deadline,
+                () -> "server did not start (" + where + "): " + output);
+        }
     }
 }

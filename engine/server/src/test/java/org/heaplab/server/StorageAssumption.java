@@ -7,13 +7,13 @@ import org.heaplab.core.region.OnlineRegions;
 import org.junit.jupiter.api.Assumptions;
 
 /** Skips a test, with a clear message, while core's OnlineRegions is still the contract stub. */
-final class StorageAssumption {
+public final class StorageAssumption {
     private static Boolean available;
 
     private StorageAssumption() {
     }
 
-    static synchronized void assumeStorage() throws Exception {
+    public static synchronized void assumeStorage() throws Exception {
         if (available == null) {
             Path dir = Files.createTempDirectory("heaplab-probe");
             try (OnlineRegions r = OnlineRegions.open(new Configuration().set("hbase.rootdir", dir.toString()))) {

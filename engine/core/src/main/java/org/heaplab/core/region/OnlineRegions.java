@@ -29,27 +29,24 @@ import org.heaplab.core.wal.Mvcc;
 import org.heaplab.core.wal.Wal;
 
 /**
- * All tables and regions online on one region server: the storage engine's entry point for the
- * RPC layer. Opening replays the WAL; closing flushes every memstore and closes the WAL.
+ * All tables and regions online on one region server: the storage engine's entry point for the RPC layer.
+ * Opening replays the WAL; closing flushes every memstore and closes the WAL; {@link #abort} does neither.
  *
- * <p>Write path of {@link #put}: validate; wait while all memstores together are over the global limit
- * (holding nothing); stamp LATEST_TIMESTAMP cells with the current time; split the batch by region;
- * per region ({@link RegionPut}) begin an MVCC write = append one WAL record, wait for its sync as the
- * durability asks and apply it to the memstore under row locks; queue a flush for any region over
- * hbase.hregion.memstore.flush.size. {@link #prepare} stops before the regions' stages, for the server's
- * staged write path.
+ * <p>Write path of {@link #put}: validate; wait while all memstores together are over the global limit (holding
+ * nothing); stamp LATEST_TIMESTAMP cells with the current time; split the batch by region; per region
+ * ({@link RegionPut}) begin an MVCC write = append one WAL record, wait for its sync as the durability asks and
+ * apply it to the memstore under row locks; queue a flush for any region over hbase.hregion.memstore.flush.size.
+ * {@link #prepare} stops before the regions' stages, for the server's staged write path.
  *
- * <p>Read path: {@link #get}, {@link #multiGet} and {@link #scan} merge each region's memstores and
- * store files (see {@link Region#get}, {@link Region#scan}); cells served from store files may point into
- * cache blocks that the caller's {@link ReadScope} holds (zero-copy read path): use them only until
- * the scope is closed, after the response is written. {@link #incrementLock} makes a read-modify-write
- * atomic against other increments. The row query cache (heaplab.regionserver.query.cache.size) answers
- * repeated gets; the block cache (BlockCaches.fromConf) and the read path
- * (heaplab.regionserver.read.path) are chosen once here.
+ * <p>Read path: {@link #get}, {@link #multiGet} and {@link #scan} merge each region's memstores and store files
+ * (see {@link Region#get}, {@link Region#scan}); cells served from store files may point into cache blocks that
+ * the caller's {@link ReadScope} holds (zero-copy read path): use them only until the scope is closed, after the
+ * response is written. {@link #incrementLock} makes a read-modify-write atomic against other increments. The
+ * row query cache (heaplab.regionserver.query.cache.size) answers repeated gets; the block cache
+ * (BlockCaches.fromConf) and the read path (heaplab.regionserver.read.path) are chosen once here.
  *
- * <p>The pieces it puts together: the tables by name ({@link TableCatalog}), a batch checked, stamped and
- * split by region ({@link WriteBatches}), a scan across a table's regions ({@link OnlineTable#scan}), one
- * region's data ({@link Region}).
+ * <p>The pieces: the tables by name ({@link TableCatalog}), a batch checked, stamped and split by region
+ * ({@link WriteBatches}), a scan across regions ({@link OnlineTable#scan}), one region's data ({@link Region}).
  *
  * <p>Thread safety: every method may be called by many handler threads at once. Table creation and
  * removal are serialized among themselves and with {@link #close}.
@@ -120,8 +117,7 @@ public final class OnlineRegions implements Closeable {
         long globalLimit = MemstorePressure.globalLimit(conf);
         long flushSize = conf.getLong(StorageKeys.MEMSTORE_FLUSH_SIZE, StorageKeys.DEFAULT_MEMSTORE_FLUSH_SIZE);
         OnlineRegions o = new OnlineRegions(layout, cache, ReadPaths.fromConf(conf), RowQueryCache.fromConf(conf),
-            globalLimit, flushSize, Memstores.fromConf(conf, globalLimit),
-            conf, StoreFileTuning.fromConf(conf));
+            globalLimit, flushSize, Memstores.fromConf(conf, globalLimit), conf, StoreFileTuning.fromConf(conf));
         try {
             o.tables.load();
             Map<String, Region> byName = new HashMap<>();
@@ -133,7 +129,7 @@ public final class OnlineRegions implements Closeable {
             o.flusher = new MemstoreFlusher(() -> o.tables.allRegions().toList(), o.pressure);
             return o;
         } catch (IOException | RuntimeException e) {
-            o.abandon();
+            o.abort();
             throw e;
         }
     }
@@ -164,8 +160,7 @@ public final class OnlineRegions implements Closeable {
      * @throws TableExistsException when the table exists otherwise (another creation, other regions)
      * @throws IllegalArgumentException for bad split keys, or indexes out of range, repeated or none
      */
-    public void createTable(TableDescriptor desc, byte[][] splitKeys, long createdMs, int[] regionIndexes)
-        throws IOException {
+    public void createTable(TableDescriptor desc, byte[][] splitKeys, long createdMs, int[] regionIndexes) throws IOException {
         checkOpen();
         tables.create(desc, splitKeys, createdMs, regionIndexes);
     }
@@ -375,8 +370,13 @@ public final class OnlineRegions implements Closeable {
         }
     }
 
-    /** Releases threads and files without flushing (failed open). */
-    private void abandon() {
+    /** The WAL's first I/O failure (puts fail from then on): the region server aborts on it, as HBase does. */
+    public CompletableFuture<org.heaplab.core.wal.WalFailure> walFailure() {
+        return wal.failure();
+    }
+
+    /** Takes the storage offline without flushing (a failed open, an abort): the WAL stays for replay. */
+    public void abort() {
         closed = true;
         pressure.close();
         if (flusher != null) {
@@ -387,9 +387,9 @@ public final class OnlineRegions implements Closeable {
                 wal.close(false);
             }
         } catch (IOException ignored) {
-            // the open already failed; its exception is the one to report
+            // the open's or the WAL's failure is the one to report
         }
-        // the cache is closed by open(conf, cache)
+        // the block cache: closed by open(conf, cache) after a failed open, by the process's end after an abort
     }
 
     private void checkOpen() throws IOException {

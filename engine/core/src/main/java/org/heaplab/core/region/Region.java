@@ -16,6 +16,7 @@ import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.CellComparator;
 import org.heaplab.core.io.StorageConstants;
 import org.heaplab.core.storefile.StoreFileReader;
+import org.heaplab.core.util.CrashPoints;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.core.wal.Mvcc;
 import org.heaplab.core.wal.Wal;
@@ -257,6 +258,7 @@ final class Region {
             } finally {
                 updates.unlockWrite(stamp);
             }
+            CrashPoints.reach(CrashPoints.FLUSH_AFTER_SNAPSHOT);
             finishFlush();
         } finally {
             flushLock.unlock();
@@ -274,6 +276,7 @@ final class Region {
             throw new IOException("flush of region " + encodedName + " of " + table + " failed: " + e.getMessage(), e);
         }
         pressure.release(flushed);
+        CrashPoints.reach(CrashPoints.FLUSH_BEFORE_WAL_MARKED);
         if (wal != null) {
             wal.completeFlush(encodedName);
         }

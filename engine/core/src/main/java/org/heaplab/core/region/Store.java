@@ -19,6 +19,7 @@ import org.heaplab.core.memstore.Memstore;
 import org.heaplab.core.storefile.StoreFileReader;
 import org.heaplab.core.storefile.StoreFileWriter;
 import org.heaplab.core.storefile.Trailer;
+import org.heaplab.core.util.CrashPoints;
 
 /**
  * One column family of one region: the active memstore, at most one snapshot being flushed, and the
@@ -82,6 +83,7 @@ final class Store {
     static Store open(Path familyDir, Path tmpDir, TableDescriptor desc, BlockCache cache, ReadPath readPath,
                       Memstore.Factory memstores, StoreFileTuning tuning) throws IOException {
         Files.createDirectories(familyDir);
+        CompactionRecord.finishInterrupted(familyDir); // before the files are listed: no input of it is opened
         AtomicFiles.deleteRecursively(tmpDir);
         Files.createDirectories(tmpDir);
         List<StoreFileReader> files = new ArrayList<>();
@@ -162,6 +164,7 @@ final class Store {
             return 0;
         }
         StoreFileReader reader = writeFile(snap.cells(), v.snapshotSeqId());
+        CrashPoints.reach(CrashPoints.FLUSH_AFTER_FILE_WRITTEN);
         synchronized (this) {
             View now = view;
             List<StoreFileReader> files = new ArrayList<>(now.files());
@@ -191,9 +194,13 @@ final class Store {
         return StoreFileReader.open(target, cache, readPath, inMemory);
     }
 
-    /** Major compaction: merges every current store file into one (newest version per column, no deletes). */
+    /**
+     * Major compaction: merges every current store file into one (newest version per column, no deletes).
+     * The inputs are removed under a {@link CompactionRecord}, so a crash cannot leave some of them.
+     */
     void compact() throws IOException {
         synchronized (compactionLock) {
+            CompactionRecord.finishInterrupted(familyDir); // a previous removal that failed part way
             List<StoreFileReader> inputs = view.files();
             if (inputs.isEmpty()) {
                 return;
@@ -208,6 +215,14 @@ final class Store {
             } catch (java.io.UncheckedIOException e) {
                 throw e.getCause();
             }
+            CrashPoints.reach(CrashPoints.COMPACTION_AFTER_FILE_WRITTEN);
+            try {
+                CompactionRecord.write(familyDir, output.path(), inputs.stream().map(StoreFileReader::path).toList());
+            } catch (IOException e) { // without the record the output must not stay: the inputs are the truth
+                output.close();
+                Files.deleteIfExists(output.path());
+                throw e;
+            }
             synchronized (this) {
                 View now = view;
                 List<StoreFileReader> files = new ArrayList<>(now.files());
@@ -215,10 +230,14 @@ final class Store {
                 files.add(output);
                 view = new View(now.active(), now.snapshot(), now.snapshotSeqId(), sorted(files));
             }
-            for (StoreFileReader r : inputs) {
-                Files.deleteIfExists(r.path());
-                r.close();
+            for (int i = 0; i < inputs.size(); i++) {
+                Files.deleteIfExists(inputs.get(i).path());
+                if (i == 0) {
+                    CrashPoints.reach(CrashPoints.COMPACTION_AFTER_FIRST_REMOVAL);
+                }
+                inputs.get(i).close();
             }
+            CompactionRecord.remove(familyDir);
         }
     }
 

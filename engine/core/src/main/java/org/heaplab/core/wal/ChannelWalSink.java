@@ -13,6 +13,7 @@ import java.util.zip.CRC32C;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.util.CrashPoints;
 
 /**
  * One WAL file: the one class that owns the WAL format and writes it ({@link WalReader} reads it back).
@@ -46,11 +47,24 @@ import org.heaplab.core.io.StorageConstants;
  *
  * <p>Invariants: records are only ever appended, whole, in append order (so seq ids increase along the
  * file as the consumer stamps them). A failed write truncates the file back to the last whole record
- * and the sink is unusable afterwards (every later call throws).
+ * and the sink is unusable afterwards (every later call throws); so is a failed force.
  */
 public final class ChannelWalSink implements WalSink {
     /** Names remembered per file (a file sees its server's regions): cleared when it would grow beyond. */
     private static final int MAX_NAMES = 4096;
+    /**
+     * Opens a new WAL file's channel. Package-private and replaceable only so that a test can hand out a
+     * channel whose force fails (a failing disk cannot be made on demand): WalForceFailureTest and the
+     * server's WalAbortTest.
+     */
+    static volatile ChannelOpener channels = path -> FileChannel.open(path, StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE);
+
+    /** How {@link #create} opens a new file (CREATE_NEW, WRITE). */
+    @FunctionalInterface
+    interface ChannelOpener {
+        FileChannel open(Path path) throws IOException;
+    }
 
     private final Path path;
     private final FileChannel channel;
@@ -74,8 +88,9 @@ public final class ChannelWalSink implements WalSink {
 
     /** Creates a new WAL file (it must not exist) and writes its header durably (the file and its directory entry). */
     public static ChannelWalSink create(Path path) throws IOException {
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        FileChannel ch = channels.open(path);
         try {
+            CrashPoints.reach(CrashPoints.WAL_FILE_BEFORE_HEADER);
             ByteBuffer header = ByteBuffer.allocate(StorageConstants.WAL_HEADER_SIZE);
             header.putLong(StorageConstants.WAL_MAGIC).flip();
             while (header.hasRemaining()) {
@@ -206,10 +221,17 @@ public final class ChannelWalSink implements WalSink {
         length += total;
     }
 
+    /** Forces the file; a failure makes the sink unusable (what was written may or may not be on the device). */
     @Override
     public void force() throws IOException {
         checkUsable();
-        channel.force(false);
+        try {
+            channel.force(false);
+        } catch (IOException e) {
+            IOException f = new IOException("WAL force (fsync) of " + path + " failed: " + e.getMessage(), e);
+            failure = f;
+            throw f;
+        }
     }
 
     /** Bytes in the file (header and every flushed record). */

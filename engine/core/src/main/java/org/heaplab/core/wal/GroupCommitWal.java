@@ -154,7 +154,10 @@ public final class GroupCommitWal implements AutoCloseable {
             if (closed) {
                 throw new IOException("WAL " + name + " is closed");
             }
-            checkFailure();
+            IOException f = pending.failure();
+            if (f != null) { // refused, not failed later: nothing is appended after a failure
+                throw new IOException("WAL " + name + " failed: " + f.getMessage(), f);
+            }
             publishOpen(a, preassign);
             return a;
         } finally {
@@ -169,13 +172,6 @@ public final class GroupCommitWal implements AutoCloseable {
             a.preassign(firstSeqId + s);
         }
         ring.publish(s, a);
-    }
-
-    private void checkFailure() throws IOException {
-        IOException f = pending.failure();
-        if (f != null) {
-            throw new IOException("WAL " + name + " failed: " + f.getMessage(), f);
-        }
     }
 
     // ---- consumer thread ----
@@ -363,6 +359,11 @@ public final class GroupCommitWal implements AutoCloseable {
 
     public String name() {
         return name;
+    }
+
+    /** Completes with this file's first I/O failure, once every append waiting then has failed. */
+    public java.util.concurrent.CompletableFuture<IOException> failure() {
+        return pending.failed();
     }
 
     public long firstSeqId() {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The appends of a {@link GroupCommitWal} waiting for a sync, how far the file is synced (the highest
@@ -22,6 +23,7 @@ final class PendingSyncs {
     private volatile long flushed = -1;
     private volatile long forced = -1;
     private volatile IOException failure;
+    private final CompletableFuture<IOException> failed = new CompletableFuture<>();
 
     /** Consumer: {@code a} (ASYNC, SYNC or FSYNC) waits for the sync that covers its txid. */
     synchronized void register(WalAppend a) {
@@ -66,6 +68,11 @@ final class PendingSyncs {
         return failure;
     }
 
+    /** Completes with the first failure (on the failing thread, once the appends waiting then are failed). */
+    CompletableFuture<IOException> failed() {
+        return failed;
+    }
+
     /** Records the first failure (later ones are not kept) and fails every waiting append with it. */
     void failAll(String walName, Throwable cause) {
         IOException io = cause instanceof IOException e ? e : new IOException(cause.toString(), cause);
@@ -75,6 +82,7 @@ final class PendingSyncs {
             }
         }
         failWaiting("WAL " + walName + " failed, append not durable: " + io.getMessage(), io);
+        failed.complete(failure); // after the waiting appends failed: a listener may stop the server
     }
 
     /** Fails every waiting append (the WAL failed or closed before covering it). */

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -17,6 +18,7 @@ import java.util.stream.Stream;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.io.StorageConstants;
+import org.heaplab.core.util.CrashPoints;
 
 /**
  * The region server's write-ahead log: a directory of numbered WAL files, one of them open for
@@ -35,6 +37,10 @@ import org.heaplab.core.io.StorageConstants;
  * being closed. Closing a file drains and forces it, completing every durability future of its appends.
  * The flush bookkeeping methods are synchronized. Callers must take a region's snapshot under a lock
  * that excludes that region's appends, so that no edit lands between the snapshot and {@link #startFlush}.
+ *
+ * <p>Failure: the first I/O failure of a file (a write, a force) or of a roll fails the whole WAL:
+ * {@link #failure} completes, every append waiting for a sync has failed and every later one is refused
+ * (the region server then aborts, engine/docs/wal-group-commit.md).
  */
 public final class Wal implements Closeable {
     private static final Logger LOG = Logger.getLogger(Wal.class.getName());
@@ -55,6 +61,8 @@ public final class Wal implements Closeable {
     private final AtomicLong appendCount = new AtomicLong();
     private final AtomicLong syncsBefore = new AtomicLong();
     private final AtomicLong forcesBefore = new AtomicLong();
+    /** The first I/O failure of any file (a write, a force, a roll); after it nothing is accepted. */
+    private final CompletableFuture<WalFailure> failure = new CompletableFuture<>();
     private volatile GroupCommitWal current;
     private long currentNumber;
     private volatile boolean closed;
@@ -109,9 +117,23 @@ public final class Wal implements Closeable {
     }
 
     private void open(long number, long firstSeqId) throws IOException {
-        current = GroupCommitWal.create(dir.resolve(fileName(number)), firstSeqId, conf);
+        Path file = dir.resolve(fileName(number));
+        current = GroupCommitWal.create(file, firstSeqId, conf);
+        current.failure().thenAccept(e -> failed(file, e));
         currentNumber = number;
         currentBytes.set(0);
+    }
+
+    /**
+     * Completes with the WAL's first I/O failure (on the thread that met it: hand any slow reaction to
+     * another). By then every append waiting for a sync has failed, and every later one is refused.
+     */
+    public CompletableFuture<WalFailure> failure() {
+        return failure;
+    }
+
+    private void failed(Path file, IOException cause) {
+        failure.complete(new WalFailure(file, cause));
     }
 
     /** {@code d} with USE_DEFAULT resolved: SYNC_WAL, or FSYNC_WAL when hbase.wal.hsync is true. */
@@ -189,6 +211,10 @@ public final class Wal implements Closeable {
     }
 
     private void checkOpen() throws IOException {
+        WalFailure f = failure.getNow(null);
+        if (f != null) {
+            throw new IOException(f.describe() + "; the WAL accepts no write any more", f.cause());
+        }
         if (closed) {
             throw new IOException("WAL " + dir + " is closed");
         }
@@ -206,9 +232,12 @@ public final class Wal implements Closeable {
         if (currentBytes.addAndGet(bytes) >= rollSize) {
             rollLock.writeLock().lock();
             try {
-                if (current == file && !closed) { // nobody rolled it meanwhile
+                if (current == file && !closed && !failure.isDone()) { // nobody rolled it meanwhile
                     rollLocked();
                 }
+            } catch (IOException e) {
+                // not thrown: this append is begun (its MVCC entry queued) and its own future says whether it
+                // is durable; the failure is the WAL's (rollLocked recorded it), every later append is refused
             } finally {
                 rollLock.writeLock().unlock();
             }
@@ -228,17 +257,25 @@ public final class Wal implements Closeable {
         }
     }
 
+    /** A roll that fails (closing the old file, creating the next) fails the WAL: HBase aborts then too. */
     private void rollLocked() throws IOException {
         GroupCommitWal old = current;
-        old.close(); // drains the ring, forces the file, completes its futures
-        syncsBefore.addAndGet(old.syncCount());
-        forcesBefore.addAndGet(old.forceCount());
-        long next = old.nextSeqId();
-        synchronized (this) {
-            rolled.put(currentNumber, next - 1);
+        try {
+            old.close(); // drains the ring, forces the file, completes its futures
+            CrashPoints.reach(CrashPoints.ROLL_AFTER_OLD_CLOSED);
+            syncsBefore.addAndGet(old.syncCount());
+            forcesBefore.addAndGet(old.forceCount());
+            long next = old.nextSeqId();
+            synchronized (this) {
+                rolled.put(currentNumber, next - 1);
+            }
+            open(currentNumber + 1, next);
+            CrashPoints.reach(CrashPoints.ROLL_AFTER_NEW_OPENED);
+            deleteObsoleteFiles();
+        } catch (IOException e) {
+            failed(dir.resolve(fileName(currentNumber)), e);
+            throw e;
         }
-        open(currentNumber + 1, next);
-        deleteObsoleteFiles();
     }
 
     /** The region took its memstore snapshot: its unflushed edits now belong to that flush. */
