@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.util.CrashPoints;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,7 +29,8 @@ class KnownKeysTest {
     private static final Pattern KEY_IN_LITERAL = Pattern.compile("(?<![\\w.])((?:hbase|heaplab)\\.[a-z][\\w.-]*\\w)");
     private static final Pattern LITERAL = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
     /** Names that are JVM system properties (-D...), which engine-site.xml cannot set. */
-    private static final Set<String> SYSTEM_PROPERTIES = Set.of("heaplab.leak.detection", "heaplab.rpc.leak.detection");
+    private static final Set<String> SYSTEM_PROPERTIES = Set.of("heaplab.leak.detection", "heaplab.rpc.leak.detection",
+        CrashPoints.KEY);
 
     @Test
     void theShippedSiteAndEveryProfileUseOnlyKnownKeys() throws IOException {
