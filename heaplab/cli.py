@@ -374,7 +374,7 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
             + (f" REVIEW: {len(g.flags)} flag(s)" if g.flags else "")
         )
     print(f"class view: {out / 'class.csv'}, {out / 'class.html'}")
-    return 0
+    return 1 if any(g.rejected for g in graded) else 0  # a rejected submission needs the instructor
 
 
 def main(argv: Sequence[str] | None = None) -> int:
