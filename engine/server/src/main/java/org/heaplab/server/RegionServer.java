@@ -207,6 +207,7 @@ public final class RegionServer {
         GcEventRecorder gc = ServerMain.recordGc(Path.of(conf.get(GcEventRecorder.FILE_KEY)));
         ServerLog.info("starting region server: conf " + env.siteFile() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
             + ", pid " + ProcessHandle.current().pid());
+        DiskFull.watch(Path.of(conf.get(EngineEnv.ROOTDIR_KEY))); // a full disk: one line with its free space
         RegionServer server;
         try {
             server = ServerMain.startOrExit("region server", () -> start(conf));
