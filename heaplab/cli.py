@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from heaplab import verdict_table
+from heaplab import disk_full, verdict_table
 from heaplab.course import CourseError, build_lab, graded_labs
 from heaplab.edition import EditionError, build_student_edition, exercises_of_lab, load_exercises
 from heaplab.exercise_perf import grade_performance
@@ -374,7 +374,7 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
             + (f" REVIEW: {len(g.flags)} flag(s)" if g.flags else "")
         )
     print(f"class view: {out / 'class.csv'}, {out / 'class.html'}")
-    return 0
+    return 1 if any(g.rejected for g in graded) else 0  # a rejected submission needs the instructor
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -404,6 +404,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("heaplab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as e:  # a full disk is no bug: one line naming it (heaplab.disk_full)
+        if not disk_full.is_full(e):
+            raise
+        print(f"heaplab: error: {disk_full.local(e, e.filename or 'a file')}", file=sys.stderr)
+        return 1
 
 
 def _interrupt_on_signals() -> None:

@@ -1,10 +1,10 @@
 """`heaplab grade SUBMISSIONS --autograder ZIP`: grade a class's `heaplab submit` zips, without Docker.
 
 For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on the class sheet):
-1. integrity (heaplab.integrity): the manifest holds; no code in the zip (rejected: not graded); the run
-   agrees with itself (claims recorded at its report and latency logs against the raw files); with the
-   course key, the run's student seed is the student's (heaplab.student); no two submissions share a run
-   or a seed;
+1. integrity (heaplab.integrity): the manifest holds; no code in the zip and a run that completed (else
+   rejected: not graded); the run agrees with itself (claims recorded at its report and latency logs
+   against the raw files); with the course key, the run's student seed is the student's
+   (heaplab.student); no two submissions share a run or a seed;
 2. `otter run` with the lab's autograder zip (the instructor's, from `otter assign`) in a subprocess with a
    timeout: the score of every question, hidden tests included, from otter's results.json;
 3. the lab's claims judged on the submitted run alone, with heaplab's own loaders: each claim's measured
@@ -32,6 +32,7 @@ from heaplab.edition import EditionError, load_exercises
 from heaplab.exercise_sources import RUN_FIELD, SOURCE_DIR, source_problems
 from heaplab.exercise_tests import grade_source
 from heaplab.integrity import code_files, manifest_problems, recomputation_mismatches
+from heaplab.rundir import unfinished
 from heaplab.student import seed_problems, shared_runs
 from heaplab.submit import MANIFEST, RESULTS
 
@@ -149,6 +150,10 @@ def grade_one(
     else:
         g.run_dir = run_dir
         run_json = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        why = unfinished(run_dir, run_json, ended=("complete",), again=False)
+        if why:  # heaplab submit refuses these: a zip put together by hand
+            g.rejected = why
+            return g
         recorded = run_json.get(RUN_FIELD)
         if course_key:  # the run's own record: the manifest's copy is the student's to edit
             g.flags += seed_problems(run_json.get("student"), course_key)

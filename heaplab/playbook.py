@@ -16,8 +16,9 @@ import subprocess
 import textwrap
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import yaml
 
@@ -29,6 +30,7 @@ _FAILURE = re.compile(r"^(fatal:|failed:|ERROR!)")
 _MSG = re.compile(r"^\s+msg: ?(?P<rest>.*)$")
 _QUIET = ("Validating arguments against arg spec", "Gathering Facts")
 MSG_LINES = 4
+_NO_SPACE = "no space left on device"
 
 
 class Progress:
@@ -46,6 +48,7 @@ class Progress:
         self.msg_lines = 0  # lines of a multi-line msg still to show
         self.scalar: list[str] | None = None  # a failure's "msg: <scalar>" line and its wrapped lines
         self.failures: list[str] = []  # the msg of each failure, for run.json's "error"
+        self.disk_full: list[str] = []  # every line that says a disk is full (heaplab.disk_full reads them)
 
     def _end_phase(self, now: float) -> None:
         if self.phase is not None:
@@ -87,6 +90,8 @@ class Progress:
         return pm if self.phases is None or pm.group("phase") in self.phases else None
 
     def line(self, text: str) -> None:
+        if _NO_SPACE in text.lower():
+            self.disk_full.append(text.strip())
         if self._continues_scalar(text):
             return
         now = time.monotonic()
@@ -142,15 +147,21 @@ def run_playbook(
     heartbeat_s: float | None = None,
     failures: list[str] | None = None,
     phases: list[str] | None = None,
+    disk_full: list[str] | None = None,
 ) -> int:
     """Run ``cmd``; return its exit code.  KeyboardInterrupt stops the process and is re-raised.
 
-    ``failures``, if given, receives the msg of every failed task seen in the output.
+    ``failures``, if given, receives the msg of every failed task seen in the output; ``disk_full`` every
+    line that says a disk is full. When the log cannot be written (the run directory's disk is full), the
+    output is still read to the end and shown, the failure to write it goes into both lists, and the
+    return value is 1 if ansible-playbook itself succeeded.
     """
     interval = HEARTBEAT_S if heartbeat_s is None else heartbeat_s
     progress = Progress(out, variant, phases)
     lines: queue.Queue[str | None] = queue.Queue()
-    with log_path.open("w", encoding="utf-8") as log:
+    log_error: OSError | None = None
+    # unbuffered: a write the disk refuses fails there and then, and leaves nothing for close() to retry
+    with log_path.open("wb", buffering=0) as log:
         proc = subprocess.Popen(
             cmd,
             env={**os.environ, **env},
@@ -180,18 +191,26 @@ def run_playbook(
                     continue
                 if text is None:
                     break
-                log.write(text)
-                log.flush()
+                if log_error is None:
+                    try:
+                        log.write(text.encode("utf-8", errors="replace"))
+                    except OSError as e:  # a full disk: keep reading, or ansible blocks on its pipe
+                        log_error = e
+                        progress.line(f"ERROR! heaplab cannot write {log_path}: {e.strerror or e}")
                 if _TASK.match(text):
                     last_beat = time.monotonic()
                 progress.line(text.rstrip("\n"))
             progress.finish()
             if failures is not None:
                 failures.extend(f for f in progress.failures if f)
-            return proc.wait()
+            if disk_full is not None:
+                disk_full.extend(progress.disk_full)
+            code = proc.wait()
+            return code or (1 if log_error is not None else 0)
         except KeyboardInterrupt:
             _stop(proc)
-            log.write("\n[heaplab] interrupted (Ctrl-C or SIGTERM)\n")
+            with contextlib.suppress(OSError):  # a full disk must not hide the interrupt
+                log.write(b"\n[heaplab] interrupted (Ctrl-C or SIGTERM)\n")
             raise
 
 
@@ -211,3 +230,25 @@ def _stop(proc: subprocess.Popen[str]) -> None:
 def _signal_group(proc: subprocess.Popen[str], sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError):  # already gone
         os.killpg(proc.pid, sig)
+
+
+@contextlib.contextmanager
+def appended_log(log: Path, header: str) -> Iterator[IO[str] | int]:
+    """``log`` opened for appending after ``header``, or DEVNULL when it cannot be written (its disk is
+    full): the clean-up runs all the same."""
+    f: IO[str] | None = None
+    try:
+        f = log.open("a", encoding="utf-8")
+        f.write(header)
+        f.flush()
+    except OSError:
+        with contextlib.suppress(OSError):
+            if f is not None:
+                f.close()
+        f = None
+    try:
+        yield subprocess.DEVNULL if f is None else f
+    finally:
+        with contextlib.suppress(OSError):
+            if f is not None:
+                f.close()

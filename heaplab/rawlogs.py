@@ -41,12 +41,16 @@ def compress(path: Path) -> Path:
     """Replace ``path`` by ``path.gz`` (crash-safe, see the module doc); returns the new file."""
     target = path.with_name(path.name + GZ)
     tmp = path.with_name(f".{target.name}.tmp")
-    with path.open("rb") as src, tmp.open("wb") as raw:
-        # mtime=0: the same log always compresses to the same bytes
-        with gzip.GzipFile(filename=path.name, mode="wb", fileobj=raw, mtime=0) as out:
-            shutil.copyfileobj(src, out, 1 << 20)
-        raw.flush()
-        os.fsync(raw.fileno())
+    try:
+        with path.open("rb") as src, tmp.open("wb") as raw:
+            # mtime=0: the same log always compresses to the same bytes
+            with gzip.GzipFile(filename=path.name, mode="wb", fileobj=raw, mtime=0) as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+            raw.flush()
+            os.fsync(raw.fileno())
+    except BaseException:  # a full disk, an interrupt: no half-written copy stays beside the whole log
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(target)
     path.unlink()
     return target

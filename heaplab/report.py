@@ -15,7 +15,7 @@ from heaplab.gc_stats import report_lines as gc_lines  # GC section
 from heaplab.gc_stats import timeline_figure_name
 from heaplab.mechanism import report_lines as mechanism_lines
 from heaplab.profiles import report_lines as profile_lines  # Profiles section
-from heaplab.rundir import unavailable_text
+from heaplab.rundir import RunError, load_run, unavailable_text, unfinished
 from heaplab.server_errors import report_lines as server_error_lines
 from heaplab.server_errors import scan as scan_server_errors
 from heaplab.server_errors import summary as server_error_summary
@@ -206,7 +206,15 @@ def render(a: Analysis) -> str:
 def write_report(
     run_dir: str | Path, published_csv: Path | None = None, with_runs: list[Path] | None = None
 ) -> Path:
-    """Write the report into ``run_dir``; claims judged over it and ``with_runs`` (default: its series)."""
+    """Write the report into ``run_dir``; claims judged over it and ``with_runs`` (default: its series).
+
+    A run that did not end (interrupted, or still "running": heaplab killed) is refused with one line; a
+    failed run is reported, its failed variants shown with their error and without metrics."""
+    for path in [Path(run_dir), *(with_runs or [])]:
+        run = load_run(path)
+        why = unfinished(run.path, run.manifest)
+        if why:
+            raise RunError(f"{why}; a report needs a run that ended")
     a = analyse(run_dir, published_csv, with_runs)
     for experiment in a.run.spec.experiments:
         measured = a.measurements[experiment]

@@ -33,6 +33,30 @@ class RunError(ValueError):
     """The directory is not a readable run; the message is one line for the user."""
 
 
+# run.json's status of a run that ended: complete, or failed (a variant failed; its report shows which and
+# why). interrupted (Ctrl-C or SIGTERM) and running (heaplab still at it, or killed before it could say)
+# are not finished: no report, submission or grade is made of them.
+ENDED = ("complete", "failed")
+_UNFINISHED_WHY = {
+    "interrupted": "stopped by Ctrl-C or SIGTERM",
+    "running": "heaplab is still running it, or was killed before it could finish it",
+    "failed": "a variant failed",
+}
+
+
+def unfinished(
+    path: Path, manifest: dict[str, Any], ended: tuple[str, ...] = ENDED, *, again: bool = True
+) -> str | None:
+    """One line saying why the run is not finished (its status is not in ``ended``), or None; ``again``:
+    with the command that runs it again (run.json's ``command``)."""
+    status = manifest.get("status")
+    if status in ended:
+        return None
+    why = _UNFINISHED_WHY.get(str(status), "it did not complete")
+    rerun = f"; run it again with `{manifest['command']}`" if again and manifest.get("command") else ""
+    return f"{path.name} is not complete (status {status}: {why}){rerun}"
+
+
 @dataclass(frozen=True)
 class Run:
     path: Path

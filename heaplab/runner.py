@@ -6,8 +6,9 @@ variant write ``<variant>/ansible-vars.json`` (docs/contracts.md section 5) and 
 variant is recorded and the run goes on.  At the end run.json is replaced with the final manifest.
 
 Ctrl-C (or SIGTERM) stops ansible-playbook, which then never reaches the playbook's own "always stop the
-servers" step; so heaplab stops the interrupted variant's region servers (and master, in cluster mode)
-itself with playbooks/stop.yml against the same inventory, vars and configuration (see ``stop_servers``).
+servers" step; so heaplab stops the interrupted variant's clients (background phases run in their own
+session), region servers (and master, in cluster mode) itself with playbooks/stop.yml against the same
+inventory, vars and configuration (see ``stop_servers``), and prints how to run it again (heaplab.rerun).
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from heaplab import (
+    disk_full,
     exercise_sources,
     hbase_pe,
     profiles,
     rawlogs,
+    rerun,
     secrets,
     server_errors,
     startup_check,
@@ -36,10 +39,10 @@ from heaplab import (
 from heaplab import jdk as jdk_check
 from heaplab.ansible_strategy import strategy_env
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
-from heaplab.playbook import run_playbook
+from heaplab.playbook import appended_log, run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
 from heaplab.rundir import NOT_SELECTED, RunError, load_run, unavailable_text
-from heaplab.runjson import write_json_atomic, write_run_json
+from heaplab.runjson import RUN_JSON, write_json_atomic, write_run_json
 from heaplab.sizing import size_local, this_machine
 from heaplab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256, with_derived
 from heaplab.student import seed_jvm_flag
@@ -249,9 +252,10 @@ def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
                 stop_servers(playbook, opts, name, run_dir / name)
             if entry["status"] in ("pending", "running"):
                 entry["status"] = "interrupted"
+        opts.out("\n".join(rerun.hints(opts.command, spec.lab, manifest["variants"])))
     finally:
         manifest.update(_closing_fields(run_dir, status, opts))
-        write_run_json(run_dir, manifest)
+        status = _write_closing(run_dir, manifest, opts)
     opts.out(f"run {status}: {run_dir}")
     _warn_of_server_errors(run_dir, opts)
     code = {"complete": EXIT_OK, "failed": EXIT_FAILED, "interrupted": EXIT_INTERRUPTED}[status]
@@ -349,7 +353,6 @@ def _run_variant(
     runtime_vars: dict[str, Any],
 ) -> bool:
     vdir = run_dir / v.name
-    vdir.mkdir()
     vars_path = vdir / "ansible-vars.json"
     extra = ansible_vars(spec, v, params, archive, run_dir, java_home=opts.java_home)
     extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # as the JDK needs
@@ -358,12 +361,20 @@ def _run_variant(
     extra.update(runtime_vars)  # the variant's own JDK (CMS), per host (_own_jdk)
     if opts.profile:  # ENGINE_PROFILE of servers and pe/ycsb clients (profiles.py)
         extra[profiles.PLAYBOOK_VAR] = opts.profile
-    write_json_atomic(vars_path, extra)
+    try:
+        vdir.mkdir()
+        write_json_atomic(vars_path, extra)
+    except OSError as e:  # the run directory's disk, full (heaplab.disk_full)
+        entry.update(status="failed", error=disk_full.local(e, vars_path))
+        opts.out(f"[{v.name}] FAILED: {entry['error']}")
+        return False
     log = vdir / "ansible.log"
     cmd = [playbook, "-i", str(opts.inventory), str(opts.root / PLAYBOOK), "-e", f"@{vars_path}"]
     entry.update(status="running", log=str(log.relative_to(run_dir)))
     opts.out(f"[{v.name}] {shlex.join(cmd)}")
     failures: list[str] = []
+    full_lines: list[str] = []  # what said a disk was full (heaplab.disk_full)
+    files_error = None  # why the collected files could not be processed
     try:
         code = run_playbook(
             cmd,
@@ -373,28 +384,53 @@ def _run_variant(
             out=opts.out,
             failures=failures,
             phases=[p.name for p in spec.phases],
+            disk_full=full_lines,
         )
-    except OSError as e:
-        code, entry["error"] = -1, f"cannot start ansible-playbook: {e}"
-    if v.server == "apache-hbase":  # HBase PE's output -> <phase>-<host>.json
-        hbase_pe.convert_variant(vdir / "client", extra["heaplab_phases"])
-        for server_dir in sorted((vdir / "server").glob("*/")):
-            hbase_pe.gc_events_from_log(server_dir)
-    # The GC logs are most of a run's bytes: compress them before the run is complete (heaplab.rawlogs)
-    entry["gc_logs_gzipped"] = len(rawlogs.compress_gc_logs(vdir))
-    if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
-        entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
-    if v.server == "engine":  # unknown keys into run.json; a switch the server did not run fails the variant
-        mismatch = startup_check.check_variant(vdir, entry, opts.out)
-        entry["error"] = entry["error"] or (mismatch if code == 0 else None)
+    except OSError as e:  # ansible-playbook missing, or no room for its log
+        full = disk_full.is_full(e)
+        code, entry["error"] = -1, disk_full.local(e, log) if full else f"cannot start ansible-playbook: {e}"
+    try:
+        if v.server == "apache-hbase":  # HBase PE's output -> <phase>-<host>.json
+            hbase_pe.convert_variant(vdir / "client", extra["heaplab_phases"])
+            for server_dir in sorted((vdir / "server").glob("*/")):
+                hbase_pe.gc_events_from_log(server_dir)
+        # The GC logs are most of a run's bytes: compress them before the run is complete (heaplab.rawlogs)
+        entry["gc_logs_gzipped"] = len(rawlogs.compress_gc_logs(vdir))
+        if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
+            entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
+        if v.server == "engine":  # unknown keys into run.json; a switch the server did not run fails the variant
+            mismatch = startup_check.check_variant(vdir, entry, opts.out)
+            entry["error"] = entry["error"] or (mismatch if code == 0 else None)
+    except OSError as e:  # the variant's files are not whole: never complete
+        code, files_error = code or -1, disk_full.local(e, vdir)
     if code == 0 and entry["error"] is None:
         entry["status"] = "complete"
         return True
     entry["status"] = "failed"
     detail = f": {failures[-1]}" if failures else ""
-    entry["error"] = entry["error"] or f"ansible-playbook exited with {code}{detail}; see {entry['log']}"
+    full = disk_full.diagnose(vdir, full_lines + failures, run_dir)  # one line for a disk that filled up
+    entry["error"] = (
+        entry["error"]
+        or (full and f"{full.line()}; see {entry['log']}")
+        or files_error
+        or f"ansible-playbook exited with {code}{detail}; see {entry['log']}"
+    )
     opts.out(f"[{v.name}] FAILED: {entry['error']}")
     return False
+
+
+def _write_closing(run_dir: Path, manifest: dict[str, Any], opts: RunOptions) -> str:
+    """Write run.json's final version; return the run's status, "failed" (after one line) for a complete
+    run whose run.json cannot be written (a full disk): the one written at the start stays, status
+    running, which report, submit and grade refuse."""
+    try:
+        write_run_json(run_dir, manifest)
+    except OSError as e:
+        opts.out(
+            f"ERROR: {disk_full.local(e, run_dir / RUN_JSON)}; it still says running: the run is not complete"
+        )
+        return "failed" if manifest["status"] == "complete" else manifest["status"]
+    return manifest["status"]
 
 
 def _closing_fields(run_dir: Path, status: str, opts: RunOptions) -> dict[str, Any]:
@@ -438,22 +474,20 @@ STOP_TIMEOUT_S = 360
 
 
 def stop_servers(playbook: str, opts: RunOptions, variant: str, vdir: Path) -> bool:
-    """Stop the servers an interrupted variant may have left running; True when that worked.
+    """Stop the clients and servers an interrupted variant may have left running; True when that worked.
 
-    Runs ``ansible-playbook -i <inventory> playbooks/stop.yml -e @ansible-vars.json`` (the engine_server
-    role's stop on every region server, then the engine_master role's on the master, as variant.yml's
-    "always" step) with the playbook's environment, output appended to the
-    variant's ansible.log.  A second Ctrl-C abandons the clean-up.
+    Runs ``ansible-playbook -i <inventory> playbooks/stop.yml -e @ansible-vars.json`` (every client JVM of
+    the clients' working directories, then the engine_server role's stop on every region server, then the
+    engine_master role's on the master, as variant.yml's "always" step) with the playbook's environment,
+    output appended to the variant's ansible.log.  A second Ctrl-C abandons the clean-up.
     """
     vars_path = vdir / "ansible-vars.json"
     cmd = [playbook, "-i", str(opts.inventory), str(opts.root / STOP_PLAYBOOK), "-e", f"@{vars_path}"]
-    opts.out(f"[{variant}] stopping the servers this variant started")
+    opts.out(f"[{variant}] stopping the clients and servers this variant started")
     how = f"stop them with `{shlex.join(cmd)}`"
     log = vdir / "ansible.log"
     try:
-        with log.open("a", encoding="utf-8") as f:
-            f.write(f"\n[heaplab] stopping the servers: {shlex.join(cmd)}\n")
-            f.flush()
+        with appended_log(log, f"\n[heaplab] stopping the servers: {shlex.join(cmd)}\n") as f:
             code = subprocess.run(
                 cmd,
                 env={**os.environ, **_ansible_env(opts)},
@@ -471,5 +505,5 @@ def stop_servers(playbook: str, opts: RunOptions, variant: str, vdir: Path) -> b
     if code != 0:
         opts.out(f"[{variant}] stopping the servers failed (ansible exit {code}, see {log}); {how}")
         return False
-    opts.out(f"[{variant}] servers stopped")
+    opts.out(f"[{variant}] clients and servers stopped")
     return True

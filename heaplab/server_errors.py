@@ -6,6 +6,7 @@ cache. The report lists such errors per variant so that nobody reads a verdict w
 
 What counts as an error line:
   engine (java.util.logging)  ``SEVERE: ...``
+  engine (its server log)     ``<time> ERROR [thread] ...`` (a full disk under hbase.rootdir, a failed close)
   Apache HBase (log4j)        `` ERROR `` or `` FATAL `` before the region server starts stopping (HBase
                               logs a ZooKeeper error while it shuts down after the measurements; noise)
   any JVM                     ``Exception in thread "..."``: an uncaught exception ended a thread
@@ -22,6 +23,7 @@ from heaplab.rundir import Run
 SERVER_LOG = "server.log"
 _ENGINE_ERROR = re.compile(r"^SEVERE: |^Exception in thread ")
 _LOG4J_ERROR = re.compile(r"^\S+ \S+ (ERROR|FATAL) +\[[^]]*\] ")  # date time LEVEL [thread] logger: message
+_SERVER_LOG_ERROR = re.compile(r"^\S+ ERROR \[[^]]*\] ")  # engine ServerLog: time ERROR [thread] message
 _HBASE_STOPPING = ("***** STOPPING region server", "Shutdown hook starting")
 _DIGITS = re.compile(r"\d+")
 SHOWN = 3  # distinct messages shown per variant
@@ -49,7 +51,7 @@ def scan_log(path: Path, host: str, into: ServerErrors) -> None:
     for i, line in enumerate(lines):
         if any(marker in line for marker in _HBASE_STOPPING):
             return
-        log4j = _LOG4J_ERROR.match(line)
+        log4j = _LOG4J_ERROR.match(line) or _SERVER_LOG_ERROR.match(line)
         if not log4j and not _ENGINE_ERROR.match(line):
             continue
         message = line[log4j.end() :] if log4j else line

@@ -13,6 +13,7 @@ Ctrl-C (not a git checkout).  The two Progress tests at the end are unit tests o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -20,6 +21,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,7 +29,7 @@ import yaml
 
 from heaplab.playbook import Progress, run_playbook
 from heaplab.spec import load_spec
-from heaplab.tests.conftest import REPO, FinishedRun, LabRoot
+from heaplab.tests.conftest import REPO, FinishedRun, LabRoot, java_processes_mentioning
 
 LAB = "03-offheap-write"
 REAL_SPEC = REPO / "labs" / LAB / "experiment.yml"
@@ -45,10 +47,11 @@ RUN_TIMEOUT_S = 300
 UNAVAILABLE_WHY = "marked unavailable by this test"
 
 
-def small_spec(*, rows: int = SMALL_CI["rows"], broken_first: bool = False) -> str:
+def small_spec(*, rows: int = SMALL_CI["rows"], broken_first: bool = False, writer: bool = False) -> str:
     """Lab 03's real spec with a small ci scale and ``{port}`` (filled in by lab_root) as the RPC port.
 
-    ``broken_first`` puts a variant "broken" first whose profile the distribution does not have.
+    ``broken_first`` puts a variant "broken" first whose profile the distribution does not have; ``writer``
+    a background pe phase (its own session) that writes another table until single_put ends.
     """
     raw = yaml.safe_load(REAL_SPEC.read_text(encoding="utf-8"))
     raw["scales"]["ci"] = {**SMALL_CI, "rows": rows}
@@ -65,6 +68,11 @@ def small_spec(*, rows: int = SMALL_CI["rows"], broken_first: bool = False) -> s
     if broken_first:
         broken = {"profile": "no-such-profile", "server_jvm": ["-XX:+UseG1GC"], "client_jvm": []}
         raw["variants"] = {"broken": broken, **raw["variants"]}
+    if writer:
+        args = "--nomapred --oneCon=true --valueSize=200 --rows=2000000 --table=WriterTable randomWrite 1"
+        phase = {"name": "writer", "tool": "pe", "background": True, "until": "single_put", "args": args}
+        at = [p["name"] for p in raw["phases"]].index("single_put")
+        raw["phases"].insert(at, phase)
     return yaml.safe_dump(raw, sort_keys=False)
 
 
@@ -282,6 +290,61 @@ def test_failed_variant_is_recorded_and_the_run_goes_on(failed_run: FinishedRun)
 # --- Ctrl-C ----------------------------------------------------------------------------------------------
 
 
+def _client_jvms(lab: LabRoot, phase: str) -> list[tuple[int, str]]:
+    """The running java processes of one phase's client (its log directory is in their command line)."""
+    return java_processes_mentioning(f"{lab.base_dir}/current/client/logs/{phase}/")
+
+
+def _listening(port: int) -> list[str]:
+    """The sockets listening on TCP ``port`` (any address, IPv4 or IPv6), from /proc/net/tcp{,6}."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                    found.append(f"{table}: {line.strip()}")
+    return found
+
+
+def _wait_until(condition: Callable[[], object], what: str, proc: subprocess.Popen, out: Path) -> None:
+    deadline = time.monotonic() + 180
+    while not condition():
+        assert proc.poll() is None, f"heaplab ended before {what}:\n{out.read_text()}"
+        assert time.monotonic() < deadline, f"no {what} within 180 s:\n{out.read_text()}"
+        time.sleep(0.1)
+
+
+def _heaplab(lab: LabRoot, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "heaplab", *args],
+        capture_output=True,
+        text=True,
+        cwd=lab.root,
+        env=heaplab_env(lab),
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+
+
+def _start_stale_server(lab: LabRoot) -> int:
+    """A region server of the base directory's last configuration, as a heaplab killed with SIGKILL leaves
+    one: running, its pid file in place, holding the run's port."""
+    work = lab.base_dir / "current"
+    (home,) = (lab.base_dir / "engine").glob("heaplab-engine-*/")
+    env = {**os.environ, "ENGINE_CONF_DIR": str(work / "conf"), "ENGINE_LOG_DIR": str(work / "logs")}
+    started = subprocess.run(
+        [str(home / "bin/engine-daemon"), "start", "regionserver"],
+        env={**env, "ENGINE_PID_DIR": str(work / "logs")},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert started.returncode == 0, started.stdout + started.stderr
+    return int((work / "logs/regionserver.pid").read_text().strip())
+
+
 @pytest.mark.parametrize(
     ("sig", "to_group"),
     [(signal.SIGINT, True), (signal.SIGTERM, False)],
@@ -291,8 +354,12 @@ def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(
     lab_root, tmp_path: Path, sig: signal.Signals, to_group: bool
 ) -> None:
     """SIGINT to the run's process group (as a terminal's Ctrl-C), or SIGTERM to heaplab alone (kill, a
-    scheduler, a CI timeout), while the measured phase runs: the same clean end, no process left."""
-    lab = lab_root(small_spec(rows=2_000_000))  # a phase long enough to be interrupted; no git checkout
+    scheduler, a CI timeout), while the measured phase runs beside a background writer (its own session,
+    which no signal to heaplab's group reaches): the same clean end. No process of the run is left and
+    nothing listens on the server's port; run.json says interrupted; heaplab says how to run it again;
+    report and submit refuse the run in one line. After Ctrl-C, the same command right away completes,
+    though a region server from before still runs (as a heaplab killed with SIGKILL leaves one)."""
+    lab = lab_root(small_spec(rows=2_000_000, writer=True))  # long enough to be interrupted; no git checkout
     out_file, err_file = tmp_path / "stdout", tmp_path / "stderr"
     with out_file.open("w") as out, err_file.open("w") as err:
         proc = subprocess.Popen(
@@ -305,15 +372,19 @@ def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(
             start_new_session=True,
         )
     try:
-        deadline = time.monotonic() + 180
-        while "[hbase1-onheap] phase single_put started" not in out_file.read_text():
-            assert proc.poll() is None, out_file.read_text() + err_file.read_text()
-            assert time.monotonic() < deadline, out_file.read_text()
-            time.sleep(0.1)
-        time.sleep(1)  # the client is loading the server
+        _wait_until(
+            lambda: "[hbase1-onheap] phase single_put started" in out_file.read_text(),
+            "single_put",
+            proc,
+            out_file,
+        )
+        # both clients load the server: the measured phase's and the background writer
+        _wait_until(
+            lambda: _client_jvms(lab, "single_put") and _client_jvms(lab, "writer"), "clients", proc, out_file
+        )
         running = json.loads((only_run(lab) / "run.json").read_text(encoding="utf-8"))
         assert running["status"] == "running" and running["end"] is None
-        assert lab.leftover_processes(), "no engine process runs: nothing to interrupt"
+        assert _listening(lab.port), "the region server does not listen on its port"
         if to_group:
             os.killpg(proc.pid, sig)
         else:
@@ -325,7 +396,8 @@ def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(
             proc.wait()
     stdout, stderr = out_file.read_text(), err_file.read_text()
     assert code == 130, stdout + stderr
-    assert lab.leftover_processes() == [], "an engine process outlived the interrupted run"
+    assert lab.leftover_processes() == [], "a server or client of the interrupted run outlived it"
+    assert _listening(lab.port) == [], "something still listens on the run's port"
     assert "Traceback" not in stderr and "Traceback" not in stdout
     assert "interrupted (Ctrl-C or SIGTERM): the run is marked interrupted" in stdout
     run = only_run(lab)
@@ -337,7 +409,39 @@ def test_ctrl_c_marks_the_run_interrupted_and_stops_the_server(
     assert "[heaplab] interrupted (Ctrl-C or SIGTERM)" in (run / "hbase1-onheap/ansible.log").read_text(
         encoding="utf-8"
     )
-    assert "[hbase1-onheap] servers stopped" in stdout
+    assert "[hbase1-onheap] clients and servers stopped" in stdout
+    # how to run it again: the command run.json recorded, or the variants it did not finish
+    assert f"to run it again from the start: {m['command']}\n" in stdout
+    resume = shlex.join([*shlex.split(m["command"]), "--variant", "hbase1-onheap"])
+    assert (
+        f"or only the variants it did not finish (hbase1-onheap), as a run of their own: {resume}\n" in stdout
+    )
+
+    # an interrupted run is no run to report on or to hand in: one line each, no traceback
+    notebook = tmp_path / "answers.ipynb"
+    notebook.write_text("{}", encoding="utf-8")
+    for args, code in ((["report", str(run)], 1), (["submit", str(run), "--notebook", str(notebook)], 2)):
+        refused = _heaplab(lab, *args)
+        lines = refused.stderr.strip().splitlines()
+        assert refused.returncode == code and len(lines) == 1, (args, refused.stdout, refused.stderr)
+        assert lines[0].startswith("heaplab: error: ") and "is not complete (status interrupted" in lines[0]
+    assert not (run / "report.md").exists()
+    if not to_group:
+        return
+
+    # The same command again, at once, with a short spec: a region server left from before holds the port
+    # (and its pid file says so); the next run stops it and completes.
+    lab.spec.write_text(small_spec().replace("{port}", str(lab.port)), encoding="utf-8")
+    stale = _start_stale_server(lab)
+    again = _heaplab(lab, *run_args(lab))
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    (second,) = (r for r in lab.runs_dir.iterdir() if r != run)
+    m2 = json.loads((second / "run.json").read_text(encoding="utf-8"))
+    assert m2["status"] == "complete" and m2["variants"]["hbase1-onheap"]["status"] == "complete"
+    assert not Path(f"/proc/{stale}").exists(), "the region server left from before still runs"
+    said = f"Stopped, left running by an earlier run: regionserver (pid {stale}) stopped"
+    assert said in " ".join((second / "hbase1-onheap/ansible.log").read_text(encoding="utf-8").split())
+    assert lab.leftover_processes() == [] and _listening(lab.port) == []
 
 
 # --- the progress view (a parser: unit tests) ------------------------------------------------------------

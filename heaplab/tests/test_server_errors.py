@@ -64,6 +64,20 @@ def test_hbase_errors_count_until_the_region_server_stops(tmp_path: Path) -> Non
     assert found.messages == ["localhost: ipc.RpcServer: Unexpected throwable"]
 
 
+def test_the_engine_server_logs_error_lines_count(tmp_path: Path) -> None:
+    full = (
+        "no space left on device: WAL write to /data/WALs/wal.1 failed: No space left on device; "
+        "/data (tmpfs) has 0 bytes free of 8388608 (hbase.rootdir /data)"
+    )
+    found = _scan_text(
+        tmp_path,
+        "2026-11-29T05:35:08.253Z INFO  [main] region server serving on localhost:1\n"
+        f"2026-11-29T05:35:08.253Z ERROR [RpcServer.handler=3,queue=0,all] {full}\n"
+        "2026-11-29T05:35:08.300Z WARN  [main] not an error\n",
+    )
+    assert found.count == 1 and found.messages == [f"localhost: {full}"]
+
+
 def test_a_clean_log_has_no_errors(tmp_path: Path) -> None:
     found = _scan_text(tmp_path, "INFO: started\nWARNING: slow\n2026-11-25 12:34:47,321 INFO  [main] x: y\n")
     assert found.count == 0 and summary({}) == "none" and report_lines({}) == []

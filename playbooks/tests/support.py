@@ -168,10 +168,14 @@ class VariantRun:
     def variant_dir(self):
         return self.run_dir / self.variant
 
-    def run(self, timeout=600):
+    def run(self, timeout=600, path_first=None):
+        """ansible-playbook variant.yml; ``path_first``: a directory put first on PATH (a host's shims)."""
         vars_file = self.run_dir / self.variant / "ansible-vars.json"
         vars_file.parent.mkdir(parents=True, exist_ok=True)
         vars_file.write_text(json.dumps(self.vars))
+        env = ansible_env()
+        if path_first is not None:
+            env["PATH"] = f"{path_first}:{env['PATH']}"
         self.result = subprocess.run(
             [
                 tool("ansible-playbook"),
@@ -182,7 +186,7 @@ class VariantRun:
                 f"@{vars_file}",
             ],
             cwd=REPO,
-            env=ansible_env(),
+            env=env,
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -25,6 +25,11 @@ options:
     description: The working directory (absolute). The role checks it before calling this.
     type: path
     required: true
+  data_dir:
+    description: A directory outside I(path) (the region server's own data disk or mount) whose contents are
+      removed, the directory itself kept (a mount point cannot be removed), and created when missing.
+    type: str
+    default: ""
   dirs:
     description: Directories to create below I(path) (relative paths), mode 0755.
     type: list
@@ -53,10 +58,21 @@ def write(path: Path, content: str) -> None:
     tmp.replace(path)
 
 
+def empty(directory: Path) -> None:
+    """Remove what ``directory`` holds, keep the directory (a mount point); create it when missing."""
+    directory.mkdir(mode=0o755, parents=True, exist_ok=True)
+    for entry in directory.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
             "path": {"type": "path", "required": True},
+            "data_dir": {"type": "str", "default": ""},
             "dirs": {"type": "list", "elements": "str", "default": []},
             "files": {"type": "list", "elements": "dict", "default": []},
         },
@@ -74,6 +90,8 @@ def main() -> None:
     try:
         if root.exists():
             shutil.rmtree(root)
+        if module.params["data_dir"]:
+            empty(Path(module.params["data_dir"]))
         for d in module.params["dirs"]:
             (root / d).mkdir(mode=0o755, parents=True, exist_ok=True)
         for path, content in files:

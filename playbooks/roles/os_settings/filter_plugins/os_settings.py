@@ -15,12 +15,13 @@ def _value(text):
     return text or None
 
 
-def os_settings_parse(lines):
-    """key=value lines (os_settings_read_script) to a dict; an unreadable value becomes None."""
+def os_settings_parse(lines, keys=None):
+    """key=value lines (os_settings_read_script) to a dict; an unreadable value becomes None. With
+    ``keys``, lines of other keys (anything else the host printed) are ignored."""
     settings = {}
     for line in lines or []:
         key, sep, value = str(line).partition("=")
-        if sep:
+        if sep and (keys is None or key.strip() in keys):
             settings[key.strip()] = _value(value)
     return settings
 

@@ -3,8 +3,9 @@
     variant_files.py pack <parts-json>      on the host: <parts-json> is a list of {"dest": <subdir>,
         "dirs": [<dir>...], "patterns": [<pattern>...]}; the files of those directories whose names match
         a pattern (fnmatch, like ansible's find: not recursive, hidden files never) go into a new archive
-        (tar.gz, in the host's temporary directory) under <subdir>/. Prints {"count": N, "archive": path};
-        no archive is written (path "") when no file matches.
+        (tar.gz, in the host's temporary directory) under <subdir>/. Its last line on stdout is
+        `HEAPLAB-RESULT: {"count": N, "archive": path}` (the role reads that line alone: a host's python3
+        may print lines of its own first); no archive is written (path "") when no file matches.
     variant_files.py unpack <archive> <dest-dir>
         on the controller: extracts the archive into <dest-dir> (created when missing), then removes it.
 
@@ -21,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 USAGE = "usage: variant_files.py pack <parts-json> | unpack <archive> <dest-dir>"
+RESULT = "HEAPLAB-RESULT: "  # marks the line that is this script's own (filter_plugins/heaplab_result.py)
 
 
 def matching_files(directory: Path, patterns: list[str]) -> list[Path]:
@@ -65,7 +67,7 @@ def unpack(archive: Path, dest: Path) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "pack":
-        print(json.dumps(pack(json.loads(sys.argv[2]))))
+        print(RESULT + json.dumps(pack(json.loads(sys.argv[2]))), flush=True)
     elif len(sys.argv) == 4 and sys.argv[1] == "unpack":
         unpack(Path(sys.argv[2]), Path(sys.argv[3]))
     else:

@@ -32,7 +32,7 @@ final class LegacyWritePath implements WritePath {
             walDone = regions.put(table, cells, durability);
         } catch (Throwable t) {
             call.holdRequestUntil(CellsStillInUse.of(t));
-            call.fail(t);
+            call.fail(DiskFull.note(t));
             return;
         }
         call.holdRequestUntil(walDone);

@@ -160,6 +160,15 @@ public final class RegionRpcService implements RpcService {
 
     @Override
     public Reply call(Request request) throws IOException {
+        try {
+            return answer(request);
+        } catch (IOException | RuntimeException e) {
+            DiskFull.note(e); // a flush, compaction or create on a full disk
+            throw e;
+        }
+    }
+
+    private Reply answer(Request request) throws IOException {
         OnlineRegions r = regions;
         if (r == null) {
             throw new IOException("region server " + serverName + " is still opening its regions (replaying the WAL)");

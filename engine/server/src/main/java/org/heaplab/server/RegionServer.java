@@ -251,6 +251,7 @@ public final class RegionServer {
         ServerLog.info("starting region server: conf " + env.describeSite() + ", data " + conf.get(EngineEnv.ROOTDIR_KEY)
             + ", pid " + ProcessHandle.current().pid());
         ServerMain.warnUnknownKeys(conf);
+        DiskFull.watch(Path.of(conf.get(EngineEnv.ROOTDIR_KEY))); // a full disk: one line with its free space
         RegionServer server;
         try {
             server = ServerMain.startOrExit("region server", () -> start(conf));

@@ -73,7 +73,7 @@ final class StagedWritePath implements WritePath {
         try {
             parts = regions.prepare(table, cells, durability);
         } catch (Throwable t) {
-            call.fail(t);
+            call.fail(DiskFull.note(t));
             return;
         }
         if (parts.isEmpty()) {
@@ -153,7 +153,7 @@ final class StagedWritePath implements WritePath {
                 if (f == null) {
                     call.reply(RpcService.Reply.EMPTY);
                 } else {
-                    call.fail(f);
+                    call.fail(DiskFull.note(f));
                 }
             }
         }
