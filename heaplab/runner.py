@@ -398,7 +398,7 @@ def _run_variant(
         entry["gc_logs_gzipped"] = len(rawlogs.compress_gc_logs(vdir))
         if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
             entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
-        if v.server == "engine":  # unknown keys into run.json; a switch the server did not run fails the variant
+        if v.server == "engine":  # unknown keys into run.json; a switch it did not run fails the variant
             mismatch = startup_check.check_variant(vdir, entry, opts.out)
             entry["error"] = entry["error"] or (mismatch if code == 0 else None)
     except OSError as e:  # the variant's files are not whole: never complete
