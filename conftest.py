@@ -16,6 +16,8 @@ LONGEST_FIRST = (  # seconds per file in `--durations` of a full run on 2 cores,
     "test_edition.py",  # 219 s: builds the engine's core module in a copy of the repository
     "test_integrity.py",  # 210 s
     "test_lab02_ci.py",
+    "test_full_disk.py",  # two runs on small tmpfs mounts: about 100 s (2026-11-29)
+    "test_run_switch_check.py",  # one lab 03 run with two engine variants: about 80 s
     "test_notebooks_reference.py",
     "test_lab05_ci.py",
     "test_lab10_ci.py",
@@ -25,6 +27,7 @@ LONGEST_FIRST = (  # seconds per file in `--durations` of a full run on 2 cores,
     "test_provision.py",
     "test_terraform.py",
     "test_lab01_ci.py",
+    "test_noisy_host.py",  # variant.yml with a junk-printing python3: about 40 s
     "test_lint.py",
     "test_ycsb_ci.py",
     "test_profile_ci.py",
