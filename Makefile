@@ -107,8 +107,12 @@ test:
 	$(MAKE) --no-print-directory apache-hbase
 	@echo "== lint: ruff (ansible-lint's production profile runs in pytest: playbooks/tests/test_lint.py)"
 	$(MAKE) --no-print-directory lint-python
-	@echo "== python: heaplab, notebooks, playbooks, end-to-end ci runs (two workers, one test file per worker at a time)"
-	$(BIN)/pytest -n 2 --dist loadfile --durations=15
+	@echo "== python: heaplab, notebooks, playbooks, end-to-end ci runs (three workers, one test file per worker at a time)"
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=15
+
+# Three workers on two cores: the ci-scale lab runs wait on JVM start-up, ansible and the servers for much
+# of their time (a full run kept the two cores about 70% busy with two workers).
+PYTEST_WORKERS ?= 3
 
 lint: lint-python
 	cd playbooks && PATH="$(CURDIR)/$(BIN):$$PATH" ansible-lint --offline --profile production -q
