@@ -17,16 +17,13 @@ Nothing is faked: both servers really ran, and run.json is heaplab's.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from heaplab.spec import load_spec
 from heaplab.tests.conftest import FinishedRun, LabRoot
-from heaplab.tests.test_runner import heaplab_env, run_args, small_spec
+from heaplab.tests.test_runner import real_run, small_spec
 
 RUN_TIMEOUT_S = 900  # two variants on a shared machine
 TYPO = "hbase.rpc.server.iml"
@@ -73,18 +70,7 @@ def elsewhere(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def switch_run(lab_root, elsewhere: Path) -> FinishedRun:
     lab = lab_root(switch_spec(elsewhere))
     write_elsewhere(elsewhere, lab)
-    proc = subprocess.run(
-        [sys.executable, "-m", "heaplab", *run_args(lab)],
-        capture_output=True,
-        text=True,
-        cwd=lab.root,
-        env=heaplab_env(lab),
-        timeout=RUN_TIMEOUT_S,
-        check=False,
-    )
-    (run,) = lab.runs_dir.iterdir()
-    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    return FinishedRun(lab, proc, run, manifest, load_spec(lab.spec))
+    return real_run(lab, RUN_TIMEOUT_S)
 
 
 def test_the_variant_whose_server_ran_another_path_fails_with_one_line(

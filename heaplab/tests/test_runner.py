@@ -95,14 +95,14 @@ def only_run(lab: LabRoot) -> Path:
     return run
 
 
-def real_run(lab: LabRoot) -> FinishedRun:
+def real_run(lab: LabRoot, timeout_s: float = RUN_TIMEOUT_S) -> FinishedRun:
     proc = subprocess.run(
         [sys.executable, "-m", "heaplab", *run_args(lab)],
         capture_output=True,
         text=True,
         cwd=lab.root,
         env=heaplab_env(lab),
-        timeout=RUN_TIMEOUT_S,
+        timeout=timeout_s,
         check=False,
     )
     run = only_run(lab)
