@@ -101,11 +101,17 @@ MECHANISM_METRICS = (  # heaplab.mechanism: the server's allocation and copies p
 METRICS = CLIENT_METRICS + GC_METRICS + MEMORY_METRICS + READ_METRICS + MECHANISM_METRICS
 # Claims (docs/contracts.md section 8): what a claim judges against, and where its figure comes from.
 PEER = "peer"  # a target against Apache HBase, judged as a bound (heaplab.verdict.rule_of)
-CLAIM_KINDS = ("article", "inference", "extension", PEER)
+CHECK = "check"  # a mechanism check: true by construction of the code (e.g. no heap copy on the 2.x path)
+CLAIM_KINDS = ("article", "inference", CHECK, PEER)
+LEGACY_KINDS = {"extension": "inference"}  # the spec copies in runs made before the kinds were four
+REGIONS = ("at-least", "at-most")  # an article's "at least x" / "at most x": its region is a half-line
+DEFAULT_TOLERANCE = 0.15  # the article's region R: its figure +-15% unless the claim states its own
+DEFAULT_MARGIN = 0.05  # the no-effect region N: 1 +-5% (or null +-5%) unless the claim states its own
 CLAIM_KEYS = (
     "id", "kind", "experiment", "metric", "expect", "figure", "source", "says", "article_ratio", "null",
-    "needs", "measurable", "why",
+    "needs", "measurable", "why", "doc", "tolerance", "margin", "region", "preconditions",
 )  # fmt: skip
+PRECONDITION_KEYS = ("metric", "expect", "why")
 CLAIM_NEEDS = ("cores", "memory_gb")  # the smallest region-server host a claim can be judged on
 VARIANT_KEYS = (
     "profile",
@@ -188,6 +194,17 @@ class Phase:
 
 
 @dataclass(frozen=True)
+class Precondition:
+    """A condition a run must meet for a claim to be judged on it, e.g. the on-heap arm spends at least 5%
+    of the phase in GC pauses: ``{metric: gc_pause_fraction, expect: "hbase1-onheap >= 0.05"}``, judged
+    on the variants' mean over the runs. When it fails the claim is `not measurable here`."""
+
+    metric: str
+    expect: str
+    why: str | None = None
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     experiment: str | None  # None only for a claim that is not measurable on any target
@@ -195,7 +212,7 @@ class Claim:
     expect: str | None
     says: str | None = None
     article_ratio: str | None = None  # the article's variant whose "<metric>_ratio" row is left / right
-    kind: str = "article"  # article | inference | extension | peer
+    kind: str = "article"  # article | inference | check | peer
     figure: str | None = None  # the article's figure as it reads ("P999 45 ms -> 5 ms: 0.11x")
     source: str | None = None  # the article's title and table or section
     null: float | None = None  # a constant claim's "no effect" value (heaplab.verdict: effect rule)
@@ -203,6 +220,11 @@ class Claim:
     measurable: bool = True  # False: no target of this lab can measure it; `why` says why
     why: str | None = None
     subject: str = ENGINE  # the server it is judged on: the engine, or a `subjects` entry (heaplab.subjects)
+    doc: str | None = None  # the article it is tallied under, when not its experiment's (``reproduces``)
+    tolerance: float = DEFAULT_TOLERANCE  # the article's region R: its figure x (1 +- tolerance)
+    margin: float = DEFAULT_MARGIN  # the no-effect region N: null x (1 +- margin)
+    region: str | None = None  # "at-least" / "at-most": R is a half-line from the figure
+    preconditions: tuple[Precondition, ...] = ()  # when this machine can show it (heaplab.claims)
 
 
 def with_derived(scale_params: dict[str, Any]) -> dict[str, Any]:
@@ -590,6 +612,7 @@ def _claims(
 
 def _claim(c: dict[str, Any], cw: str) -> Claim:
     kind = str(c.get("kind", "article"))
+    kind = LEGACY_KINDS.get(kind, kind)
     if kind not in CLAIM_KINDS:
         raise SpecError(f"{cw}: kind {kind!r} is not one of {', '.join(CLAIM_KINDS)}")
     measurable = c.get("measurable", True)
@@ -604,6 +627,11 @@ def _claim(c: dict[str, Any], cw: str) -> Claim:
     if null is not None and (isinstance(null, bool) or not isinstance(null, (int, float)) or null <= 0):
         raise SpecError(f"{cw}: null must be a positive number (the value of 'no effect')")
     required = (lambda key: str(_req(c, key, cw))) if measurable else c.get
+    tolerance = _fraction(c, "tolerance", DEFAULT_TOLERANCE, cw)
+    margin = _fraction(c, "margin", DEFAULT_MARGIN, cw)
+    region = c.get("region")
+    if region is not None and region not in REGIONS:
+        raise SpecError(f"{cw}: region must be one of {', '.join(REGIONS)}, not {region!r}")
     return Claim(
         id=str(_req(c, "id", cw)),
         experiment=required("experiment"),
@@ -618,7 +646,48 @@ def _claim(c: dict[str, Any], cw: str) -> Claim:
         needs={str(k): float(v) for k, v in needs.items()},
         measurable=measurable,
         why=c.get("why"),
+        doc=str(c["doc"]) if c.get("doc") is not None else None,
+        tolerance=tolerance,
+        margin=margin,
+        region=region,
+        preconditions=_preconditions(c.get("preconditions"), cw),
     )
+
+
+def _fraction(c: dict[str, Any], key: str, default: float, cw: str) -> float:
+    x = c.get(key, default)
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x < 1:
+        raise SpecError(f"{cw}: {key} must be a fraction between 0 and 1 (e.g. 0.15 for +-15%), not {x!r}")
+    return float(x)
+
+
+def _preconditions(raw: Any, cw: str) -> tuple[Precondition, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise SpecError(f"{cw}: preconditions must be a list of {{metric, expect, why}}")
+    out = []
+    for p in raw:
+        if (
+            not isinstance(p, dict)
+            or set(p) - set(PRECONDITION_KEYS)
+            or not p.get("metric")
+            or not p.get("expect")
+        ):
+            raise SpecError(
+                f"{cw}: a precondition is {{metric, expect, why}}, e.g. "
+                '{metric: gc_pause_fraction, expect: "hbase1-onheap >= 0.05"}, not {p!r}'
+            )
+        if p["metric"] not in METRICS:
+            raise SpecError(f"{cw}: precondition: unknown metric {p['metric']!r}")
+        try:
+            exp = parse_expectation(str(p["expect"]))
+        except ExpectationError as e:
+            raise SpecError(f"{cw}: precondition: {e}") from e
+        if exp.right is not None and not exp.factor:
+            raise SpecError(f"{cw}: precondition: {p['expect']!r} compares with 0")
+        out.append(Precondition(str(p["metric"]), str(p["expect"]), p.get("why")))
+    return tuple(out)
 
 
 def _check_judged_claim(
