@@ -9,15 +9,7 @@ The public API, for notebooks and scripts::
 """
 
 from heaplab.analysis import Analysis, analyse
-from heaplab.claims import (
-    DIRECTION,
-    INCONCLUSIVE,
-    NOT_MEASURABLE,
-    NOT_REPRODUCED,
-    REPRODUCED,
-    ClaimResult,
-    judge_all,
-)
+from heaplab.claims import ClaimResult, judge_all
 from heaplab.client_summary import ClientSummary, load_client_summary, load_phase_summaries
 from heaplab.comparison import to_markdown
 from heaplab.expectation import Expectation, parse_expectation
@@ -30,15 +22,38 @@ from heaplab.report import write_report
 from heaplab.rundir import Run, RunError, find_lab_run, load_run
 from heaplab.spec import Spec, SpecError, load_spec
 from heaplab.steady import SteadyState, steady_state
+from heaplab.verdict import (
+    FAILED,
+    INCONCLUSIVE,
+    LARGER,
+    LEVELS_BY_KIND,
+    MET,
+    NO_EFFECT,
+    NOT_MEASURABLE,
+    NOT_MET,
+    NOT_REPRODUCED,
+    OPPOSITE,
+    PASSED,
+    REPRODUCED,
+    SMALLER,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "DIRECTION",
+    "FAILED",
     "INCONCLUSIVE",
+    "LARGER",
+    "LEVELS_BY_KIND",
+    "MET",
     "NOT_MEASURABLE",
+    "NOT_MET",
     "NOT_REPRODUCED",
+    "NO_EFFECT",
+    "OPPOSITE",
+    "PASSED",
     "REPRODUCED",
+    "SMALLER",
     "Analysis",
     "ClaimResult",
     "ClientSummary",

@@ -8,20 +8,34 @@ claims.json format history (the ``format`` field):
      run order), "quantity" ([per-run ratio L / R, or value of L]), "mean", "low", "high" (the 95%
      interval of the quantity), "band" (how the interval was obtained); "measured" is each variant's mean
      over the runs; "verdict" is one of heaplab.verdict.LEVELS.
+  3  the two-region rule: "claims_from" (whose claims were judged: the lab's experiment.yml in the checkout,
+     or the spec as run) and "counts" per subject and kind; per claim "subject_name" ("engine", "Apache
+     HBase 2.6.4": what ran), "doc" (the article it is tallied under), "rule" (region | bound), "region"
+     (R: the article's region, or the values meeting a bound; null for inf), "no_effect" (N), "tolerance",
+     "margin", "indicative" (fewer runs than a verdict needs), "decided", "events" (per run, per variant,
+     the GC events or spike seconds a count-like metric rests on), "preconditions" ([{expect, metric,
+     measured, holds}]); "verdict" is one of heaplab.verdict.LEVELS_BY_KIND[kind].
 
-The rule itself (effect / bound, the five levels) is heaplab.verdict's; docs/analysis.md states it.
+The rule itself (region / bound, the labels) is heaplab.verdict's; docs/analysis.md states it.
 A claim is `not measurable here` when it is declared so (``measurable: false``), when a variant it names
-is unavailable on this target (a JDK, the Apache HBase jars), or when the hosts are smaller than its
-``needs``; `inconclusive` when no run has every value it needs (a variant failed, a metric is absent).
+is unavailable on this target (a JDK, the Apache HBase jars), when the hosts are smaller than its
+``needs``, or when one of its ``preconditions`` fails on the runs (its figures are still shown);
+`inconclusive` when no run has every value it needs (a variant failed, a metric is absent), when fewer than
+three runs have, or when a count-like metric rests on fewer than MIN_EVENTS events in a run (Poisson: the
+count alone is then uncertain by a third or more).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import statistics
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from heaplab.claim_source import claims_to_judge
 from heaplab.comparison import fmt
 from heaplab.expectation import Expectation, parse_expectation
 from heaplab.metrics import UNITS, Measurement
@@ -29,22 +43,38 @@ from heaplab.published import Published
 from heaplab.rundir import Run
 from heaplab.runjson import write_json_atomic
 from heaplab.server_errors import scan as scan_server_errors
-from heaplab.spec import PEER, Claim
+from heaplab.spec import Claim
+from heaplab.subjects import ENGINE, subject_name
 from heaplab.verdict import (
-    DIRECTION,
     INCONCLUSIVE,
     LEVELS,
+    LEVELS_BY_KIND,
     NOT_MEASURABLE,
-    NOT_REPRODUCED,
-    REPRODUCED,
+    REGION,
     Judgement,
+    demote,
     judge,
 )
 
-FORMAT = 2
-__all__ = ["DIRECTION", "INCONCLUSIVE", "LEVELS", "NOT_MEASURABLE", "NOT_REPRODUCED", "REPRODUCED"]
+FORMAT = 3
+__all__ = ["INCONCLUSIVE", "LEVELS", "LEVELS_BY_KIND", "NOT_MEASURABLE"]
 
 Measurements = dict[str, dict[str, Measurement]]  # {experiment: {variant: Measurement}} of one run
+
+
+# Count-like metrics rest on a number of events (GCs, spike seconds): below MIN_EVENTS in a run, the
+# count's own Poisson noise (1 / sqrt(k): a third at 9) is larger than most effects the labs look for.
+MIN_EVENTS = 10
+COUNT_METRICS = {
+    "young_gc_rate": "young GCs",
+    "young_gc_per_mop": "young GCs",
+    "gc_count": "GC pauses",
+    "gc_count_per_hour": "GC pauses",
+    "full_gc_count": "full GCs",
+    "cms_concurrent_mode_failures": "concurrent-mode failures",
+    "latency_spike_gc_lift": "spike seconds",
+    "latency_spike_gc_share": "spike seconds",
+}
 
 
 @dataclass(frozen=True)
@@ -61,6 +91,16 @@ class ClaimResult:
     judgement: Judgement | None = None
     per_run: list[dict[str, float | None]] = field(default_factory=list)
     quantity: list[float] = field(default_factory=list)
+    subject_name: str = ENGINE  # what ran: "engine", "Apache HBase 2.6.4"
+    events: list[dict[str, int | None]] = field(default_factory=list)  # per run, per variant (COUNT_METRICS)
+    preconditions: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def decided(self) -> bool:
+        """More runs would not change what the claim can say (heaplab run --repeat auto)."""
+        if self.verdict == NOT_MEASURABLE:
+            return True
+        return self.judgement is not None and self.judgement.decided
 
     @property
     def article_text(self) -> str:
@@ -88,6 +128,8 @@ class ClaimResult:
         return {
             "kind": c.kind,
             "subject": c.subject,
+            "subject_name": self.subject_name,
+            "doc": self.doc,
             "experiment": c.experiment,
             "metric": c.metric,
             "unit": self.unit,
@@ -99,9 +141,17 @@ class ClaimResult:
             "article_holds": self.article_holds,
             "article_ratio": self.article_ratio,
             "rule": j.rule if j else None,
+            "tolerance": c.tolerance,
+            "margin": c.margin,
+            "region": _finite(j.region) if j else None,
+            "no_effect": _finite(j.no_effect) if j and j.no_effect else None,
             "n": j.n if j else 0,
+            "indicative": j.indicative if j else None,
+            "decided": self.decided,
             "per_run": self.per_run,
             "quantity": self.quantity,
+            "events": self.events,
+            "preconditions": self.preconditions,
             "mean": j.mean if j else None,
             "low": j.low if j else None,
             "high": j.high if j else None,
@@ -111,6 +161,15 @@ class ClaimResult:
             "verdict": self.verdict,
             "why": self.why,
         }
+
+    @property
+    def doc(self) -> str | None:
+        return self.claim.doc
+
+
+def _finite(r: tuple[float, float]) -> list[float | None]:
+    """A region as JSON: an infinite end is null."""
+    return [None if math.isinf(x) else x for x in r]
 
 
 def _article(
@@ -182,66 +241,129 @@ def judge_claim(
     verdict that uses such a variant says so in its why.
     """
     unit = UNITS.get(claim.metric or "", "")
-    if not claim.measurable:
-        return ClaimResult(claim, unit, {}, None, {}, NOT_MEASURABLE, claim.why or "")
-    exp = parse_expectation(str(claim.expect))
+    claim = _with_doc(claim, runs[0])
+    exp = parse_expectation(str(claim.expect)) if claim.expect else None
+    name = subject_name(runs[0], exp.left) if exp else ENGINE
+    if not claim.measurable or exp is None:
+        return ClaimResult(claim, unit, {}, None, {}, NOT_MEASURABLE, claim.why or "", subject_name=name)
     article, article_ratio, article_holds = _article(runs[0], claim, exp, published)
     empty: dict[str, float | None] = dict.fromkeys(exp.variants)
+    result = partial(
+        ClaimResult, claim, unit, article, article_holds, article_ratio=article_ratio, subject_name=name
+    )
     unavailable = _unavailable(exp, runs)
     if unavailable:
-        return ClaimResult(
-            claim, unit, article, article_holds, empty, NOT_MEASURABLE, unavailable, None, article_ratio
-        )
-    per_run, problems = _per_run(claim, exp, runs, measured_runs)
+        return result(empty, NOT_MEASURABLE, unavailable)
+    per_run, problems = _per_run(str(claim.experiment), str(claim.metric), exp.variants, runs, measured_runs)
     complete = [row for row in per_run if all(x is not None for x in row.values())]
     too_small = _unmet_needs(claim, runs)
     if too_small:  # judged on no host this small, but what it measured is shown beside the reason
-        return ClaimResult(
-            claim,
-            unit,
-            article,
-            article_holds,
-            _means(exp, complete) if complete else empty,
-            NOT_MEASURABLE,
-            too_small,
-            None,
-            article_ratio,
-            None,
-            per_run,
+        return result(
+            _means(exp, complete) if complete else empty, NOT_MEASURABLE, too_small, per_run=per_run
         )
-    if exp.right is not None:  # a ratio over 0 is no ratio (e.g. no young GC at all in a short window)
-        zero = [
-            (run, row)
-            for run, row in zip(runs, per_run, strict=True)
-            if row in complete and row[exp.right] == 0
-        ]
-        problems += [f"{run.path.name}: {exp.right} has {claim.metric} 0, so no ratio" for run, _ in zero]
+    if exp.right is not None:  # a ratio over 0 is no ratio: say which way, leave the run out
+        for run, row in zip(runs, per_run, strict=True):
+            if row in complete and row[exp.right] == 0:
+                both = "both variants have" if row[exp.left] == 0 else f"{exp.right} has"
+                problems.append(f"{run.path.name}: {both} {claim.metric} 0, so no ratio")
         complete = [row for row in complete if row[exp.right] != 0]
     if not complete:
         why = "; ".join(problems) or "no run has a value"
-        return ClaimResult(
-            claim, unit, article, article_holds, empty, INCONCLUSIVE, why, None, article_ratio, None, per_run
-        )
+        return result(empty, INCONCLUSIVE, why, per_run=per_run)
     quantity = [_quantity(exp, row) for row in complete]
-    j = judge(exp, quantity, str(claim.metric), claim.null, target=claim.kind == PEER)
-    measured = _means(exp, complete)
-    why = j.why + (f"; left out: {'; '.join(problems)}" if problems else "")
+    j = judge(
+        exp,
+        quantity,
+        null=claim.null,
+        kind=claim.kind,
+        tolerance=claim.tolerance,
+        margin=claim.margin,
+        region=claim.region,
+    )
+    events = _events(claim, exp, runs, measured_runs)
+    too_few = _too_few_events(claim, exp, j, events)
+    if too_few:
+        j = demote(j, too_few)
+    preconditions = _preconditions(claim, runs, measured_runs)
+    failed = [p for p in preconditions if p["holds"] is False]
+    level = NOT_MEASURABLE if failed else j.level
+    why = "; ".join(_precondition_text(p) for p in failed) + ("; measured: " if failed else "") + j.why
+    why += f"; left out: {'; '.join(problems)}" if problems else ""
     why += _error_note(exp, erroring or {})
     ratio = j.mean if exp.right is not None else None
-    return ClaimResult(
-        claim,
-        unit,
-        article,
-        article_holds,
-        dict(measured),
-        j.level,
+    return result(
+        _means(exp, complete),
+        level,
         why,
         ratio,
-        article_ratio,
-        j,
-        per_run,
-        quantity,
+        judgement=j,
+        per_run=per_run,
+        quantity=quantity,
+        events=events,
+        preconditions=preconditions,
     )
+
+
+def _with_doc(claim: Claim, run: Run) -> Claim:
+    """The claim with the article it is tallied under: its own ``doc``, else its experiment's."""
+    if claim.doc is not None:
+        return claim
+    doc = run.spec.doc_of(claim.experiment) if claim.experiment else run.spec.reproduces[0]["doc"]
+    return dataclasses.replace(claim, doc=doc)
+
+
+def _events(
+    claim: Claim, exp: Expectation, runs: list[Run], measured_runs: list[Measurements]
+) -> list[dict[str, int | None]]:
+    if claim.metric not in COUNT_METRICS:
+        return []
+    rows = []
+    for measurements in measured_runs[: len(runs)]:
+        row: dict[str, int | None] = {}
+        for v in exp.variants:
+            m = measurements.get(str(claim.experiment), {}).get(v)
+            row[v] = m.events.get(str(claim.metric)) if m is not None else None
+        rows.append(row)
+    return rows
+
+
+def _too_few_events(
+    claim: Claim, exp: Expectation, j: Judgement, events: list[dict[str, int | None]]
+) -> str | None:
+    """Why a count-like effect is too thin to judge (a bound such as "no full GC" needs no Poisson check:
+    zero events is exact)."""
+    if not events or (j.rule != REGION and exp.right is None):
+        return None
+    counted = [k for row in events for k in row.values() if k is not None]
+    if not counted or min(counted) >= MIN_EVENTS:
+        return None
+    what = COUNT_METRICS[str(claim.metric)]
+    return (
+        f"too few {what} to judge: {min(counted)} in a run (a verdict needs {MIN_EVENTS} in every run of "
+        "every variant; a count of k is uncertain by about 1/sqrt(k))"
+    )
+
+
+def _preconditions(claim: Claim, runs: list[Run], measured_runs: list[Measurements]) -> list[dict[str, Any]]:
+    """Each precondition with the variants' means over the runs and whether it holds (None: no value)."""
+    out = []
+    for p in claim.preconditions:
+        exp = parse_expectation(p.expect)
+        rows, _ = _per_run(str(claim.experiment), p.metric, exp.variants, runs, measured_runs)
+        complete = [row for row in rows if all(x is not None for x in row.values())]
+        measured = _means(exp, complete) if complete else dict.fromkeys(exp.variants)
+        known = {k: float(x) for k, x in measured.items() if x is not None}
+        holds = exp.holds(known) if len(known) == len(exp.variants) else None
+        out.append(
+            {"metric": p.metric, "expect": p.expect, "why": p.why, "measured": measured, "holds": holds}
+        )
+    return out
+
+
+def _precondition_text(p: dict[str, Any]) -> str:
+    values = ", ".join(f"{k} {fmt(p['metric'], x)}" for k, x in p["measured"].items())
+    because = f" ({p['why']})" if p.get("why") else ""
+    return f"precondition `{p['expect']}` on {p['metric']} fails: {values}{because}"
 
 
 def _means(exp: Expectation, rows: list[dict[str, float | None]]) -> dict[str, float | None]:
@@ -250,22 +372,21 @@ def _means(exp: Expectation, rows: list[dict[str, float | None]]) -> dict[str, f
 
 
 def _per_run(
-    claim: Claim, exp: Expectation, runs: list[Run], measured_runs: list[Measurements]
+    experiment: str, metric: str, variants: list[str], runs: list[Run], measured_runs: list[Measurements]
 ) -> tuple[list[dict[str, float | None]], list[str]]:
     rows, problems = [], []
     for run, measurements in zip(runs, measured_runs, strict=True):
-        row: dict[str, float | None] = dict.fromkeys(exp.variants)
-        for v in exp.variants:
-            m = measurements.get(str(claim.experiment), {}).get(v)
+        row: dict[str, float | None] = dict.fromkeys(variants)
+        for v in variants:
+            m = measurements.get(experiment, {}).get(v)
             if m is None:
                 problems.append(f"{run.path.name}: {v} is not in the run")
             elif m.problem:
                 problems.append(f"{run.path.name}: {v}: {m.problem}")
-            elif claim.metric not in m.values:
-                hint = _missing_hint(str(claim.metric))
-                problems.append(f"{run.path.name}: {v} has no {claim.metric}{hint}")
+            elif metric not in m.values:
+                problems.append(f"{run.path.name}: {v} has no {metric}{_missing_hint(metric)}")
             else:
-                row[v] = m.values[str(claim.metric)]
+                row[v] = m.values[metric]
         rows.append(row)
     return rows, problems
 
@@ -299,21 +420,35 @@ def _error_note(exp: Expectation, erroring: dict[str, list[str]]) -> str:
 def judge_all(
     runs: list[Run], measured_runs: list[Measurements], published: Published | None
 ) -> list[ClaimResult]:
-    """Every claim of the first run's spec, judged over all ``runs``."""
+    """Every claim of the lab (heaplab.claim_source: the checkout's, or the spec as run), judged over all
+    ``runs``."""
     erroring: dict[str, list[str]] = {}
     for run in runs:
         for variant in scan_server_errors(run):
             erroring.setdefault(variant, []).append(run.path.name)
-    return [judge_claim(runs, c, measured_runs, published, erroring) for c in runs[0].spec.claims]
+    claims, _ = claims_to_judge(runs[0])
+    return [judge_claim(runs, c, measured_runs, published, erroring) for c in claims]
 
 
 def counts(results: list[ClaimResult]) -> dict[str, int]:
-    """Claims per verdict level, in LEVELS order."""
-    return {level: sum(1 for r in results if r.verdict == level) for level in LEVELS}
+    """Claims per verdict level, in LEVELS order (the levels with none left out)."""
+    tally = {level: sum(1 for r in results if r.verdict == level) for level in LEVELS}
+    return {level: n for level, n in tally.items() if n}
+
+
+def tallies(results: list[ClaimResult]) -> dict[str, dict[str, dict[str, int]]]:
+    """{subject name: {kind: {level: claims}}}: what each subject showed, never mixing kinds."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for r in results:
+        kinds = out.setdefault(r.subject_name, {})
+        levels = kinds.setdefault(r.claim.kind, dict.fromkeys(LEVELS_BY_KIND[r.claim.kind], 0))
+        levels[r.verdict] += 1
+    return out
 
 
 def write_claims_json(runs: list[Run], results: list[ClaimResult], path: Path) -> None:
     run = runs[0]
+    _, source = claims_to_judge(run)
     write_json_atomic(
         path,
         {
@@ -322,7 +457,8 @@ def write_claims_json(runs: list[Run], results: list[ClaimResult], path: Path) -
             "scale": run.scale,
             "run": run.path.name,
             "runs": [r.path.name for r in runs],
-            "counts": counts(results),
+            "claims_from": source,
+            "counts": tallies(results),
             "claims": {r.claim.id: r.to_json() for r in results},
         },
     )

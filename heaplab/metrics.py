@@ -34,7 +34,7 @@ from heaplab.memory import (
 from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run, unavailable_text
 from heaplab.steady import SteadyState, TooShort, steady_state
-from heaplab.timeline import latency_timeline, spike_gc_lift, spike_gc_share
+from heaplab.timeline import Timeline, latency_timeline, spike_gc_lift, spike_gc_share, spike_seconds
 
 LATENCY_KEYS = {
     "latency_avg": "mean",
@@ -79,6 +79,8 @@ class Measurement:
     memory_baseline: AdminMetrics | None = None
     steady: SteadyState | None = None  # the phase without its warm-up, when the spec leaves one out
     phase_window_ms: tuple[float, float] | None = None  # the whole phase (window_ms: what was judged)
+    # what a count-like metric rests on: metric -> the events counted (GCs, spike seconds; heaplab.claims)
+    events: dict[str, int] = field(default_factory=dict)
 
 
 def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
@@ -156,26 +158,40 @@ def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float 
     if servers:
         m.gc = young_gc_stats(events, start, end, len(servers))
         m.values["young_gc_rate"] = m.gc.rate_per_s
+        m.events["young_gc_rate"] = m.gc.count
         if m.gc.avg_pause_ms is not None:
             m.values["young_gc_avg_pause"] = m.gc.avg_pause_ms
         # the pause distribution, safepoints and eden rate (heaplab/gc_stats.py, docs/analysis.md)
         m.values.update(gc_values(load_variant_gc(run, m.variant), start, end, len(servers)))
-        timeline = latency_timeline(run, m.variant, m.experiment)
-        share = spike_gc_share(timeline) if timeline is not None else None
-        if share is not None:
-            m.values["latency_spike_gc_share"] = share
-        lift = spike_gc_lift(timeline) if timeline is not None else None
-        if lift is not None:
-            m.values["latency_spike_gc_lift"] = lift
+        _timeline_values(m, latency_timeline(run, m.variant, m.experiment))
     # The servers' counters cover the whole phase, so the young GCs per operation do too.
     whole_phase_gc = m.gc
     if m.gc is not None and m.steady is not None:
         whole_phase_gc = young_gc_stats(events, phase_start, phase_end, len(servers))
+    if whole_phase_gc is not None:
+        m.events["young_gc_per_mop"] = whole_phase_gc.count
     try:  # server heap allocation and copies per operation, young GCs per million (heaplab/mechanism.py)
         m.values.update(mechanism_values(m.summaries, whole_phase_gc))
     except MetricsFileError as e:
         return str(e)
     return None
+
+
+def _timeline_values(m: Measurement, timeline: Timeline | None) -> None:
+    """The spike-second metrics, and the events every count-like metric rests on (heaplab.claims)."""
+    if timeline is not None:
+        share, lift = spike_gc_share(timeline), spike_gc_lift(timeline)
+        if share is not None:
+            m.values["latency_spike_gc_share"] = share
+        if lift is not None:
+            m.values["latency_spike_gc_lift"] = lift
+        spikes = len(spike_seconds(timeline)[0])
+        m.events.update(latency_spike_gc_share=spikes, latency_spike_gc_lift=spikes)
+    for counted in ("gc_count", "full_gc_count", "cms_concurrent_mode_failures"):
+        if counted in m.values:
+            m.events[counted] = int(m.values[counted])
+    if "gc_count" in m.values:
+        m.events["gc_count_per_hour"] = int(m.values["gc_count"])
 
 
 def _measure_memory(run: Run, m: Measurement, phase: str, baseline: str | None) -> str | None:

@@ -9,7 +9,6 @@ which is what one long run would have measured (a mean of p999s is not a p999). 
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 from heaplab.hlog import US_PER_MS, mean_value, read_total, value_at_percentile
 from heaplab.metrics import UNITS, Measurement, measure_all
 from heaplab.rundir import Run, RunError, load_run
+from heaplab.student_t import half_width
 
 DEFAULT_METRICS = (
     "throughput",
@@ -38,27 +38,10 @@ POOLED = {
     "latency_p999": 99.9,
     "latency_max": "max",
 }
-# Student's t, two-sided 95% (the 0.975 quantile), by degrees of freedom 1..30
-_T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-_Z975 = 1.959964
 
 
 class CompareError(RunError):
     """Runs that cannot be compared (different labs or scales, an unknown metric); one line."""
-
-
-def t975(df: int) -> float:
-    """The 0.975 quantile of Student's t with ``df`` degrees of freedom (table to 30, then expansion)."""
-    if df < 1:
-        raise ValueError("a confidence interval needs at least two runs")
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = _Z975  # Cornish-Fisher expansion in 1/df: within 0.001 of the exact value past 30
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
 @dataclass(frozen=True)
@@ -75,7 +58,7 @@ def mean_ci(values: list[float]) -> Interval:
     mean = statistics.fmean(values)
     if n < 2:
         return Interval(n, mean, None, None)
-    half = t975(n - 1) * statistics.stdev(values) / math.sqrt(n)
+    half = half_width(values)
     return Interval(n, mean, mean - half, mean + half)
 
 

@@ -17,6 +17,7 @@ measurable on that subject, with the reason.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,27 @@ ENGINE = "engine"  # the subject of the claims as written
 # (engine/docs/allocation.md): HBase's PE reads no server counters, so only the young GCs per operation,
 # counted from the GC log, exist for both servers.
 ENGINE_ONLY_METRICS = frozenset(MECHANISM_UNITS) - {"young_gc_per_mop"}
+
+
+APACHE_HBASE = "apache-hbase"  # a variant's ``server``; its version is read from its servers' log
+_VERSION_LINE = re.compile(r"util\.VersionInfo: HBase (\S+)")
+
+
+def subject_name(run: Any, variant: str) -> str:
+    """What ran a variant, as a verdict names it: "engine", or "Apache HBase <version>" (the version the
+    region server logged at start-up; "Apache HBase" when no log says)."""
+    spec_variant = run.spec.variants.get(variant)
+    if getattr(spec_variant, "server", ENGINE) != APACHE_HBASE:
+        return ENGINE
+    for host in run.server_hosts(variant):
+        log = run.variant_dir(variant) / "server" / host / "server.log"
+        if log.is_file():
+            with log.open(encoding="utf-8", errors="replace") as f:
+                for _, line in zip(range(200), f, strict=False):
+                    found = _VERSION_LINE.search(line)
+                    if found:
+                        return f"Apache HBase {found.group(1)}"
+    return "Apache HBase"
 
 
 class SubjectError(ValueError):

@@ -11,9 +11,10 @@ import pytest
 from heaplab.cli import main
 from heaplab.hlog import read_total
 from heaplab.metrics import measure
-from heaplab.repeats import CompareError, compare, mean_ci, t975
+from heaplab.repeats import CompareError, compare, mean_ci
 from heaplab.rundir import load_run
 from heaplab.runner import RunOptions
+from heaplab.student_t import t975
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
 
 
