@@ -46,18 +46,43 @@ from heaplab.server_errors import scan as scan_server_errors
 from heaplab.spec import Claim
 from heaplab.subjects import ENGINE, subject_name
 from heaplab.verdict import (
+    FAILED,
     INCONCLUSIVE,
+    LARGER,
     LEVELS,
     LEVELS_BY_KIND,
+    MET,
+    NO_EFFECT,
     NOT_MEASURABLE,
+    NOT_MET,
+    NOT_REPRODUCED,
+    OPPOSITE,
+    PASSED,
     REGION,
+    REPRODUCED,
+    SMALLER,
     Judgement,
     demote,
     judge,
 )
 
 FORMAT = 3
-__all__ = ["INCONCLUSIVE", "LEVELS", "LEVELS_BY_KIND", "NOT_MEASURABLE"]
+__all__ = [  # the labels, for the tests and notebooks that import them from here
+    "FAILED",
+    "INCONCLUSIVE",
+    "LARGER",
+    "LEVELS",
+    "LEVELS_BY_KIND",
+    "MET",
+    "NOT_MEASURABLE",
+    "NOT_MET",
+    "NOT_REPRODUCED",
+    "NO_EFFECT",
+    "OPPOSITE",
+    "PASSED",
+    "REPRODUCED",
+    "SMALLER",
+]
 
 Measurements = dict[str, dict[str, Measurement]]  # {experiment: {variant: Measurement}} of one run
 

@@ -154,13 +154,19 @@ class Regions:
 def regions(
     figure: float, base: float, tolerance: float = 0.15, margin: float = 0.05, region: str | None = None
 ) -> Regions:
-    """R: the figure x (1 +- tolerance), a half-line for "at least" / "at most"; N: base x (1 +- margin)."""
+    """R: the figure x (1 +- tolerance), a half-line for "at least" / "at most", never reaching into N or
+    beyond it (a wide tolerance on a small effect must not make the opposite count); N: base x (1 +- margin)."""
     lo, hi = figure * (1 - tolerance), figure * (1 + tolerance)
     if region == "at-least":
         hi = math.inf
     elif region == "at-most":
         lo = 0.0
-    return Regions(figure, tolerance, (lo, hi), (base * (1 - margin), base * (1 + margin)))
+    no = (base * (1 - margin), base * (1 + margin))
+    if figure > base:
+        lo = max(lo, no[1])
+    else:
+        hi = min(hi, no[0])
+    return Regions(figure, tolerance, (lo, hi), no)
 
 
 def judge(

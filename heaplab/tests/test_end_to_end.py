@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
-from heaplab.claims import DIRECTION, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.comparison import fmt
 from heaplab.hbase_pe import unavailable_why
 from heaplab.hlog import read_intervals, read_total
 from heaplab.tests.conftest import PUBLISHED, REPO, FinishedRun
+from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import run_lab_at_ci
 
 LAB = "03-offheap-write"
@@ -177,7 +178,7 @@ def test_claims_are_judged_only_on_available_variants(e2e: FinishedRun) -> None:
                 assert "(no young GC in the measured window)" in why or "0, so no ratio" in why, why
                 continue
             assert judged["n"] == 1, (claim.id, judged["why"])
-            assert judged["verdict"] in (REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE), claim.id
+            assert judged_ok(judged), claim.id
         else:
             assert judged["verdict"] == NOT_MEASURABLE and " is unavailable here: " in judged["why"], claim.id
         if claim.metric == "throughput":  # measured values come from the client summaries

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.claims import DIRECTION, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from heaplab.claims import NOT_MEASURABLE
 from heaplab.memory import load_admin_metrics
 from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (
     assert_run_completed,
     available_variants,
@@ -100,7 +101,7 @@ def test_claims_are_judged_exactly_when_their_variants_ran(e2e: FinishedRun) -> 
             assert judged["verdict"] == NOT_MEASURABLE and judged["why"] == claim.why, claim.id
         elif needed <= available:  # judged on the one run's values, at whatever level they give
             assert judged["n"] == 1, (claim.id, judged["why"])
-            assert judged["verdict"] in (REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE), claim.id
+            assert judged_ok(judged), claim.id
             assert judged["ratio"] is not None or "*" not in str(claim.expect)
         else:
             assert judged["verdict"] == NOT_MEASURABLE, claim.id

@@ -18,9 +18,10 @@ import json
 
 import pytest
 
-from heaplab.claims import DIRECTION, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.memory import load_admin_metrics
 from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (
     assert_run_completed,
     available_variants,
@@ -116,7 +117,7 @@ def test_claims_are_judged_exactly_when_their_variants_ran(e2e: FinishedRun) -> 
                 claim.id,
                 judged["why"],
             )
-            assert judged["verdict"] in (REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE), claim.id
+            assert judged_ok(judged), claim.id
         else:
             assert judged["verdict"] == NOT_MEASURABLE, claim.id
             assert " is unavailable here: " in judged["why"]

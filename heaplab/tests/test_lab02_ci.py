@@ -25,9 +25,10 @@ import pytest
 import yaml
 
 from heaplab import jdk
-from heaplab.claims import DIRECTION, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.gc_stats import ServerPause, in_window, load_server_gc
 from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import execute_notebook, link_apache_hbase, run_lab_at_ci
 
 LAB = "02-g1-tuning"
@@ -162,7 +163,7 @@ def test_claims_are_judged_and_the_notebook_reads_the_run(e2e: FinishedRun) -> N
             assert all(not pauses_in_window(e2e, v, claim.metric) for v in lacking), (claim.id, judged["why"])
         else:  # judged on this one run's values, at whatever level they give
             assert judged["n"] == 1, (claim.id, judged["why"])
-            assert judged["verdict"] in (REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE), claim.id
+            assert judged_ok(judged), claim.id
     report = (e2e.run / "report.md").read_text(encoding="utf-8")
     assert "g1_read_100" in report
     _, text = execute_notebook(REPO / "notebooks" / f"{LAB}.ipynb", e2e.run)

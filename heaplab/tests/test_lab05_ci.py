@@ -20,10 +20,11 @@ import json
 
 import pytest
 
-from heaplab.claims import DIRECTION, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from heaplab.claims import NOT_MEASURABLE
 from heaplab.memory import load_admin_metrics
 from heaplab.spec import load_spec
 from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (
     assert_run_completed,
     available_variants,
@@ -109,7 +110,7 @@ def test_claims_are_judged_and_the_report_has_the_sweep(e2e: FinishedRun) -> Non
             continue
         # both variants ran: a value each, at whatever level they give
         assert judged["n"] == 1 and judged["ratio"] is not None, (claim.id, judged["why"])
-        assert judged["verdict"] in (REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE), claim.id
+        assert judged_ok(judged), claim.id
     report = (e2e.run / "report.md").read_text(encoding="utf-8")
     assert "## Thread sweep" in report and "simple-rpc: " in report and "netty-rpc: " in report
     assert (e2e.run / "figures/sweep.png").is_file()

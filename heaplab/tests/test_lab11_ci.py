@@ -21,9 +21,9 @@ import json
 
 import pytest
 
-from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from heaplab.hlog import read_total
 from heaplab.tests.conftest import REPO, FinishedRun
+from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (
     assert_run_completed,
     execute_notebook,
@@ -94,7 +94,7 @@ def test_report_has_both_servers_and_judges_every_claim(e2e: FinishedRun) -> Non
         assert claim["measured"][HBASE] is not None, cid
         assert claim["measured"][ENGINE] is not None, cid
         assert claim["n"] == 1 and claim["rule"] == "bound", (cid, claim["why"])
-        assert claim["verdict"] in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE), cid
+        assert judged_ok(claim), cid
 
 
 def test_notebook_executes_on_the_run(e2e: FinishedRun) -> None:

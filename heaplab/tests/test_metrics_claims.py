@@ -2,18 +2,20 @@
 
 import json
 import math
+import statistics
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from heaplab.analysis import analyse
-from heaplab.claims import DIRECTION, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from heaplab.claims import INCONCLUSIVE, LARGER, NO_EFFECT, NOT_MEASURABLE, OPPOSITE, REPRODUCED, ClaimResult
 from heaplab.metrics import measure
 from heaplab.rundir import load_run
 from heaplab.runjson import write_run_json
 from heaplab.tests.conftest import PUBLISHED
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
+from heaplab.verdict import region_label, regions
 
 
 def _verdicts(run_dir: Path) -> dict[str, str]:
@@ -45,78 +47,75 @@ def test_claims_with_an_unavailable_variant_are_not_measurable_here(fixture_run:
         assert r.measured["hbase2-offheap"] is None and r.judgement is None
 
 
-def test_large_p999_drop_is_reproduced(make_pair: Callable[..., Path]) -> None:
-    run = make_pair(Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=2, gc_pause_ms=2))
-    v = _verdicts(run)
-    assert v["p999-drop"] == REPRODUCED
-    assert v["fewer-young-gcs"] == REPRODUCED
+def _series(tmp_path: Path, onheap: Shape, offheap: Shape, name: str) -> list[Path]:
+    """Three fabricated runs (seeds 3-5) of the same two shapes: a series, judged together."""
+    shapes = {"hbase1-onheap": onheap, "hbase2-offheap": offheap}
+    spec = lab03_spec(offheap_available=True)
+    return [fabricate_run(tmp_path / f"{name}-{seed}", spec, shapes, seed=seed) for seed in (3, 4, 5)]
 
 
-def test_no_drop_is_not_reproduced(tmp_path: Path) -> None:
-    """Three runs (seeds) with the same GC in both variants: p99.9 ratios near 1 (20 young GCs in the
-    window keep their spread small) put half the article's effect (0.71x) outside the interval.  One such
-    run alone is inconclusive: the assumed +-50% band of a tail metric around a ratio of 1 holds 0.71x."""
+def _judged(runs: list[Path]) -> dict[str, ClaimResult]:
+    return {r.claim.id: r for r in analyse(runs[0], PUBLISHED, with_runs=runs[1:]).claims}
+
+
+def test_large_p999_drop_is_larger_than_the_article(tmp_path: Path) -> None:
+    """60 ms young pauses -> 2 ms: a P99.9 about 0.04x, far beyond the fabricated article's 0.5x. Two young
+    GCs in the off-heap window are too few to judge a rate by (Poisson), whatever their ratio."""
+    results = _judged(
+        _series(tmp_path, Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=2, gc_pause_ms=2), "big")
+    )
+    assert results["p999-drop"].verdict == LARGER, results["p999-drop"].why
+    fewer = results["fewer-young-gcs"]
+    assert fewer.verdict == INCONCLUSIVE and "too few young GCs to judge: 2 in a run" in fewer.why
+    assert fewer.events and all(row == {"hbase2-offheap": 2, "hbase1-onheap": 8} for row in fewer.events)
+
+
+def test_no_drop_is_no_effect_or_inconclusive(tmp_path: Path) -> None:
+    """Three runs with the same GC in both variants: the same 20 young GCs give a rate ratio of exactly 1
+    (`no effect`, an equivalence); the p99.9 ratios scatter around 1 more widely than the no-effect margin
+    (`inconclusive`, never the article's effect). One run alone is only indicative."""
     same = Shape(young_gcs=20, gc_pause_ms=45)
-    runs = [
-        fabricate_run(
-            tmp_path / f"flat-{seed}",
-            lab03_spec(offheap_available=True),
-            {"hbase1-onheap": same, "hbase2-offheap": same},
-            seed=seed,
-        )
-        for seed in (3, 4, 5)
-    ]
-    results = {r.claim.id: r for r in analyse(runs[0], PUBLISHED, with_runs=runs[1:]).claims}
+    runs = _series(tmp_path, same, same, "flat")
+    results = _judged(runs)
     p999 = results["p999-drop"]
-    assert p999.verdict == NOT_REPRODUCED, p999.why
+    assert p999.verdict == INCONCLUSIVE, p999.why
     assert p999.judgement is not None and p999.judgement.n == 3 and "over 3 runs" in p999.judgement.band
-    assert p999.judgement.low <= 1 and p999.judgement.high < 0.5**-0.5
-    assert results["fewer-young-gcs"].verdict == NOT_REPRODUCED  # the same 20 young GCs: ratio exactly 1
-    assert _verdicts(runs[0])["p999-drop"] == INCONCLUSIVE  # each run judged alone: its series is itself
+    assert p999.judgement.low <= 1 <= p999.judgement.high
+    assert results["fewer-young-gcs"].verdict == NO_EFFECT
+    alone = {r.claim.id: r for r in analyse(runs[0], PUBLISHED).claims}["p999-drop"]
+    assert alone.verdict == INCONCLUSIVE and "indicative only" in alone.why
 
 
-def _one_run_level(ratio: float, factor: float, band: float) -> str:
-    """docs/analysis.md's effect rule for a `<= factor` claim on one run: the band is ratio / (1 + band) to
-    ratio * (1 + band); reproduced when all of it is at or below half the article's effect, sqrt(factor)."""
-    low, high, half = ratio / (1 + band), ratio * (1 + band), math.sqrt(factor)
-    if high <= half:
-        return REPRODUCED
-    if high < 1:
-        return DIRECTION
-    if low > half:
-        return NOT_REPRODUCED
-    return INCONCLUSIVE
+def _raw_p999_ratio(run: Path) -> float:
+    p999 = {
+        v: json.loads((run / v / "client/single_put-localhost.json").read_text())["latency_us"]["p999"]
+        for v in ("hbase1-onheap", "hbase2-offheap")
+    }
+    return p999["hbase2-offheap"] / p999["hbase1-onheap"]
 
 
 @pytest.mark.parametrize(
     ("onheap", "offheap", "level"),
     [
-        (Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=2, gc_pause_ms=2), REPRODUCED),  # ~0.04x
-        (Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=8, gc_pause_ms=35), DIRECTION),  # ~0.6x
-        (Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=8, gc_pause_ms=50), INCONCLUSIVE),  # ~0.87x
-        (Shape(young_gcs=3, gc_pause_ms=10), Shape(young_gcs=8, gc_pause_ms=60), NOT_REPRODUCED),  # ~7x
+        (Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=2, gc_pause_ms=2), LARGER),  # ~0.04x
+        (Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=8, gc_pause_ms=35), REPRODUCED),  # ~0.6x
+        (Shape(young_gcs=8, gc_pause_ms=60), Shape(young_gcs=8, gc_pause_ms=50), INCONCLUSIVE),  # ~0.8x
+        (Shape(young_gcs=3, gc_pause_ms=10), Shape(young_gcs=8, gc_pause_ms=60), OPPOSITE),  # ~7x
     ],
 )
-def test_verdict_agrees_with_raw_summaries(
-    make_pair: Callable[..., Path], onheap: Shape, offheap: Shape, level: str
-) -> None:
-    """Recompute the p999 verdict straight from the two summary files (one run: the assumed +-50% band of
-    a tail metric); the four shapes give the four levels."""
-    run = make_pair(onheap, offheap, name="mixed")
-    p999 = {
-        v: json.loads((run / v / "client/single_put-localhost.json").read_text())["latency_us"]["p999"] / 1000
-        for v in ("hbase1-onheap", "hbase2-offheap")
-    }
-    ratio = p999["hbase2-offheap"] / p999["hbase1-onheap"]
-    result = next(r for r in analyse(run, PUBLISHED).claims if r.claim.id == "p999-drop")
-    assert result.verdict == _one_run_level(ratio, 0.5, 0.5) == level
-    assert result.ratio == pytest.approx(ratio)
+def test_verdict_agrees_with_raw_summaries(tmp_path: Path, onheap: Shape, offheap: Shape, level: str) -> None:
+    """Recompute the p999 verdict straight from the summary files of three runs: Student's t on the logs
+    of the ratios, then the two regions of docs/analysis.md (the fabricated article's 0.5x +-15%, no effect
+    1 +-5%); the four shapes give four labels."""
+    runs = _series(tmp_path, onheap, offheap, "mixed")
+    logs = [math.log(_raw_p999_ratio(r)) for r in runs]
+    mean, sd = statistics.fmean(logs), statistics.stdev(logs)
+    low, high = math.exp(mean - 4.303 * sd / math.sqrt(3)), math.exp(mean + 4.303 * sd / math.sqrt(3))
+    result = _judged(runs)["p999-drop"]
+    assert result.verdict == region_label(low, high, regions(0.5, 1.0)) == level, result.why
+    assert result.ratio == pytest.approx(math.exp(mean))
     assert result.judgement is not None
-    assert (result.judgement.low, result.judgement.high) == (
-        pytest.approx(ratio / 1.5),
-        pytest.approx(ratio * 1.5),
-    )
-    assert result.measured["hbase2-offheap"] == pytest.approx(p999["hbase2-offheap"])
+    assert (result.judgement.low, result.judgement.high) == (pytest.approx(low), pytest.approx(high))
     assert result.article == {"hbase2-offheap": 5.0, "hbase1-onheap": 45.0}
     assert result.article_holds is True
 

@@ -86,9 +86,12 @@ def test_report_metadata_and_claims_json(fixture_run: Path) -> None:
     for flags in manifest["variants"]["hbase1-onheap"]["server_jvm_flags"]:
         assert flags in report
     claims = json.loads((fixture_run / "claims.json").read_text())
-    assert claims["format"] == 2 and claims["lab"] == "03-offheap-write"
+    assert claims["format"] == 3 and claims["lab"] == "03-offheap-write"
     assert claims["runs"] == [fixture_run.name]
-    assert sum(claims["counts"].values()) == len(claims["claims"])
+    tallied = sum(
+        n for kinds in claims["counts"].values() for levels in kinds.values() for n in levels.values()
+    )
+    assert tallied == len(claims["claims"])
     for cid, c in claims["claims"].items():
         keys = {
             "kind",
@@ -101,7 +104,9 @@ def test_report_metadata_and_claims_json(fixture_run: Path) -> None:
             "measured",
             "verdict",
         }
-        assert keys | {"why", "n", "per_run", "quantity", "low", "high", "band", "rule"} <= c.keys()
+        judged = {"why", "n", "per_run", "quantity", "low", "high", "band", "rule", "region", "no_effect"}
+        assert keys | judged | {"subject", "subject_name", "doc", "decided", "indicative"} <= c.keys()
+        assert c["subject_name"] == "engine" and c["doc"] == "000"
         assert f"| {cid} |" in report and c["verdict"] in report
 
 
