@@ -155,7 +155,7 @@ def regions(
     figure: float, base: float, tolerance: float = 0.15, margin: float = 0.05, region: str | None = None
 ) -> Regions:
     """R: the figure x (1 +- tolerance), a half-line for "at least" / "at most", never reaching into N or
-    beyond it (a wide tolerance on a small effect must not make the opposite count); N: base x (1 +- margin)."""
+    past it (a wide tolerance on a small effect must not let the opposite count); N: base x (1 +- margin)."""
     lo, hi = figure * (1 - tolerance), figure * (1 + tolerance)
     if region == "at-least":
         hi = math.inf
