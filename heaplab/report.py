@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from heaplab.analysis import Analysis, analyse
-from heaplab.claims import counts, write_claims_json
+from heaplab.claim_source import claims_to_judge
+from heaplab.claims import tallies, write_claims_json
 from heaplab.figures import latency_figure, memory_figure, save_png, timeline_figure
+from heaplab.forest import forest_figure
 from heaplab.gc_stats import report_lines as gc_lines  # GC section
 from heaplab.gc_stats import timeline_figure_name
 from heaplab.mechanism import report_lines as mechanism_lines
@@ -26,6 +28,13 @@ from heaplab.verdict_table import ARTICLES
 REPORT = "report.md"
 CLAIMS = "claims.json"
 FIGURES = "figures"
+FOREST_FIGURE = f"{FIGURES}/claims-forest.png"
+KIND_NAMES = {
+    "article": "article",
+    "inference": "inference",
+    "check": "mechanism check",
+    "peer": "peer target",
+}
 SCALE_NOTE = (
     "The article ran on 8-core / 16 GB nodes at the `paper` scale. The `{scale}` scale uses fewer threads, "
     "rows and a smaller heap on this run's hosts, so absolute numbers differ from the article's; compare the "
@@ -160,32 +169,52 @@ def _steady_lines(a: Analysis, experiment: str) -> list[str]:
     ]
 
 
+def _tally_lines(a: Analysis) -> list[str]:
+    """What each subject showed, per kind of claim (a mechanism check is never a reproduction)."""
+    lines = []
+    for subject, kinds in tallies(a.claims).items():
+        for kind, levels in kinds.items():
+            shown = ", ".join(f"{n} {level}" for level, n in levels.items() if n)
+            lines.append(f"- {subject}, {KIND_NAMES.get(kind, kind)}: {shown}")
+    return lines
+
+
 def _claims(a: Analysis) -> list[str]:
     n = len(a.runs) or 1
     runs = ", ".join(f"`{r.path.name}`" for r in a.runs) if n > 1 else "this run only"
-    tally = ", ".join(f"{count} {level}" for level, count in counts(a.claims).items() if count)
+    _, source = claims_to_judge(a.run)
     lines = [
         "## Claims",
         "",
-        f"Judged over {n} run(s): {runs}. Verdicts: {tally or 'none'}.",
+        f"Judged over {n} run(s): {runs}; the claims of {source}.",
+        "",
+        *_tally_lines(a),
+        "",
         "Each figure is the article's own. Measured: each variant's mean, then the claim's quantity (the",
-        "ratio of the two variants, or the value) with its 95% interval over the runs (one run: an assumed",
-        "band). The rule: docs/analysis.md, section Verdicts.",
+        "ratio of the two variants, or the value) with its 95% interval over the runs. `reproduced`: the",
+        "interval reaches the article's region (its figure +-15% unless the claim says otherwise) and",
+        "excludes no effect (1 +-5%); `smaller` / `larger than the article`: it excludes both, short of or",
+        "beyond the article; `no effect`: it lies inside 1 +-5%; a verdict needs three runs (fewer are",
+        "indicative only). A mechanism check is true by construction of the code: passed or failed, never a",
+        "reproduction. The rule: docs/analysis.md, section Verdicts.",
+        "",
+        f"![claims]({FOREST_FIGURE})",
     ]
     for subject, mapping in a.run.spec.subjects.items():  # heaplab.subjects
         pairs = ", ".join(f"{theirs} for {ours}" for ours, theirs in mapping.items())
         lines.append(f"A claim `<id>@{subject}` is the claim above it judged on {subject}: {pairs}.")
     lines += [
         "",
-        "| claim | kind | article | expectation | measured | verdict | why |",
-        "|---|---|---|---|---|---|---|",
+        "| claim | kind | subject | article | expectation | measured | verdict | why |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in a.claims:
         c = r.claim
         source = f" ({c.source})" if c.source else ""
         expect = f"`{c.expect}` {c.metric}" if c.expect else "-"
+        kind, article = KIND_NAMES.get(c.kind, c.kind), _cell(r.article_text + source)
         lines.append(
-            f"| {c.id} | {c.kind} | {_cell(r.article_text + source)} | {_cell(expect)} | "
+            f"| {c.id} | {kind} | {r.subject_name} | {article} | {_cell(expect)} | "
             f"{_cell(r.measured_text)} | **{r.verdict}** | {_cell(r.why)} |"
         )
     return lines
@@ -227,6 +256,7 @@ def write_report(
             shown = [name for name, m in measured.items() if m.problem is None and m.window_ms]
             save_png(timeline_figure(a.run, experiment, shown), a.run.path / timeline_figure_name(experiment))
     write_sweep_figure(a)
+    save_png(forest_figure(a.claims, f"{a.run.lab}: the claims"), a.run.path / FOREST_FIGURE)
     write_claims_json(a.runs, a.claims, a.run.path / CLAIMS)
     path = a.run.path / REPORT
     path.write_text(render(a), encoding="utf-8")
