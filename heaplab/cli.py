@@ -99,8 +99,31 @@ def _parser() -> argparse.ArgumentParser:
         metavar="EVENTS",
         help="async-profiler events, comma separated: cpu, alloc, lock (flame graphs linked from the report)",
     )
-    ver = sub.add_parser("verdicts", help="claims by verdict level, per article, over reported runs")
-    ver.add_argument("runs", nargs="+", help="run directories with a claims.json (the newest per lab counts)")
+    ver = sub.add_parser(
+        "verdicts",
+        help="claims by verdict, one table per kind of claim, a row per article and subject, over reported "
+        "runs; --write / --check the tables generated into the docs (heaplab/verdict_table.py)",
+    )
+    ver.add_argument("runs", nargs="*", help="run directories with a claims.json (the newest per lab counts)")
+    ver_mode = ver.add_mutually_exclusive_group()
+    ver_mode.add_argument(
+        "--write",
+        action="store_true",
+        help="rewrite the tables between the `heaplab verdicts` markers of results/reference/README.md, "
+        "docs/*.md and labs/*/README.md (each marker names its runs)",
+    )
+    ver_mode.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1, with a diff naming the file, when a generated table differs from its runs",
+    )
+    ver.add_argument(
+        "--doc",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="with --write or --check: only this file (repeatable; default: every file with the markers)",
+    )
     chk = sub.add_parser("check", help="run the public tests of a lab's exercises (engine/exercises.yml)")
     chk.add_argument("lab", help="lab name, e.g. 06-row-index")
     sbm = sub.add_parser("submit", help="pack a run and your graded notebook into a zip for the grader")
@@ -268,8 +291,28 @@ def _profile(value: str | None) -> list[str] | None:
 
 
 def cmd_verdicts(args: argparse.Namespace) -> int:
-    print(verdict_table.to_markdown(verdict_table.tally([Path(r) for r in args.runs])))
-    return 0
+    """The tables of the runs named, or (--write / --check) of the generated regions of the docs."""
+    if not (args.write or args.check):
+        if args.doc or not args.runs:
+            raise SpecError("name the runs (heaplab verdicts RUN...), or --write / --check the docs' tables")
+        print(verdict_table.to_markdown(verdict_table.tally([Path(r) for r in args.runs])))
+        return 0
+    if args.runs:
+        raise SpecError("--write and --check take their runs from each file's marker, not from RUN arguments")
+    root = find_root(args.root)
+    docs = [Path(d) for d in args.doc] or verdict_table.documents(root)
+    if args.write:
+        for path in verdict_table.write(root, docs):
+            print(f"rewrote {path}")
+        return 0
+    problems = verdict_table.check(root, docs)
+    for problem in problems:
+        print(problem)
+    print(
+        f"heaplab verdicts --check: {len(problems)} of {len(docs)} file(s) differ from their runs"
+        + ("; `heaplab verdicts --write` rewrites them" if problems else "")
+    )
+    return 1 if problems else 0
 
 
 def cmd_report(root: Path, args: argparse.Namespace) -> int:

@@ -128,10 +128,12 @@ def test_verdicts_count_each_subject_in_a_row_of_its_own(tmp_path: Path) -> None
         "other": {"experiment": "engine_only", "verdict": "not reproduced"},  # older files: no subject
     }
     (run / "claims.json").write_text(json.dumps({"claims": claims}))
-    table = tally([run])
-    article = "HBase 2.0 end-to-end off-heap"
-    assert table[article]["reproduced"] == 1 and sum(table[article].values()) == 1
-    assert table[f"{article}, on apache-hbase"]["direction"] == 1
-    assert table["Lift the Ceiling of Throughputs"]["not reproduced"] == 1
-    rows = [line.split(" | ")[0] for line in to_markdown(table).splitlines()[2:]]
-    assert rows == [f"| {article}", f"| {article}, on apache-hbase", "| Lift the Ceiling of Throughputs"]
+    tables = tally([run])  # an older claims.json: no kind (article), no doc (the experiment's)
+    assert list(tables) == ["article"]
+    table = tables["article"]
+    article, lift = "HBase 2.0 end-to-end off-heap", "Lift the Ceiling of Throughputs"
+    assert table.rows[(article, "engine")] == {"reproduced": 1}
+    assert table.rows[(article, "apache-hbase")] == {"direction": 1}  # a level of its time: its own column
+    assert table.rows[(lift, "engine")] == {"not reproduced": 1}
+    rows = [line.split(" | ")[:2] for line in to_markdown(tables).splitlines()[4:]]
+    assert rows == [[f"| {article}", "engine"], [f"| {article}", "apache-hbase"], [f"| {lift}", "engine"]]

@@ -25,7 +25,7 @@ trap 'rm -f "$log"' EXIT
 
 # The Alibaba Cloud module is only formatted: its provider is not in the offline mirror (alicloud/README.md).
 step "fmt" "$tf" fmt -check -recursive -diff "$here"
-for config in modules/aws-cluster student class; do
+for config in modules/aws-cluster student class netease-hosts; do
   step "$config init" "$tf" -chdir="$here/$config" init -backend=false -input=false -no-color
   step "$config validate" "$tf" -chdir="$here/$config" validate -no-color
   step "$config test" "$tf" -chdir="$here/$config" test -no-color

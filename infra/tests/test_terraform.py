@@ -1,10 +1,11 @@
 """The offline terraform checks: fmt, validate and `terraform test` with a mocked AWS provider.
 
-infra/terraform/check.sh runs them on the AWS module and the student and class configurations (the
-assertions themselves are in each configuration's tests/*.tftest.hcl: instance types, disks, firewall
-rules, tags, cost, the inventory it writes). These tests run it, and show that the checks can fail: a
-misformatted file fails fmt, and a module whose firewall opens the cluster ports to the internet fails
-`terraform test`. Real terraform with the real provider schema from the machine's provider mirror; only
+infra/terraform/check.sh runs them on the AWS module and the student, class and netease-hosts
+configurations (the assertions themselves are in each configuration's tests/*.tftest.hcl: instance types,
+disks, firewall rules, tags, cost, the inventory it writes, the presets of presets.json). These tests run
+it, and show that the checks can fail: a misformatted file fails fmt, a module whose firewall opens the
+cluster ports to the internet fails `terraform test`, and so does a presets.json that disagrees with what
+terraform plans. Real terraform with the real provider schema from the machine's provider mirror; only
 AWS's API is mocked, because an apply cannot run here (no account, no network).
 """
 
@@ -39,7 +40,7 @@ def test_every_configuration_passes_fmt_validate_and_its_tests() -> None:
     r = run(TERRAFORM / "check.sh")
     assert r.returncode == 0, r.stdout + r.stderr
     steps = [line.split(":")[0] for line in r.stdout.splitlines() if line.startswith("check ")]
-    configs = ("modules/aws-cluster", "student", "class")
+    configs = ("modules/aws-cluster", "student", "class", "netease-hosts")
     expected = ["check fmt"] + [f"check {c} {s}" for c in configs for s in ("init", "validate", "test")]
     assert steps == expected
     assert r.stdout.rstrip().endswith("all terraform checks passed")
@@ -48,7 +49,7 @@ def test_every_configuration_passes_fmt_validate_and_its_tests() -> None:
 
 def test_the_roots_commit_a_lock_file_for_the_pinned_provider() -> None:
     tracked = run("git", "ls-files", "infra/terraform").stdout.split()
-    for root in ("student", "class"):
+    for root in ("student", "class", "netease-hosts"):
         assert f"infra/terraform/{root}/.terraform.lock.hcl" in tracked
         lock = (TERRAFORM / root / ".terraform.lock.hcl").read_text()
         assert 'provider "registry.terraform.io/hashicorp/aws"' in lock
@@ -84,6 +85,23 @@ def test_terraform_test_fails_when_the_cluster_ports_are_opened_to_the_internet(
     r = run(TF, f"-chdir={module}", "test", "-no-color")
     assert r.returncode != 0
     assert "cluster ports are open only to the group itself" in r.stdout + r.stderr
+
+
+def test_terraform_test_fails_when_presets_json_disagrees_with_what_terraform_plans(tmp_path: Path) -> None:
+    """presets.json is what heaplab/presets.py tells students (where a claim becomes measurable, at what
+    cost); the preset's terraform test compares it with the plan. A cost in presets.json that terraform
+    does not estimate fails it."""
+    _module_copy(tmp_path)
+    shutil.copytree(TERRAFORM / "tests" / "fixtures", tmp_path / "tests" / "fixtures")
+    config = tmp_path / "netease-hosts"
+    shutil.copytree(TERRAFORM / "netease-hosts", config, ignore=shutil.ignore_patterns(".terraform"))
+    presets = json.loads((TERRAFORM / "presets.json").read_text())
+    presets["presets"]["netease-hosts"]["cost_per_hour"] = 9.5
+    (tmp_path / "presets.json").write_text(json.dumps(presets))
+    assert run(TF, f"-chdir={config}", "init", "-backend=false", "-input=false").returncode == 0
+    r = run(TF, f"-chdir={config}", "test", "-no-color")
+    assert r.returncode != 0
+    assert "presets.json's cost_per_hour is the cost terraform estimates" in r.stdout + r.stderr
 
 
 def test_write_inventories_says_what_to_do_before_an_apply(tmp_path: Path) -> None:

@@ -21,13 +21,14 @@ locals {
 }
 
 output "nodes" {
-  description = "Each node's role, addresses and instance id."
+  description = "Each node's role, instance type, addresses and instance id."
   value = {
     for n, i in aws_instance.node : n => {
-      role        = local.node_roles[n]
-      public_ip   = i.public_ip
-      private_ip  = i.private_ip
-      instance_id = i.id
+      role          = local.node_roles[n]
+      instance_type = i.instance_type
+      public_ip     = i.public_ip
+      private_ip    = i.private_ip
+      instance_id   = i.id
     }
   }
 }

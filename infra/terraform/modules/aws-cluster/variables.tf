@@ -1,4 +1,5 @@
-# One HeapLab cluster on AWS: a master, region servers and clients of the articles' 8-vCPU / 16 GiB node.
+# One HeapLab cluster on AWS: a master, region servers and clients, all of one instance type: the articles'
+# 8-vCPU / 16 GiB node, or the NetEase report's 32-vCPU hosts (../../netease-hosts).
 
 variable "name" {
   description = "The cluster's name: prefix of every resource's Name tag and of the key pair (letters, digits, dashes)."
@@ -44,18 +45,21 @@ variable "clients" {
 }
 
 variable "instance_type" {
-  description = "An x86 type with exactly 8 vCPU and 16 GiB, the articles' node. c6i.2xlarge by default; c5d/c6id.2xlarge have a local NVMe disk (data_disk = \"instance-store\")."
+  description = "An x86 type of every node: 8 vCPU / 16 GiB, the articles' node (c6i.2xlarge by default; c5d/c6id.2xlarge have a local NVMe disk, data_disk = \"instance-store\"), or 32 vCPU / 128 GiB, the NetEase report's hosts (m6i.8xlarge in netease-hosts; m5d/m6id.8xlarge have a local NVMe disk)."
   type        = string
   default     = "c6i.2xlarge"
 
   validation {
-    condition     = contains(["c5.2xlarge", "c5a.2xlarge", "c5d.2xlarge", "c6i.2xlarge", "c6a.2xlarge", "c6id.2xlarge", "c7i.2xlarge", "c7a.2xlarge"], var.instance_type)
-    error_message = "instance_type must be an x86 8 vCPU / 16 GiB type: c5, c5a, c5d, c6i, c6a, c6id, c7i or c7a .2xlarge (Graviton types need an arm64 image: not offered)."
+    condition = contains([
+      "c5.2xlarge", "c5a.2xlarge", "c5d.2xlarge", "c6i.2xlarge", "c6a.2xlarge", "c6id.2xlarge", "c7i.2xlarge", "c7a.2xlarge",
+      "m5.8xlarge", "m5d.8xlarge", "m6i.8xlarge", "m6a.8xlarge", "m6id.8xlarge", "m7i.8xlarge",
+    ], var.instance_type)
+    error_message = "instance_type must be an x86 8 vCPU / 16 GiB type (c5, c5a, c5d, c6i, c6a, c6id, c7i or c7a .2xlarge) or a 32 vCPU / 128 GiB one (m5, m5d, m6i, m6a, m6id or m7i .8xlarge); Graviton types need an arm64 image: not offered."
   }
 }
 
 variable "data_disk" {
-  description = "Where the engine's data lives: \"ebs\" (a gp3 volume per node) or \"instance-store\" (the local NVMe disk of c5d/c6id.2xlarge)."
+  description = "Where the engine's data lives: \"ebs\" (a gp3 volume per node) or \"instance-store\" (the local NVMe disk of c5d/c6id.2xlarge, m5d/m6id.8xlarge)."
   type        = string
   default     = "ebs"
 
@@ -65,8 +69,8 @@ variable "data_disk" {
   }
 
   validation {
-    condition     = var.data_disk != "instance-store" || contains(["c5d.2xlarge", "c6id.2xlarge"], var.instance_type)
-    error_message = "data_disk = \"instance-store\" needs an instance type with a local NVMe disk: c5d.2xlarge or c6id.2xlarge."
+    condition     = var.data_disk != "instance-store" || contains(["c5d.2xlarge", "c6id.2xlarge", "m5d.8xlarge", "m6id.8xlarge"], var.instance_type)
+    error_message = "data_disk = \"instance-store\" needs an instance type with a local NVMe disk: c5d.2xlarge, c6id.2xlarge, m5d.8xlarge or m6id.8xlarge."
   }
 }
 
@@ -170,6 +174,12 @@ variable "price_per_hour" {
     "c6id.2xlarge" = 0.4032
     "c7i.2xlarge"  = 0.357
     "c7a.2xlarge"  = 0.41056
+    "m5.8xlarge"   = 1.536
+    "m5d.8xlarge"  = 1.808
+    "m6i.8xlarge"  = 1.536
+    "m6a.8xlarge"  = 1.3824
+    "m6id.8xlarge" = 1.8984
+    "m7i.8xlarge"  = 1.6128
   }
 }
 

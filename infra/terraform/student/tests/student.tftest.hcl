@@ -32,6 +32,15 @@ run "the_example_values" {
     condition     = output.estimated_cost_per_hour > 1.7 && output.estimated_cost_per_hour < 1.8
     error_message = "the default cluster costs about 1.75 USD an hour"
   }
+  assert {
+    condition = (
+      abs(output.estimated_cost_per_hour - jsondecode(file("../presets.json")).presets.student.cost_per_hour) < 0.005 &&
+      alltrue([for n in module.cluster.nodes : n.instance_type == jsondecode(file("../presets.json")).presets.student.instance_type]) &&
+      length([for n in module.cluster.nodes : n if n.role == "regionserver"]) == jsondecode(file("../presets.json")).presets.student.region_servers &&
+      length(module.cluster.nodes) == jsondecode(file("../presets.json")).presets.student.masters + jsondecode(file("../presets.json")).presets.student.region_servers + jsondecode(file("../presets.json")).presets.student.clients
+    )
+    error_message = "the defaults are the \"student\" preset of ../presets.json (heaplab/presets.py): its type, node counts and cost"
+  }
 }
 
 run "bigger_cluster_for_lab_10" {
