@@ -39,6 +39,7 @@ from heaplab.claim_source import claims_to_judge
 from heaplab.comparison import fmt
 from heaplab.expectation import Expectation, parse_expectation
 from heaplab.metrics import UNITS, Measurement
+from heaplab.presets import describe, smallest_preset
 from heaplab.published import Published
 from heaplab.rundir import Run
 from heaplab.runjson import write_json_atomic
@@ -242,7 +243,13 @@ def _unmet_needs(claim: Claim, runs: list[Run]) -> str | None:
         lacks.append(
             f"{claim.needs['memory_gb']:g} GB of memory (the smallest host here has {memory_gb:.0f})"
         )
-    return f"needs {' and '.join(lacks)}" if lacks else None
+    if not lacks:
+        return None
+    preset = smallest_preset(claim.needs.get("cores", 0), claim.needs.get("memory_gb", 0))
+    where = (
+        f"measurable on {describe(preset)}" if preset else "no cluster the project provisions has such hosts"
+    )
+    return f"needs {' and '.join(lacks)}; {where}"
 
 
 def _unavailable(exp: Expectation, runs: list[Run]) -> str | None:

@@ -38,26 +38,7 @@ from typing import Any
 
 from heaplab.rundir import RunError, load_run, newest_run_of
 from heaplab.spec import list_labs
-
-try:  # the verdict levels of each kind of claim (claims.json format 3)
-    from heaplab.verdict import LEVELS_BY_KIND
-except ImportError:  # TODO(lead): heaplab.verdict exports LEVELS_BY_KIND; then delete this copy of it
-    _EFFECT_LEVELS = (
-        "reproduced",
-        "smaller than the article",
-        "larger than the article",
-        "no effect",
-        "opposite",
-        "not reproduced",
-        "inconclusive",
-        "not measurable here",
-    )
-    LEVELS_BY_KIND = {
-        "article": _EFFECT_LEVELS,
-        "inference": _EFFECT_LEVELS,
-        "check": ("passed", "failed", "inconclusive", "not measurable here"),
-        "peer": ("met", "not met", "inconclusive", "not measurable here"),
-    }
+from heaplab.verdict import LEVELS_BY_KIND  # the labels of each kind of claim (claims.json format 3)
 
 ENGINE = "engine"
 KIND_TITLES = {
