@@ -48,5 +48,14 @@ def analyse(
     runs = runs_to_judge(Path(run_dir), list(with_runs or []))
     run = runs[0]
     published = load_published(published_csv or find_published(run.path))
+    measured, claims = judge_runs(runs, published)
+    return Analysis(run, published, measured[0], claims, runs)
+
+
+def judge_runs(
+    runs: list[Run], published: Published
+) -> tuple[list[dict[str, dict[str, Measurement]]], list[ClaimResult]]:
+    """Each run's metrics, and the claims of the first run's spec judged over all of them (the report's
+    judgement; `heaplab run --repeat auto` judges its series so, heaplab.auto_repeat)."""
     measured = [measure_all(r) for r in runs]
-    return Analysis(run, published, measured[0], judge_all(runs, measured, published), runs)
+    return measured, judge_all(runs, measured, published)

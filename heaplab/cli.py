@@ -16,8 +16,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from heaplab import disk_full, verdict_table
+from heaplab import auto_repeat, disk_full, hbase_pe, verdict_table
+from heaplab.aa import aa_spec
 from heaplab.course import CourseError, build_lab, graded_labs
 from heaplab.edition import EditionError, build_student_edition, exercises_of_lab, load_exercises
 from heaplab.exercise_perf import grade_performance
@@ -28,15 +30,25 @@ from heaplab.profiles import ProfileError, parse_events
 from heaplab.questions import QuestionError
 from heaplab.repeats import compare, to_markdown  # heaplab compare, run --repeat
 from heaplab.report import write_report
-from heaplab.rundir import RunError, resolve_run
-from heaplab.runner import EXIT_INTERRUPTED, RunOptions, RunSetupError, run_lab, utc_stamp
-from heaplab.spec import SpecError, list_labs, load_spec, resolve_lab
+from heaplab.rundir import RunError, resolve_run, run_name
+from heaplab.runner import (
+    EXIT_INTERRUPTED,
+    ORDER_RANDOM,
+    ORDERS,
+    RunOptions,
+    RunSetupError,
+    default_order_seed,
+    run_lab,
+    utc_stamp,
+)
+from heaplab.spec import Spec, SpecError, list_labs, load_spec, resolve_lab
 from heaplab.student import COURSE_KEY_ENV, StudentError, student_record
 from heaplab.submit import SubmitError, submit
 
 EXIT_USAGE = 2
 # Claims are judged over repeats: three runs at `local` scale unless --repeat says otherwise.
 DEFAULT_REPEATS = {"local": 3}
+AUTO = "auto"  # --repeat auto (heaplab.auto_repeat)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,10 +77,49 @@ def _parser() -> argparse.ArgumentParser:
     # N runs in a row, then the compare table (heaplab/repeats.py)
     run.add_argument(
         "--repeat",
+        metavar="N|auto",
+        help="run the lab N times in a row and judge its claims over all of them "
+        f"(default: {DEFAULT_REPEATS['local']} at local scale, 1 otherwise); 'auto': "
+        f"{auto_repeat.MIN_RUNS} runs, then one more at a time until every claim is decided, one more run "
+        "would pass --budget, or --max-runs is reached",
+    )
+    run.add_argument(
+        "--budget",
+        type=float,
+        metavar="MINUTES",
+        help=f"--repeat auto: start no run that would end after MINUTES from the series' start, by the mean "
+        f"run so far (default {auto_repeat.DEFAULT_BUDGET_MIN:g}; the first {auto_repeat.MIN_RUNS} runs "
+        "always run)",
+    )
+    run.add_argument(
+        "--max-runs",
         type=int,
         metavar="N",
-        help="run the lab N times in a row and judge its claims over all of them "
-        f"(default: {DEFAULT_REPEATS['local']} at local scale, 1 otherwise)",
+        help=f"--repeat auto: at most N runs (default {auto_repeat.DEFAULT_CAP}, at least "
+        f"{auto_repeat.MIN_RUNS})",
+    )
+    run.add_argument(
+        "--order",
+        choices=ORDERS,
+        default=ORDER_RANDOM,
+        help="the order of the variants in each run: random (default; each repeat its own order, drawn "
+        "from --order-seed, so drift in a series hits every variant alike) or fixed (the spec's order, "
+        "for debugging); run.json records variant_order and order_seed",
+    )
+    run.add_argument(
+        "--order-seed",
+        type=int,
+        metavar="N",
+        help="the seed of the series' variant orders (default: drawn from the series' name and start "
+        "time; recorded in run.json either way)",
+    )
+    run.add_argument(
+        "--aa",
+        metavar="VARIANT",
+        help="an A/A run: only VARIANT, twice in each run (as VARIANT and its twin VARIANT-aa, alike, in "
+        "random order); every claim between two variants of VARIANT's experiments is judged as VARIANT "
+        "against its twin, to see what noise alone makes of the verdicts. The run directory is "
+        "<lab>-aa-<VARIANT>-<scale>-<UTC>",
     )
     run.add_argument(
         "--variant",
@@ -208,11 +259,8 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
             raise SpecError(f"no labs under {root / 'labs'}")
     else:
         labs = [args.lab]
-    repeat = args.repeat if args.repeat is not None else DEFAULT_REPEATS.get(args.scale, 1)
-    if repeat < 1:
-        raise SpecError(f"--repeat must be a positive number of runs, not {repeat}")
-    if args.variant and args.lab == "all":
-        raise SpecError("--variant selects variants of one lab: name the lab, not 'all'")
+    repeat = _repeat(args)
+    _check_selection(args)
     # Validate every lab, the scale and the variants asked for before anything runs.
     for lab in labs:
         spec = load_spec(resolve_lab(root, lab))
@@ -220,6 +268,8 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         unknown = [v for v in args.variant if v not in spec.variants]
         if unknown:
             raise SpecError(f"{lab} has no variant {unknown[0]!r}; its variants: {', '.join(spec.variants)}")
+        if args.aa is not None:
+            _check_aa(root, lab, spec, args.aa)
     student = student_record(args.student) if args.student is not None else None
     opts = RunOptions(
         root=root,
@@ -232,6 +282,9 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         size_local=not args.fixed_scale,
         variants=tuple(dict.fromkeys(args.variant)),
         student=student,
+        aa=args.aa,
+        order=args.order,
+        order_seed=args.order_seed,
     )
     worst = 0
     for lab in labs:
@@ -239,20 +292,84 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         worst = max(worst, code)
         if code == EXIT_INTERRUPTED:
             break
-        if repeat > 1 and len(runs) > 1:  # the runs side by side
+        if len(runs) > 1:  # the runs side by side
             print(to_markdown(compare(runs), len(runs)))
     return worst
 
 
-def _run_series(lab: str, opts: RunOptions, repeat: int, report: bool) -> tuple[int, list[Path]]:
-    """Run ``lab`` ``repeat`` times; with --report each report judges the series' runs so far."""
+def _repeat(args: argparse.Namespace) -> int | auto_repeat.Limits:
+    """--repeat N, or the decisions of --repeat auto (with --budget and --max-runs), checked."""
+    if args.repeat == AUTO:
+        budget = auto_repeat.DEFAULT_BUDGET_MIN if args.budget is None else args.budget
+        cap = auto_repeat.DEFAULT_CAP if args.max_runs is None else args.max_runs
+        if not budget > 0:
+            raise SpecError(f"--budget must be a positive number of minutes, not {budget:g}")
+        if cap < auto_repeat.MIN_RUNS:
+            raise SpecError(
+                f"--max-runs must be at least {auto_repeat.MIN_RUNS} (--repeat auto runs that many)"
+            )
+        return auto_repeat.Limits(budget_s=budget * 60, cap=cap)
+    if args.budget is not None or args.max_runs is not None:
+        raise SpecError("--budget and --max-runs are for --repeat auto")
+    if args.repeat is None:
+        return DEFAULT_REPEATS.get(args.scale, 1)
+    try:
+        repeat = int(args.repeat)
+    except ValueError:
+        raise SpecError(f"--repeat takes a number of runs or 'auto', not {args.repeat!r}") from None
+    if repeat < 1:
+        raise SpecError(f"--repeat must be a positive number of runs, not {repeat}")
+    return repeat
+
+
+def _check_selection(args: argparse.Namespace) -> None:
+    """--variant, --aa, --order and --order-seed, as far as they can be checked without the lab."""
+    if args.variant and args.lab == "all":
+        raise SpecError("--variant selects variants of one lab: name the lab, not 'all'")
+    if args.aa is not None and args.lab == "all":
+        raise SpecError("--aa names a variant of one lab: name the lab, not 'all'")
+    if args.aa is not None and args.variant:
+        raise SpecError("--aa runs one variant and its twin: leave out --variant")
+    if args.order_seed is not None and args.order_seed < 0:
+        raise SpecError(f"--order-seed must be 0 or more, not {args.order_seed}")
+    if args.order_seed is not None and args.order != ORDER_RANDOM:
+        raise SpecError("--order-seed draws random orders: it does not go with --order fixed")
+
+
+def _check_aa(root: Path, lab: str, spec: Spec, variant: str) -> None:
+    """--aa VARIANT: a variant of the lab that can run here (and no variant already has its twin's name)."""
+    if variant not in spec.variants:
+        raise SpecError(f"--aa: {lab} has no variant {variant!r}; its variants: {', '.join(spec.variants)}")
+    v = spec.variants[variant]
+    why = v.why if not v.available else hbase_pe.unavailable_why(v.server, root)
+    if not v.available or why:
+        raise SpecError(f"--aa: {variant} is unavailable: {why or 'no reason given'}")
+    aa_spec(spec, variant)  # a SpecError when the twin's name is taken
+
+
+def _run_series(
+    lab: str, opts: RunOptions, repeat: int | auto_repeat.Limits, report: bool
+) -> tuple[int, list[Path]]:
+    """Run ``lab`` ``repeat`` times (or, --repeat auto, until ``repeat`` says stop); with --report each
+    report judges the series' runs so far."""
+    auto = auto_repeat.AutoSeries(repeat) if isinstance(repeat, auto_repeat.Limits) else None
+    times = auto.limits.cap if auto else int(repeat)
     worst = 0
     done: list[Path] = []
-    series_id = f"{lab}-{opts.scale}-{utc_stamp()}-x{repeat}"  # names the repeats (heaplab.series)
-    for index in range(1, repeat + 1):
-        series = {"id": series_id, "index": index, "of": repeat} if repeat > 1 else None
-        if repeat > 1:
-            print(f"== {lab}: run {index} of {repeat}")
+    # names the repeats (heaplab.series)
+    series_id = f"{run_name(lab, opts.scale, utc_stamp(), opts.aa)}-{'auto' if auto else f'x{times}'}"
+    if opts.order == ORDER_RANDOM and opts.order_seed is None:  # one seed for the series, recorded
+        opts = replace(opts, order_seed=default_order_seed(series_id))
+    if auto:
+        opts = replace(opts, before_close=auto.before_close)
+    for index in range(1, times + 1):
+        series: dict[str, Any] | None = None
+        if auto:
+            series = {"id": series_id, "index": index, "of": None, "auto": auto.record()}
+            print(f"== {lab}: run {index} of at most {times} (--repeat auto)")
+        elif times > 1:
+            series = {"id": series_id, "index": index, "of": times}
+            print(f"== {lab}: run {index} of {times}")
         code, run_dir = run_lab(lab, replace(opts, series=series))
         done.append(run_dir)
         print(f"run directory: {run_dir}")
@@ -263,6 +380,10 @@ def _run_series(lab: str, opts: RunOptions, repeat: int, report: bool) -> tuple[
             print(f"report: {write_report(run_dir)}")
         else:
             print(f"next: heaplab report {run_dir}")
+        if auto:
+            auto.ended(run_dir)
+            if not auto.go_on:
+                break
     return worst, done
 
 

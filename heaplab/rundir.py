@@ -14,10 +14,11 @@ from typing import Any
 
 import yaml
 
+from heaplab.aa import aa_spec
 from heaplab.gc_events import GC_EVENTS, GcEvent, load_gc_events
 from heaplab.paths import SPEC_NAME
 from heaplab.runjson import RUN_JSON
-from heaplab.spec import Spec, parse_spec
+from heaplab.spec import Spec, SpecError, parse_spec
 
 SUPPORTED_FORMATS = (1,)
 NOT_SELECTED = "not selected"  # run.json's why of a variant `heaplab run --variant` left out
@@ -115,6 +116,12 @@ def load_run(path: str | Path) -> Run:
     if not spec_path.is_file():
         raise RunError(f"{run_dir}: the spec as run ({SPEC_NAME}) is missing")
     spec = _load_copied_spec(spec_path)
+    aa = manifest.get("aa")
+    if isinstance(aa, dict):  # an A/A run: the twin beside its variant, the A/A claims (heaplab.aa)
+        try:
+            spec = aa_spec(spec, str(aa["variant"]), str(aa["twin"]))
+        except (KeyError, SpecError) as e:
+            raise RunError(f"{manifest_path}: aa {aa!r} does not fit the spec as run: {e}") from e
     return Run(run_dir, manifest, spec)
 
 
@@ -140,14 +147,29 @@ def resolve_run(arg: str, runs_dir: Path) -> Path:
 _STAMPED = re.compile(r"-(\d{8}T\d{6}Z)$")  # <lab>-<scale>-<UTC>: a run as heaplab run names it
 
 
+def run_name(lab: str, scale: str, stamp: str, aa: str | None = None) -> str:
+    """A run directory's name: ``<lab>-<scale>-<UTC>``, an A/A run's ``<lab>-aa-<variant>-<scale>-<UTC>``."""
+    return f"{lab}-aa-{aa}-{scale}-{stamp}" if aa else f"{lab}-{scale}-{stamp}"
+
+
+def is_aa_run_name(lab: str, name: str) -> bool:
+    """Whether ``name`` is that of an A/A run of ``lab`` (heaplab.aa)."""
+    return name.startswith(f"{lab}-aa-")
+
+
 def newest_run_of(lab: str, parent: Path) -> Path | None:
-    """The newest run of ``lab`` directly under ``parent`` (by the UTC stamp of its name), or None."""
+    """The newest run of ``lab`` directly under ``parent`` (by the UTC stamp of its name), or None.
+
+    An A/A run (``heaplab run --aa``) is no run of the lab's experiments: it is never the one chosen."""
     if not parent.is_dir():
         return None
     runs = [
         p
         for p in parent.iterdir()
-        if p.name.startswith(f"{lab}-") and _STAMPED.search(p.name) and (p / RUN_JSON).is_file()
+        if p.name.startswith(f"{lab}-")
+        and not is_aa_run_name(lab, p.name)
+        and _STAMPED.search(p.name)
+        and (p / RUN_JSON).is_file()
     ]
     return max(runs, key=lambda p: _STAMPED.search(p.name).group(1), default=None)  # type: ignore[union-attr]
 

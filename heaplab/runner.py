@@ -1,9 +1,11 @@
 """``heaplab run``: run one lab at one scale through the playbooks and leave a run directory.
 
 Order of work: validate the spec and the scale, find the engine distribution and ansible-playbook, create
-``<runs>/<lab>-<scale>-<UTC>/`` with run.json (status "running") and the spec as run, then per available
-variant write ``<variant>/ansible-vars.json`` (docs/contracts.md section 5) and run the playbook.  A failed
-variant is recorded and the run goes on.  At the end run.json is replaced with the final manifest.
+``<runs>/<lab>-<scale>-<UTC>/`` (an A/A run: ``<lab>-aa-<variant>-<scale>-<UTC>/``, heaplab.aa) with run.json
+(status "running") and the spec as run, then per available variant, in an order drawn at random from the
+series' seed and the repeat's index (``variant_order``; ``--order fixed``: the spec's), write
+``<variant>/ansible-vars.json`` (docs/contracts.md section 5) and run the playbook.  A failed variant is
+recorded and the run goes on.  At the end run.json is replaced with the final manifest.
 
 Ctrl-C (or SIGTERM) stops ansible-playbook, which then never reaches the playbook's own "always stop the
 servers" step; so heaplab stops the interrupted variant's clients (background phases run in their own
@@ -13,7 +15,9 @@ inventory, vars and configuration (see ``stop_servers``), and prints how to run 
 
 from __future__ import annotations
 
+import hashlib
 import os
+import random
 import shlex
 import shutil
 import subprocess
@@ -37,12 +41,13 @@ from heaplab import (
     startup_check,
 )
 from heaplab import jdk as jdk_check
+from heaplab.aa import aa_spec, twin_name
 from heaplab.ansible_strategy import strategy_env
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
 from heaplab.playbook import appended_log, run_playbook
 from heaplab.provenance import git_state, jdk_of, read_hosts
-from heaplab.rundir import NOT_SELECTED, RunError, load_run, unavailable_text
-from heaplab.runjson import RUN_JSON, write_json_atomic, write_run_json
+from heaplab.rundir import NOT_SELECTED, Run, RunError, load_run, run_name, unavailable_text
+from heaplab.runjson import FORMAT, RUN_JSON, write_json_atomic, write_run_json
 from heaplab.sizing import size_local, this_machine
 from heaplab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256, with_derived
 from heaplab.student import seed_jvm_flag
@@ -51,6 +56,9 @@ from heaplab.sweep import check_spec_sweeps
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
+ORDER_RANDOM = "random"  # `--order random` (default): each repeat's own permutation, drawn from the seed
+ORDER_FIXED = "fixed"  # `--order fixed`: the spec's order, every repeat
+ORDERS = (ORDER_RANDOM, ORDER_FIXED)
 
 
 class RunSetupError(RuntimeError):
@@ -72,6 +80,12 @@ class RunOptions:
     variants: tuple[str, ...] = ()  # `--variant`: run only these (empty: every variant)
     student: dict[str, str] | None = None  # `--student`: {id, seed} (heaplab.student)
     facts_cache: str | None = None  # a run's ansible fact cache (run_lab makes one per run)
+    aa: str | None = None  # `--aa VARIANT`: VARIANT and its twin only, the A/A claims (heaplab.aa)
+    order: str = ORDER_RANDOM  # `--order`: the variants' order in each run (variant_order)
+    order_seed: int | None = None  # `--order-seed`, one per series (None: derived from the run's name)
+    # Called when the last variant has ended, before run.json's final write, with the run as it ends
+    # (in memory); returns run.json fields to set (`--repeat auto` records its decision in ``series``).
+    before_close: Callable[[Run], dict[str, Any]] | None = None
 
 
 def utc_stamp(now: datetime | None = None) -> str:
@@ -80,6 +94,21 @@ def utc_stamp(now: datetime | None = None) -> str:
 
 def iso(now: datetime | None = None) -> str:
     return (now or datetime.now(timezone.utc)).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def default_order_seed(series_id: str) -> int:
+    """The order seed of a series that `--order-seed` does not give: drawn from its id (lab, scale, UTC)."""
+    return int(hashlib.sha256(series_id.encode("utf-8")).hexdigest()[:8], 16)
+
+
+def variant_order(names: Sequence[str], seed: int | None, index: int) -> list[str]:
+    """The order in which the variants ``names`` run in repeat ``index`` (1, 2, ...) of a series: a
+    permutation drawn from the series' ``seed`` and ``index`` alone, so each repeat has its own and any can
+    be drawn again from run.json; ``seed`` None: ``names`` as given (`--order fixed`)."""
+    order = list(names)
+    if seed is not None:
+        random.Random(f"heaplab-order:{seed}:{index}").shuffle(order)  # noqa: S311 (an order, no secret)
+    return order
 
 
 def preflight(root: Path) -> tuple[Path, str]:
@@ -154,12 +183,15 @@ def _scale_params(spec: Spec, opts: RunOptions) -> tuple[dict[str, Any], dict[st
     return with_derived(sized), record
 
 
-def mark_unselected(entries: dict[str, dict[str, Any]], selected: Sequence[str]) -> None:
-    """`--variant`: every variant not asked for is recorded unavailable, saying so, so that run.json, the
-    report and the claims (not measurable here) tell a partial run from a full one."""
+def mark_unselected(
+    entries: dict[str, dict[str, Any]], selected: Sequence[str], asked: str | None = None
+) -> None:
+    """`--variant` (or `--aa`, ``asked`` saying so): every variant not asked for is recorded unavailable,
+    saying so, so that run.json, the report and the claims (not measurable here) tell a partial run from a
+    full one."""
     if not selected:
         return
-    asked = " ".join(f"--variant {name}" for name in selected)
+    asked = asked or " ".join(f"--variant {name}" for name in selected)
     for name, entry in entries.items():
         if name not in selected and entry["available"]:
             entry.update(available=False, why=f"{NOT_SELECTED} ({asked})", status="unavailable")
@@ -181,15 +213,22 @@ def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     spec_path = resolve_lab(opts.root, lab)
     spec = load_spec(spec_path)
     check_spec_sweeps(spec_path, spec)  # the report reads them after the run: a bad one fails now
+    aa = None
+    if opts.aa:  # the variant and its twin, alike (heaplab.aa); run.json keeps the lab's spec as run
+        aa = {"variant": opts.aa, "twin": twin_name(opts.aa)}
+        spec = aa_spec(spec, aa["variant"], aa["twin"])
     params, sizing = _scale_params(spec, opts)
     archive, playbook = preflight(opts.root)
     if not opts.inventory.is_file():
         raise RunSetupError(f"inventory not found: {opts.inventory}")
 
     started = datetime.now(timezone.utc)
-    run_dir = opts.runs_dir / f"{spec.lab}-{opts.scale}-{utc_stamp(started)}"
+    run_dir = opts.runs_dir / run_name(spec.lab, opts.scale, utc_stamp(started), opts.aa)
     run_dir.mkdir(parents=True, exist_ok=False)
     shutil.copyfile(spec_path, run_dir / SPEC_NAME)
+    seed = None
+    if opts.order == ORDER_RANDOM:
+        seed = opts.order_seed if opts.order_seed is not None else default_order_seed(run_dir.name)
     manifest: dict[str, Any] = {
         "lab": spec.lab,
         "title": spec.title,
@@ -199,6 +238,10 @@ def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         **({"sizing": sizing} if sizing else {}),
         **({"series": opts.series} if opts.series else {}),
         **({"student": opts.student} if opts.student else {}),
+        **({"aa": aa} if aa else {}),
+        "order": opts.order,
+        "order_seed": seed,
+        "variant_order": [],  # the variants whose playbook started, in that order
         "target": str(opts.inventory),
         "command": opts.command,
         "git": git_state(opts.root),
@@ -211,39 +254,22 @@ def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         "variants": {name: _variant_entry(spec, v, params) for name, v in spec.variants.items()},
     }
     hbase_pe.mark_unavailable(manifest["variants"], spec, opts.root)  # HBase's jars not fetched
-    mark_unselected(manifest["variants"], opts.variants)
+    if aa:
+        mark_unselected(manifest["variants"], (aa["variant"], aa["twin"]), f"--aa {opts.aa}")
+    else:
+        mark_unselected(manifest["variants"], opts.variants)
     for entry in manifest["variants"].values():  # the student's seed, for the PE clients
         entry["client_jvm_flags"] = entry["client_jvm_flags"] + seed_jvm_flag(opts.student)
     write_run_json(run_dir, manifest)
     opts.out(f"run {spec.lab} at scale {opts.scale}: {run_dir}")
 
+    job = _Job(spec, params, archive, playbook, run_dir, opts)
     status = "complete"
-    jdk_questions = _JdkQuestions(str(Path(playbook).with_name("ansible")), opts)
     try:
-        for name, v in spec.variants.items():
-            entry = manifest["variants"][name]
-            if not entry["available"]:  # or marked so by hbase_pe.mark_unavailable
-                opts.out(f"[{name}] skipped, {unavailable_text(entry['why'])}")
-                continue
-            why, runtime_vars = jdk_questions.ask(v, entry)
-            if why:
-                entry.update(available=False, why=why, status="unavailable")
-                opts.out(f"[{name}] skipped, unavailable: {why}")
-                continue
-            if not _run_variant(
-                spec=spec,
-                v=v,
-                params=params,
-                archive=archive,
-                playbook=playbook,
-                run_dir=run_dir,
-                opts=opts,
-                entry=entry,
-                runtime_vars=runtime_vars,
-            ):
-                status = "failed"
-            if entry["java_home"] is None:  # the run's java, as the host records have it
-                entry["jdk"] = jdk_of(read_hosts(run_dir))
+        status = _run_variants(job, manifest)
+        if opts.before_close is not None:  # e.g. `--repeat auto` judges the series with this run
+            ending = {**manifest, "status": status, "hosts": read_hosts(run_dir), "end": iso()}
+            manifest.update(opts.before_close(Run(run_dir, {"format": FORMAT, **ending}, spec)))
     except KeyboardInterrupt:
         status = "interrupted"
         opts.out("interrupted (Ctrl-C or SIGTERM): the run is marked interrupted")
@@ -252,7 +278,9 @@ def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
                 stop_servers(playbook, opts, name, run_dir / name)
             if entry["status"] in ("pending", "running"):
                 entry["status"] = "interrupted"
-        opts.out("\n".join(rerun.hints(opts.command, spec.lab, manifest["variants"])))
+        # an A/A run is run again whole: `--variant` does not go with `--aa`
+        left = {} if aa else manifest["variants"]
+        opts.out("\n".join(rerun.hints(opts.command, spec.lab, left)))
     finally:
         manifest.update(_closing_fields(run_dir, status, opts))
         status = _write_closing(run_dir, manifest, opts)
@@ -260,6 +288,58 @@ def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     _warn_of_server_errors(run_dir, opts)
     code = {"complete": EXIT_OK, "failed": EXIT_FAILED, "interrupted": EXIT_INTERRUPTED}[status]
     return code, run_dir
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every variant of one run shares."""
+
+    spec: Spec
+    params: dict[str, Any]
+    archive: Path
+    playbook: str
+    run_dir: Path
+    opts: RunOptions
+
+
+def _run_variants(job: _Job, manifest: dict[str, Any]) -> str:
+    """Run the available variants in the run's order (``variant_order``); "complete", or "failed" when one
+    failed.  run.json's ``variant_order`` gets each variant as its playbook starts."""
+    opts, entries = job.opts, manifest["variants"]
+    for name, entry in entries.items():
+        if not entry["available"]:  # or marked so by hbase_pe.mark_unavailable
+            opts.out(f"[{name}] skipped, {unavailable_text(entry['why'])}")
+    seed = manifest["order_seed"]
+    index = int(opts.series["index"]) if opts.series else 1
+    order = variant_order([name for name, e in entries.items() if e["available"]], seed, index)
+    how = f"random, seed {seed}, repeat {index}" if seed is not None else "fixed, the spec's"
+    opts.out(f"variant order ({how}): {', '.join(order) or '-'}")
+    jdk_questions = _JdkQuestions(str(Path(job.playbook).with_name("ansible")), opts)
+    status = "complete"
+    for i, name in enumerate(order, 1):
+        v, entry = job.spec.variants[name], entries[name]
+        why, runtime_vars = jdk_questions.ask(v, entry)
+        if why:
+            entry.update(available=False, why=why, status="unavailable")
+            opts.out(f"[{name}] skipped, unavailable: {why}")
+            continue
+        opts.out(f"[{name}] variant {i} of {len(order)}")
+        manifest["variant_order"].append(name)
+        if not _run_variant(
+            spec=job.spec,
+            v=v,
+            params=job.params,
+            archive=job.archive,
+            playbook=job.playbook,
+            run_dir=job.run_dir,
+            opts=opts,
+            entry=entry,
+            runtime_vars=runtime_vars,
+        ):
+            status = "failed"
+        if entry["java_home"] is None:  # the run's java, as the host records have it
+            entry["jdk"] = jdk_of(read_hosts(job.run_dir))
+    return status
 
 
 def _warn_of_server_errors(run_dir: Path, opts: RunOptions) -> None:

@@ -54,4 +54,14 @@ def runs_to_judge(first: Path, others: list[Path]) -> list[Run]:
                 f"at {run.scale}, "
                 f"{r.path.name} is {r.lab} at {r.scale}"
             )
+        if r.manifest.get("aa") != run.manifest.get("aa"):  # their claims differ (heaplab.aa)
+            raise RunError(
+                f"an A/A run is judged only with A/A runs of the same variant: {run.path.name} is "
+                f"{_aa_text(run)}, {r.path.name} is {_aa_text(r)}"
+            )
     return [run, *rest]
+
+
+def _aa_text(run: Run) -> str:
+    aa = run.manifest.get("aa")
+    return f"an A/A run of {aa.get('variant')}" if isinstance(aa, dict) else "no A/A run"
