@@ -1,0 +1,112 @@
+"""`heaplab run`'s --aa, --repeat auto, --budget, --max-runs, --order and --order-seed: documented in --help,
+and a mistake is one `heaplab: error:` line and a non-zero exit before anything runs (no run directory)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from heaplab import runner
+from heaplab.cli import main
+
+LAB = "03-offheap-write"
+
+
+def test_help_documents_the_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["run", "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for words in (
+        "--repeat N|auto",
+        "'auto': 3 runs, then one more at a time until every claim is decided",
+        "--budget MINUTES --repeat auto: start no run that would end after MINUTES",
+        "--max-runs N --repeat auto: at most N runs (default 10, at least 3)",
+        "--order {random,fixed}",
+        "fixed (the spec's order, for debugging); run.json records variant_order and order_seed",
+        "--order-seed N the seed of the series' variant orders",
+        "--aa VARIANT an A/A run: only VARIANT, twice in each run (as VARIANT and its twin VARIANT-aa",
+        "<lab>-aa-<VARIANT>-<scale>-<UTC>",
+    ):
+        assert words in text, words
+
+
+def _error(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["--root", str(root), "run", *args])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("heaplab: error: "), err
+    assert not (root / "results/runs").exists()  # refused before any run started
+    return code, lines[0].removeprefix("heaplab: error: ")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--aa", "nope"),
+            "--aa: 03-offheap-write has no variant 'nope'; its variants: hbase1-onheap, hbase2-offheap",
+        ),
+        (("--aa", "hbase1-onheap", "--variant", "hbase2-offheap"), "--aa runs one variant and its twin"),
+        (("--repeat", "auto", "--budget", "-5"), "--budget must be a positive number of minutes, not -5"),
+        (("--repeat", "auto", "--budget", "0"), "--budget must be a positive number of minutes, not 0"),
+        (("--repeat", "auto", "--max-runs", "2"), "--max-runs must be at least 3"),
+        (("--repeat", "twice"), "--repeat takes a number of runs or 'auto', not 'twice'"),
+        (("--repeat", "0"), "--repeat must be a positive number of runs, not 0"),
+        (("--repeat", "3", "--budget", "30"), "--budget and --max-runs are for --repeat auto"),
+        (("--order-seed", "-1"), "--order-seed must be 0 or more, not -1"),
+        (("--order", "fixed", "--order-seed", "4"), "--order-seed draws random orders"),
+    ],
+)
+def test_a_mistake_is_one_line(
+    fake_root: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str
+) -> None:
+    code, line = _error(fake_root, capsys, LAB, "--scale", "ci", *args)
+    assert code == 2 and line.startswith(message), line
+
+
+def test_aa_needs_one_lab(fake_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, line = _error(fake_root, capsys, "all", "--scale", "ci", "--aa", "hbase1-onheap")
+    assert code == 2 and line == "--aa names a variant of one lab: name the lab, not 'all'"
+
+
+def test_aa_with_an_unavailable_variant(fake_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = fake_root / "labs" / LAB / "experiment.yml"
+    raw = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    raw["variants"]["hbase2-offheap"].update(available=False, why="waits for the off-heap write path")
+    spec.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    code, line = _error(fake_root, capsys, LAB, "--scale", "ci", "--aa", "hbase2-offheap")
+    assert code == 2 and line == "--aa: hbase2-offheap is unavailable: waits for the off-heap write path"
+
+
+def test_aa_with_an_apache_hbase_variant_whose_jars_are_not_fetched(
+    fake_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = fake_root / "labs" / LAB / "experiment.yml"
+    raw = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    raw["variants"]["hbase-peer"] = {"server": "apache-hbase", "server_jvm": ["-XX:+UseG1GC"]}
+    spec.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    code, line = _error(fake_root, capsys, LAB, "--scale", "ci", "--aa", "hbase-peer")
+    assert code == 2 and line.startswith("--aa: hbase-peer is unavailable: "), line
+    assert "apache-hbase" in line or "fetch" in line, line
+
+
+def test_aa_refuses_a_twin_name_that_is_taken(fake_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = fake_root / "labs" / LAB / "experiment.yml"
+    raw = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    raw["variants"]["hbase1-onheap-aa"] = dict(raw["variants"]["hbase1-onheap"])
+    spec.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    code, line = _error(fake_root, capsys, LAB, "--scale", "ci", "--aa", "hbase1-onheap")
+    assert code == 2 and "already has a variant 'hbase1-onheap-aa'" in line
+
+
+def test_an_aa_selection_says_so_in_the_variants_left_out() -> None:
+    entries = {
+        "a": {"available": True, "status": "pending"},
+        "a-aa": {"available": True, "status": "pending"},
+        "b": {"available": True, "status": "pending"},
+    }
+    runner.mark_unselected(entries, ("a", "a-aa"), "--aa a")
+    assert entries["b"]["why"] == "not selected (--aa a)" and entries["a-aa"]["available"]
