@@ -16,6 +16,10 @@ Format history (the ``format`` field):
      later added, per engine variant that ran: unknown_config_keys (the hbase.*/heaplab.* keys its
      servers named as unknown at start-up, sorted; heaplab.config_keys); a variant whose region servers
      ran another switch than its engine-site.xml asks is failed with that one line (heaplab.switch_check).
+     later added: order (random | fixed), order_seed and variant_order (the order the variants ran,
+     heaplab.runner.variant_order); aa {variant, twin} on an A/A run (heaplab.aa); in series, auto,
+     decision and stopped on a `--repeat auto` series (heaplab.auto_repeat), whose ``of`` is null but on
+     its last run.
 
 run.json is written once when the run starts (status "running") and replaced at the end.  Every write goes
 to a temporary file in the same directory and is renamed over the old one, so a reader (or a Ctrl-C)
