@@ -1,10 +1,10 @@
 """Repeats judged together: the runs of one `heaplab run LAB --repeat N` (a series), or runs named by hand.
 
 `heaplab run --repeat N` writes ``series`` {id, index, of} into each run's run.json: ``id`` is the first
-run's directory name with ``-xN`` (``-auto`` for `--repeat auto`, heaplab.auto_repeat), ``index`` 1..N.  A report of any of them judges its claims over every complete run
-of the series found beside it (the same runs directory), itself first; ``heaplab report RUN RUN ...``
-judges the runs named (one lab, one scale; A/A runs only with A/A runs of the same variant, heaplab.aa)
-and writes the report into the first.
+run's directory name with ``-xN`` (``-auto`` for `--repeat auto`, heaplab.auto_repeat), ``index`` 1..N.
+A report of any of them judges its claims over every complete run of the series found beside it (the same
+runs directory), itself first; ``heaplab report RUN RUN ...`` judges the runs named (one lab, one scale;
+A/A runs only with A/A runs of the same variant, heaplab.aa) and writes the report into the first.
 """
 
 from __future__ import annotations

@@ -223,7 +223,8 @@ class Checker:
         except SpecError as e:
             return [f"{ns.lab}: {e}"]
         found = [] if ns.scale in spec.scales else [f"{ns.lab} has no scale {ns.scale!r}"]
-        named = [v for v in ns.variant if v != "PLACEHOLDER"]  # `--variant <name>`: the student's own
+        asked = [*ns.variant, *([ns.aa] if ns.aa else [])]  # --variant and --aa name variants
+        named = [v for v in asked if v != "PLACEHOLDER"]  # `--variant <name>`: the student's own
         found += [f"{ns.lab} has no variant {v!r}" for v in named if v not in spec.variants]
         return found
 
