@@ -27,6 +27,7 @@ LONGEST_FIRST = (  # seconds per file in `--durations` of a full run on 2 cores,
     "test_provision.py",
     "test_terraform.py",
     "test_lab01_ci.py",
+    "test_aa_run.py",  # one A/A run of lab 07 (a variant and its twin): 47 s idle, 58 s beside other work
     "test_noisy_host.py",  # variant.yml with a junk-printing python3: about 40 s
     "test_lint.py",
     "test_ycsb_ci.py",

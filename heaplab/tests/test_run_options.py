@@ -3,7 +3,9 @@ and a mistake is one `heaplab: error:` line and a non-zero exit before anything 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -110,3 +112,75 @@ def test_an_aa_selection_says_so_in_the_variants_left_out() -> None:
     }
     runner.mark_unselected(entries, ("a", "a-aa"), "--aa a")
     assert entries["b"]["why"] == "not selected (--aa a)" and entries["a-aa"]["available"]
+
+
+# --- the order the runner ran: heaplab run in-process on the fake root, each playbook a stand-in ---------
+
+
+@pytest.fixture
+def ran(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The variants whose playbook heaplab ran, in order; each "completes" at once without ansible (and the
+    runs, all within a second, get a stamp each)."""
+    done: list[str] = []
+    stamps = iter(range(10, 60))
+    monkeypatch.setattr(runner, "utc_stamp", lambda now=None: f"20261129T1000{next(stamps)}Z")
+
+    def run_variant(*, v: Any, entry: dict[str, Any], **_: Any) -> bool:
+        done.append(v.name)
+        entry["status"] = "complete"
+        return True
+
+    monkeypatch.setattr(runner, "_run_variant", run_variant)
+    return done
+
+
+def _runs(root: Path) -> list[dict[str, Any]]:
+    runs = sorted((root / "results/runs").iterdir())
+    return [json.loads((r / "run.json").read_text(encoding="utf-8")) for r in runs]
+
+
+def test_each_repeat_runs_its_own_order_drawn_from_the_series_seed(
+    fake_root: Path, ran: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--root", str(fake_root), "run", LAB, "--scale", "ci", "--repeat", "4", "--order-seed", "5"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    names = ["hbase1-onheap", "hbase2-offheap"]
+    runs = _runs(fake_root)
+    assert [r["series"]["index"] for r in runs] == [1, 2, 3, 4]
+    assert ran == [name for r in runs for name in r["variant_order"]]  # the order recorded is the order run
+    for r in runs:
+        index = r["series"]["index"]
+        assert r["order"] == "random" and r["order_seed"] == 5
+        assert r["variant_order"] == runner.variant_order(names, 5, index)
+        assert f"variant order (random, seed 5, repeat {index}): {', '.join(r['variant_order'])}" in out
+    assert len({tuple(r["variant_order"]) for r in runs}) == 2  # seed 5 draws both orders in 4 repeats
+
+
+def test_without_a_seed_the_series_draws_one_and_records_it(fake_root: Path, ran: list[str]) -> None:
+    assert main(["--root", str(fake_root), "run", LAB, "--scale", "ci", "--repeat", "2"]) == 0
+    seeds = {r["order_seed"] for r in _runs(fake_root)}
+    assert len(seeds) == 1 and isinstance(seeds.pop(), int)
+
+
+def test_order_fixed_runs_the_specs_order_and_records_no_seed(
+    fake_root: Path, ran: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--root", str(fake_root), "run", LAB, "--scale", "ci", "--order", "fixed"]) == 0
+    (run,) = _runs(fake_root)
+    assert run["order"] == "fixed" and run["order_seed"] is None and "series" not in run
+    assert run["variant_order"] == ran == ["hbase1-onheap", "hbase2-offheap"]
+    assert "variant order (fixed, the spec's): hbase1-onheap, hbase2-offheap" in capsys.readouterr().out
+
+
+def test_an_aa_run_runs_the_variant_and_its_twin_only(
+    fake_root: Path, ran: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--root", str(fake_root), "run", LAB, "--scale", "ci", "--aa", "hbase2-offheap"]) == 0
+    (run,) = _runs(fake_root)
+    (path,) = (fake_root / "results/runs").iterdir()
+    assert path.name.startswith(f"{LAB}-aa-hbase2-offheap-ci-")
+    assert run["aa"] == {"variant": "hbase2-offheap", "twin": "hbase2-offheap-aa"}
+    assert sorted(ran) == sorted(run["variant_order"]) == ["hbase2-offheap", "hbase2-offheap-aa"]
+    assert run["variants"]["hbase1-onheap"]["why"] == "not selected (--aa hbase2-offheap)"
+    assert "[hbase1-onheap] skipped, not selected (--aa hbase2-offheap)" in capsys.readouterr().out
