@@ -111,5 +111,15 @@ def aa_spec(spec: Spec, variant: str, twin: str | None = None) -> Spec:
             reproduces.append(r)
     # subjects: {} as the A/A claims have no copies on other subjects
     with_twin = dataclasses.replace(spec, variants=variants, reproduces=reproduces, subjects={})
-    claims = aa_claims(spec.claims, variant, twin, with_twin.variants_of, subject=original.server)
-    return dataclasses.replace(with_twin, claims=claims)
+    return dataclasses.replace(
+        with_twin, claims=claims_of_aa_run(spec.claims, {"variant": variant, "twin": twin}, with_twin)
+    )
+
+
+def claims_of_aa_run(claims: list[Claim], aa: dict[str, Any], spec: Spec) -> list[Claim]:
+    """The A/A claims of a run whose run.json has ``aa`` {variant, twin}, from the lab's ``claims`` (the
+    checkout's or the spec as run, heaplab.claim_source): about the server the variant runs on.  The A/A
+    claims again when given A/A claims."""
+    variant, twin = str(aa["variant"]), str(aa["twin"])
+    server = spec.variants[variant].server if variant in spec.variants else None
+    return aa_claims(claims, variant, twin, spec.variants_of, subject=server)

@@ -9,8 +9,9 @@ past the budget; else run again.  The decision is printed (one line) and recorde
 ``series`` (docs/contracts.md, run.json): ``decision`` {continue, reason, undecided}; the last run also has
 ``stopped`` (the reason) and ``of`` (the number of runs), which the earlier runs leave null.
 
-"Decided" is a predicate on a claim's result, passed in: for now ``default_decided`` (any verdict but
-inconclusive).
+"Decided" is a predicate on a claim's result, passed in; by default heaplab.claims.ClaimResult.decided
+(the interval no longer overlaps both the article's region and the no-effect region; a claim not
+measurable here is decided).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from heaplab.analysis import find_published, judge_runs
-from heaplab.claims import INCONCLUSIVE, ClaimResult
+from heaplab.claims import ClaimResult
 from heaplab.published import load_published
 from heaplab.rundir import Run, RunError, load_run
 
@@ -34,8 +35,8 @@ Decided = Callable[[Any], bool]
 
 
 def default_decided(result: ClaimResult) -> bool:
-    """A claim is decided when its verdict is anything but inconclusive."""
-    return result.verdict != INCONCLUSIVE
+    """A claim is decided when more runs would not change what it can say (ClaimResult.decided)."""
+    return result.decided
 
 
 def _minutes(seconds: float) -> str:

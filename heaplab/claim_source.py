@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from heaplab.aa import claims_of_aa_run
 from heaplab.expectation import parse_expectation
 from heaplab.paths import find_root
 from heaplab.rundir import Run
@@ -41,7 +42,14 @@ def _fits(claims: list[Claim], run: Run) -> bool:
 
 
 def claims_to_judge(run: Run) -> tuple[list[Claim], str]:
-    """The claims and where they come from (a path relative to the checkout, or AS_RUN)."""
+    """The claims and where they come from (a path relative to the checkout, or AS_RUN); an A/A run's are
+    the A/A claims derived from them (heaplab.aa)."""
+    claims, source = _lab_claims(run)
+    aa = run.manifest.get("aa")
+    return (claims_of_aa_run(claims, aa, run.spec) if isinstance(aa, dict) else claims), source
+
+
+def _lab_claims(run: Run) -> tuple[list[Claim], str]:
     path = lab_spec_path(run)
     if path is not None:
         try:

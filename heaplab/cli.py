@@ -74,53 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         "--java-home",
         help="JDK home (absolute, as on the hosts) every host runs the engine with: sets heaplab_java_home",
     )
-    # N runs in a row, then the compare table (heaplab/repeats.py)
-    run.add_argument(
-        "--repeat",
-        metavar="N|auto",
-        help="run the lab N times in a row and judge its claims over all of them "
-        f"(default: {DEFAULT_REPEATS['local']} at local scale, 1 otherwise); 'auto': "
-        f"{auto_repeat.MIN_RUNS} runs, then one more at a time until every claim is decided, one more run "
-        "would pass --budget, or --max-runs is reached",
-    )
-    run.add_argument(
-        "--budget",
-        type=float,
-        metavar="MINUTES",
-        help=f"--repeat auto: start no run that would end after MINUTES from the series' start, by the mean "
-        f"run so far (default {auto_repeat.DEFAULT_BUDGET_MIN:g}; the first {auto_repeat.MIN_RUNS} runs "
-        "always run)",
-    )
-    run.add_argument(
-        "--max-runs",
-        type=int,
-        metavar="N",
-        help=f"--repeat auto: at most N runs (default {auto_repeat.DEFAULT_CAP}, at least "
-        f"{auto_repeat.MIN_RUNS})",
-    )
-    run.add_argument(
-        "--order",
-        choices=ORDERS,
-        default=ORDER_RANDOM,
-        help="the order of the variants in each run: random (default; each repeat its own order, drawn "
-        "from --order-seed, so drift in a series hits every variant alike) or fixed (the spec's order, "
-        "for debugging); run.json records variant_order and order_seed",
-    )
-    run.add_argument(
-        "--order-seed",
-        type=int,
-        metavar="N",
-        help="the seed of the series' variant orders (default: drawn from the series' name and start "
-        "time; recorded in run.json either way)",
-    )
-    run.add_argument(
-        "--aa",
-        metavar="VARIANT",
-        help="an A/A run: only VARIANT, twice in each run (as VARIANT and its twin VARIANT-aa, alike, in "
-        "random order); every claim between two variants of VARIANT's experiments is judged as VARIANT "
-        "against its twin, to see what noise alone makes of the verdicts. The run directory is "
-        "<lab>-aa-<VARIANT>-<scale>-<UTC>",
-    )
+    _add_series_options(run)  # --repeat, --budget, --max-runs, --order, --order-seed, --aa
     run.add_argument(
         "--variant",
         action="append",
@@ -230,6 +184,57 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
     return p
+
+
+def _add_series_options(run: argparse.ArgumentParser) -> None:
+    """`heaplab run`'s options for the runs of a series: how many, in what order, A/A."""
+    # N runs in a row, then the compare table (heaplab/repeats.py)
+    run.add_argument(
+        "--repeat",
+        metavar="N|auto",
+        help="run the lab N times in a row and judge its claims over all of them "
+        f"(default: {DEFAULT_REPEATS['local']} at local scale, 1 otherwise); 'auto': "
+        f"{auto_repeat.MIN_RUNS} runs, then one more at a time until every claim is decided, one more run "
+        "would pass --budget, or --max-runs is reached",
+    )
+    run.add_argument(
+        "--budget",
+        type=float,
+        metavar="MINUTES",
+        help=f"--repeat auto: start no run that would end after MINUTES from the series' start, by the mean "
+        f"run so far (default {auto_repeat.DEFAULT_BUDGET_MIN:g}; the first {auto_repeat.MIN_RUNS} runs "
+        "always run)",
+    )
+    run.add_argument(
+        "--max-runs",
+        type=int,
+        metavar="N",
+        help=f"--repeat auto: at most N runs (default {auto_repeat.DEFAULT_CAP}, at least "
+        f"{auto_repeat.MIN_RUNS})",
+    )
+    run.add_argument(
+        "--order",
+        choices=ORDERS,
+        default=ORDER_RANDOM,
+        help="the order of the variants in each run: random (default; each repeat its own order, drawn "
+        "from --order-seed, so drift in a series hits every variant alike) or fixed (the spec's order, "
+        "for debugging); run.json records variant_order and order_seed",
+    )
+    run.add_argument(
+        "--order-seed",
+        type=int,
+        metavar="N",
+        help="the seed of the series' variant orders (default: drawn from the series' name and start "
+        "time; recorded in run.json either way)",
+    )
+    run.add_argument(
+        "--aa",
+        metavar="VARIANT",
+        help="an A/A run: only VARIANT, twice in each run (as VARIANT and its twin VARIANT-aa, alike, in "
+        "random order); every claim between two variants of VARIANT's experiments is judged as VARIANT "
+        "against its twin, to see what noise alone makes of the verdicts. The run directory is "
+        "<lab>-aa-<VARIANT>-<scale>-<UTC>",
+    )
 
 
 def _under(root: Path, value: str | None, default: Path) -> Path:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from heaplab.aa import aa_claims, aa_spec, twin_name
+from heaplab.claim_source import claims_to_judge
 from heaplab.expectation import parse_expectation
 from heaplab.metrics import measure_all
 from heaplab.rundir import RunError, load_run, newest_run_of, run_name
@@ -134,6 +135,8 @@ def test_an_aa_run_is_loaded_with_the_twin_and_the_aa_claims(tmp_path: Path) -> 
         str(c.expect).startswith("hbase1-onheap ") and str(c.expect).endswith(" hbase1-onheap-aa")
         for c in run.spec.claims
     )
+    claims, _ = claims_to_judge(run)  # what the report judges: the A/A claims
+    assert claims == run.spec.claims
     measured = measure_all(run)["single_put"]
     assert measured["hbase1-onheap-aa"].problem is None
     assert measured["hbase1-onheap-aa"].values == measured["hbase1-onheap"].values  # a copy, here

@@ -32,6 +32,10 @@ class _Result:  # what next_step reads of a heaplab.claims.ClaimResult
     claim: _Claim
     verdict: str
 
+    @property
+    def decided(self) -> bool:  # a stand-in for ClaimResult.decided, the default predicate
+        return self.verdict != INCONCLUSIVE
+
 
 def results(**verdicts: str) -> list[_Result]:
     return [_Result(_Claim(cid.replace("_", "-")), v) for cid, v in verdicts.items()]
@@ -81,6 +85,15 @@ def test_the_first_runs_always_run() -> None:
     )
 
 
+def test_the_default_predicate_is_the_claims_own_decided() -> None:
+    """ClaimResult.decided: the interval no longer overlaps both regions (heaplab.verdict)."""
+    assert auto_repeat.default_decided(_Result(_Claim("x"), REPRODUCED))
+    assert not auto_repeat.default_decided(_Result(_Claim("x"), INCONCLUSIVE))
+    assert (
+        auto_repeat.default_decided.__doc__ and "ClaimResult.decided" in auto_repeat.default_decided.__doc__
+    )
+
+
 def test_decided_is_a_predicate_passed_in() -> None:
     # e.g. the verdicts' own `decided`: here only `reproduced` counts as decided
     go, why = next_step(DECIDED, 3, 1.0, 60 * MIN, 10, decided=lambda r: r.verdict == REPRODUCED)
@@ -121,7 +134,7 @@ def test_the_hook_judges_the_series_so_far_and_records_its_decision(tmp_path: Pa
     def decided(r: Any) -> bool:
         if r.judgement is not None:
             judged_over.setdefault(clock.now, set()).add(r.judgement.n)
-        return r.verdict != INCONCLUSIVE and clock.now > 40 * MIN  # undecided until the 4th run
+        return clock.now > 40 * MIN  # every claim undecided until the 4th run
 
     auto = AutoSeries(Limits(budget_s=60 * MIN, cap=10), out=lines.append, decided=decided, clock=clock)
     for index in (1, 2, 3, 4):
