@@ -5,7 +5,8 @@
 with the same configuration, in the run's random order (heaplab.runner).  Nothing else of the lab runs.
 run.json records ``aa: {variant, twin}``; every reader of the run sees the lab's spec with the twin added
 (``aa_spec``, applied by heaplab.rundir.load_run): the twin sits beside VARIANT in each experiment that
-compares VARIANT, and the claims are the A/A claims (``aa_claims``).
+compares VARIANT, and its claims are the A/A claims (``aa_claims``); the claims a report judges are the
+A/A claims of the lab's claims, the checkout's or the spec's (``claims_of_aa_run``, heaplab.claim_source).
 
 An A/A claim is a claim of the lab between two variants of an experiment that compares VARIANT, with the
 same id, metric, kind, figure, tolerance and the rest, its expectation rewritten to
