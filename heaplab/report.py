@@ -183,10 +183,21 @@ def _claims(a: Analysis) -> list[str]:
     n = len(a.runs) or 1
     runs = ", ".join(f"`{r.path.name}`" for r in a.runs) if n > 1 else "this run only"
     _, source = claims_to_judge(a.run)
+    aa = a.run.manifest.get("aa") or {}
     lines = [
         "## Claims",
         "",
         f"Judged over {n} run(s): {runs}; the claims of {source}.",
+        *(
+            [
+                "",
+                f"**An A/A run**: `{aa.get('variant')}` against its twin `{aa.get('twin')}`, the same "
+                "configuration on both sides of every claim. Anything but `no effect` or `inconclusive` "
+                "below is a false alarm of the rule (docs/analysis.md, Calibration).",
+            ]
+            if aa
+            else []
+        ),
         "",
         *_tally_lines(a),
         "",

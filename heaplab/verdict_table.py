@@ -81,9 +81,13 @@ class Counted:
 
 
 def _newest_per_lab(run_dirs: list[Path]) -> dict[str, tuple[Path, dict[str, Any]]]:
-    """{lab: (run, its claims.json)}: the newest claims.json of each lab (by the run's UTC stamp)."""
+    """{lab: (run, its claims.json)}: the newest claims.json of each lab (by the run's UTC stamp). An A/A
+    run (the same variant on both sides: heaplab.aa) calibrates the rule and says nothing of an article:
+    it is never counted."""
     found = []
     for path in run_dirs:
+        if _is_aa(path):
+            continue
         if not (path / "claims.json").is_file():
             raise RunError(f"{path}: no claims.json; run `heaplab report {path}` first")
         try:
@@ -97,6 +101,13 @@ def _newest_per_lab(run_dirs: list[Path]) -> dict[str, tuple[Path, dict[str, Any
     for _, lab, path, data in sorted(found, key=lambda f: f[0]):
         newest[lab] = (path, data)
     return newest
+
+
+def _is_aa(path: Path) -> bool:
+    try:
+        return bool(json.loads((path / "run.json").read_text(encoding="utf-8")).get("aa"))
+    except (OSError, ValueError):
+        return False
 
 
 def _claims_of(lab: str, path: Path, data: dict[str, Any]) -> list[Counted]:

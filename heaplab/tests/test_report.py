@@ -14,7 +14,7 @@ from heaplab.cli import main
 from heaplab.comparison import COLUMNS
 from heaplab.tests.fabricate import Shape
 
-OUTPUTS = {"report.md", "claims.json"}
+OUTPUTS = {"report.md", "claims.json", "figures/claims-forest.png"}
 
 
 def _tree(run: Path) -> dict[str, str]:
