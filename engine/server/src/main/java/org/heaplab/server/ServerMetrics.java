@@ -4,6 +4,9 @@ import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +35,8 @@ import org.heaplab.rpc.server.RpcServer;
  * chunk counters, index kind), {@code request_buffers}, {@code wal}; {@code block_cache}
  * (one entry per cache, counters per block type), {@code store_files} (disk reads, bloom checks, file
  * count), {@code reads} (rows asked by gets, rows scanned), {@code query_cache}, {@code process}
- * (cpu_ms: process CPU time, for CPU per get); {@code rpc} (as the HTTP endpoint shows it, once
+ * (cpu_ms: process CPU time, for CPU per get; rss_bytes: the process's resident set, where the OS tells it);
+ * {@code rpc} (as the HTTP endpoint shows it, once
  * {@link #rpcServer} is set); the mechanism counters: {@code alloc} (heap bytes allocated per thread group,
  * {@link ThreadAllocations}), {@code copies} (payload bytes copied into heap memory on the RPC paths,
  * {@link HeapCopies}), {@code rpc_calls} (calls per method, {@link RpcCallCounts}) and {@code gc} (collections
@@ -92,7 +96,12 @@ public final class ServerMetrics {
             .put("scan_batches", reads.scanBatches()).put("increments", increments.increments())
             .put("store_files_read", rc.storeFilesRead()).put("store_files_skipped_by_bloom", rc.storeFilesSkippedByBloom()));
         w.put("query_cache", queryCache());
-        w.put("process", new JsonWriter().put("cpu_ms", processCpuMillis()));
+        JsonWriter process = new JsonWriter().put("cpu_ms", processCpuMillis());
+        long rss = residentSetBytes();
+        if (rss >= 0) {
+            process.put("rss_bytes", rss);
+        }
+        w.put("process", process);
         w.put("alloc", alloc()).put("copies", copies()).put("rpc_calls", calls.json()).put("gc", collections());
         RpcServer rpcNow = rpcServer;
         if (rpcNow != null) {
@@ -299,6 +308,28 @@ public final class ServerMetrics {
             return ns < 0 ? 0 : ns / 1_000_000;
         }
         return 0;
+    }
+
+    /**
+     * The process's resident set size in bytes (VmRSS of /proc/self/status: every page of the JVM in RAM,
+     * heap, direct buffers, metaspace, code, thread stacks), or -1 where there is no such file (not Linux).
+     */
+    static long residentSetBytes() {
+        return residentSetBytes(Path.of("/proc/self/status"));
+    }
+
+    static long residentSetBytes(Path status) {
+        try {
+            for (String line : Files.readAllLines(status, StandardCharsets.US_ASCII)) {
+                if (line.startsWith("VmRSS:")) { // "VmRSS:    123456 kB"
+                    String[] words = line.substring("VmRSS:".length()).trim().split("\\s+");
+                    return Long.parseLong(words[0]) * (words.length > 1 && words[1].equalsIgnoreCase("kB") ? 1024 : 1);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // unreadable or unexpected: not reported
+        }
+        return -1;
     }
 
     /** System.gc() until heap used stops falling (at most {@link #MAX_GC_ROUNDS} rounds). */

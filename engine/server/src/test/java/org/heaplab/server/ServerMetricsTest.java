@@ -186,6 +186,9 @@ class ServerMetricsTest {
                 "rounds 2 and 3 repeat round 1's gets: " + after);
             assertTrue(num(after, "query_cache", "entries") > 0, after);
             assertTrue(num(after, "process", "cpu_ms") > 0, after);
+            if (Files.isReadable(Path.of("/proc/self/status"))) { // Linux: the resident set, at least the heap in use
+                assertTrue(num(after, "process", "rss_bytes") >= num(after, "heap", "used_bytes"), after);
+            }
             // the rpc group rides along (the HTTP endpoint's); its GET count follows the calls
             assertTrue(!before.contains("\"GET\": {"), "no GET before the reads: " + before);
             assertEquals(300, num(after, "GET", "count"), after);
@@ -194,5 +197,15 @@ class ServerMetricsTest {
         } finally {
             server.stop();
         }
+    }
+
+    @Test
+    void residentSetIsReadFromTheStatusFile(@TempDir Path dir) throws Exception {
+        Path status = dir.resolve("status");
+        Files.writeString(status, "Name:\tjava\nVmPeak:\t 9999 kB\nVmRSS:\t  123456 kB\nRssAnon:\t 100 kB\n");
+        assertEquals(123456L * 1024, ServerMetrics.residentSetBytes(status));
+        Files.writeString(status, "Name:\tjava\n");
+        assertEquals(-1, ServerMetrics.residentSetBytes(status), "no VmRSS line: not reported");
+        assertEquals(-1, ServerMetrics.residentSetBytes(dir.resolve("absent")), "no such file (not Linux)");
     }
 }

@@ -11,7 +11,12 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.heaplab.client.Connection;
+import org.heaplab.client.Put;
 import org.heaplab.server.RegionServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -56,6 +61,66 @@ class AdminMetricsTest {
             }
             assertTrue(printed.contains("\"index\": \"CSLM\""), "the default memstore: " + printed);
             assertEquals(printed, Files.readString(Path.of(prefix + ".json"), StandardCharsets.UTF_8));
+        } finally {
+            server.stop();
+        }
+    }
+
+    /** The number after {@code "key": } in the object that starts at {@code "group": {} (first match). */
+    private static long num(String json, String group, String key) {
+        int at = json.indexOf("\"" + group + "\": {");
+        assertTrue(at >= 0, "group " + group + " in " + json);
+        Matcher m = Pattern.compile("\"" + key + "\": (-?\\d+)").matcher(json);
+        assertTrue(m.find(at), group + "." + key + " in " + json);
+        return Long.parseLong(m.group(1));
+    }
+
+    /**
+     * Lab 08's phases after the insert: `admin flush TestTable` returns once every memstore of the table is
+     * written out and empty, and the next `admin metrics --gc` shows it: no cell, no cell data, no chunk in
+     * use (the on-heap pool keeps them free for the next memstore), one store file per region.
+     */
+    @Test
+    void flushReturnsOnceEveryMemstoreIsEmpty(@TempDir Path dir) throws Exception {
+        PerformanceEvaluationTest.assumeStorage(dir);
+        RegionServer server = RegionServer.start(PerformanceEvaluationTest.conf(dir.resolve("data"), 0)
+            .set("hbase.hregion.memstore.mslab.enabled", "true")
+            .set("hbase.hregion.memstore.mslab.chunksize", "65536")
+            .set("hbase.hregion.memstore.mslab.max.allocation", "16384")
+            .set("hbase.hregion.compacting.memstore.type", "BASIC")
+            .set("hbase.hregion.compacting.memstore.index", "CHUNK_MAP")
+            .set("hbase.memstore.inmemoryflush.threshold.factor", "0.001")); // flatten every ~130 KB
+        try (Connection c = Connection.open(InetAddress.getLoopbackAddress().getHostAddress(), server.port())) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8);
+            int rows = 8000;
+            AdminCli.execute(AdminCli.parse(new String[] {"create", "TestTable", "--presplit=4", "--rows=" + rows}), c, ps);
+            for (int batch = 0; batch < rows; batch += 500) {
+                List<Put> puts = new ArrayList<>();
+                for (int i = batch; i < batch + 500; i++) {
+                    puts.add(new Put(PeData.rowKey(i)).addColumn(PeData.FAMILY, PeData.QUALIFIER, new byte[100]));
+                }
+                c.getTable("TestTable").put(puts);
+            }
+            Path reports = dir.resolve("reports");
+            AdminCli.execute(AdminCli.parse(new String[] {"--report=" + reports.resolve("after"), "metrics", "--gc"}), c, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"flush", "TestTable"}), c, ps);
+            AdminCli.execute(AdminCli.parse(new String[] {"--report=" + reports.resolve("flushed"), "metrics", "--gc"}), c, ps);
+            String after = Files.readString(reports.resolve("after.json"), StandardCharsets.UTF_8);
+            String flushed = Files.readString(reports.resolve("flushed.json"), StandardCharsets.UTF_8);
+            assertEquals(rows, num(after, "memstore", "cells"), after);
+            long chunks = num(after, "chunks", "onheap_in_use");
+            assertTrue(chunks >= 4 && num(after, "memstore", "flattened_segments") > 0, after);
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains("flushed table TestTable\n"));
+            assertEquals(0, num(flushed, "memstore", "cells"), flushed);
+            assertEquals(0, num(flushed, "memstore", "data_bytes"), flushed);
+            assertEquals(0, num(flushed, "memstore", "flattened_segments"), flushed);
+            assertEquals(0, num(flushed, "chunks", "onheap_in_use"), "every chunk back in the pool: " + flushed);
+            assertTrue(num(flushed, "chunks", "pooled_free") >= chunks, "the pool keeps them for reuse: " + flushed);
+            assertEquals(4, num(flushed, "store_files", "count"), "one store file per region: " + flushed);
+            for (var r : c.getAdmin().regions("TestTable")) {
+                assertEquals(0, r.memstoreBytes(), r.encodedName());
+            }
         } finally {
             server.stop();
         }
