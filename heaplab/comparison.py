@@ -29,6 +29,9 @@ MEMORY_COLUMNS = (
     ("resident_after_insert", "retained after insert (MB)"),
     ("heap_retained", "heap retained (MB)"),
     ("direct_retained", "direct retained (MB)"),
+    ("resident_after_flush", "retained after flush (MB)"),  # after `admin flush` and a GC (heaplab.memory)
+    ("heap_committed_after_flush", "heap committed after flush (MB)"),
+    ("rss_after_flush", "RSS after flush (MB)"),
     ("cells", "cells"),
     ("memstore_data", "cell data (MB)"),
     ("heap_bytes_per_cell", "heap B/cell"),

@@ -22,6 +22,21 @@ server to collect garbage first, so ``heap.used_bytes`` is close to the live hea
 
 The cell data kept on the heap: all of it when the memstore has no chunks (plain cells), else the share of
 on-heap chunks among the memstore's chunks (MSLAB on heap: all; off heap: none, unless the pool ran out).
+
+A lab may go on after the measured phase: ``admin flush TABLE`` (every memstore written out and emptied),
+then ``admin metrics --gc`` again with the same ``baseline``.  That report gives the memory the server still
+holds once the data is gone from its memstores (heaplab.metrics finds it: the first ``admin metrics --gc``
+phase after a flush that follows the measured phase):
+
+  resident_after_flush   MB  heap retained + off-heap retained after the flush and a GC, relative to the
+                             baseline as above: what the insert left behind in the server's live memory
+                             (pooled MSLAB chunks kept for the next memstore, buffers, store-file readers).
+                             The Hypertable article's final values (lab 08 judges its claims on this).
+  heap_committed_after_flush  MB  heap committed by the JVM after the flush (heap.committed_bytes; with
+                             -Xms = -Xmx it is the whole heap whatever the memstore did)
+  rss_after_flush        MB  the server process's resident set after the flush (process.rss_bytes; absent
+                             where the engine cannot read it): what the OS sees, the JVM's base, every heap
+                             page the GC has touched and the direct memory reserved at start-up included
 """
 
 from __future__ import annotations
@@ -45,6 +60,9 @@ MEMORY_UNITS = {
     "bytes_per_cell": "B",
     "heap_bytes_per_cell": "B",
     "heap_overhead_per_cell": "B",
+    "resident_after_flush": "MB",
+    "heap_committed_after_flush": "MB",
+    "rss_after_flush": "MB",
 }
 
 
@@ -133,9 +151,7 @@ def memory_values(
         values["cells"] = float(after.cells)
     if baseline is None:
         return values
-    heap = after.heap_used - baseline.heap_used
-    chunks_taken = (after.offheap_chunks - baseline.offheap_chunks) * (after.chunk_bytes or chunk_bytes)
-    direct = after.direct_used - baseline.direct_used + chunks_taken
+    heap, direct = _retained(after, baseline, chunk_bytes)
     values.update(
         heap_retained=heap / MB,
         direct_retained=direct / MB,
@@ -149,6 +165,30 @@ def memory_values(
             heap_bytes_per_cell=heap / cells,
             heap_overhead_per_cell=(heap - data_on_heap) / cells,
         )
+    return values
+
+
+def _retained(after: AdminMetrics, baseline: AdminMetrics, chunk_bytes: int) -> tuple[int, int]:
+    """Heap and off-heap bytes retained since the baseline (the module docstring)."""
+    heap = after.heap_used - baseline.heap_used
+    chunks_taken = (after.offheap_chunks - baseline.offheap_chunks) * (after.chunk_bytes or chunk_bytes)
+    return heap, after.direct_used - baseline.direct_used + chunks_taken
+
+
+def flushed_values(
+    flushed: AdminMetrics, baseline: AdminMetrics | None, chunk_bytes: int = DEFAULT_CHUNK_BYTES
+) -> dict[str, float]:
+    """The ``*_after_flush`` metrics of the module docstring from the report taken after the flush;
+    resident_after_flush needs the baseline, the other two only fields the report carries."""
+    values: dict[str, float] = {}
+    where = flushed.path
+    if "committed_bytes" in (flushed.raw.get("heap") or {}):
+        values["heap_committed_after_flush"] = number_at(flushed.raw, "heap.committed_bytes", where) / MB
+    if "rss_bytes" in (flushed.raw.get("process") or {}):
+        values["rss_after_flush"] = number_at(flushed.raw, "process.rss_bytes", where) / MB
+    if baseline is not None:
+        heap, direct = _retained(flushed, baseline, chunk_bytes)
+        values["resident_after_flush"] = (heap + direct) / MB
     return values
 
 

@@ -6,7 +6,8 @@ young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [sta
 GC metrics of heaplab.gc_stats (pause distribution, safepoints, eden evacuation rate) with
 latency_spike_gc_share of heaplab.timeline (docs/analysis.md defines them).
 From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory (when
-the reports were taken after a collection, ``admin metrics --gc``) and the read metrics of
+the reports were taken after a collection, ``admin metrics --gc``; the ``*_after_flush`` ones from the
+``admin metrics --gc`` phase after an ``admin flush`` that follows it: flushed_phase) and the read metrics of
 heaplab.read_metrics (counter deltas: data-block hit ratio, disk reads, CPU and query-cache hits per get);
 in cluster mode over the sum of every region server's report (heaplab.cluster_metrics).
 """
@@ -29,10 +30,12 @@ from heaplab.memory import (
     MEMORY_UNITS,
     AdminMetrics,
     MetricsFileError,
+    flushed_values,
     memory_values,
 )
 from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run, unavailable_text
+from heaplab.spec import Phase, Spec
 from heaplab.steady import SteadyState, TooShort, steady_state
 from heaplab.timeline import Timeline, latency_timeline, spike_gc_lift, spike_gc_share, spike_seconds
 
@@ -77,6 +80,7 @@ class Measurement:
     gc: YoungGcStats | None = None
     memory: AdminMetrics | None = None  # the measured admin metrics phase's report
     memory_baseline: AdminMetrics | None = None
+    memory_flushed: AdminMetrics | None = None  # the report after the flush (flushed_phase), if any
     steady: SteadyState | None = None  # the phase without its warm-up, when the spec leaves one out
     phase_window_ms: tuple[float, float] | None = None  # the whole phase (window_ms: what was judged)
     # what a count-like metric rests on: metric -> the events counted (GCs, spike seconds; heaplab.claims)
@@ -125,7 +129,25 @@ def measure(run: Run, variant: str, experiment: str) -> Measurement:
         m.problem = _measure_client(run, m, phase.name, phase.steady_after(params))
     if memory is not None and m.problem is None:
         m.problem = _measure_memory(run, m, memory.name, memory.baseline)
+        flushed = flushed_phase(run.spec, memory) if memory.measures_memory else None
+        if flushed is not None and m.problem is None:
+            m.problem = _measure_flushed(run, m, flushed.name, flushed.baseline or memory.baseline)
     return m
+
+
+def flushed_phase(spec: Spec, memory: Phase) -> Phase | None:
+    """The ``admin metrics --gc`` phase that reports the server after its memstores were flushed: the
+    first one after an ``admin flush`` phase that comes after the measured memory phase ``memory``.
+    Its own ``baseline`` (else the measured phase's) is the report it is compared with."""
+    later = spec.phases[spec.phases.index(memory) + 1 :]
+    flushed = False
+    for p in later:
+        words = p.args.split()
+        if p.tool == "admin" and words[:1] == ["flush"]:
+            flushed = True
+        elif flushed and p.measures_memory:
+            return p
+    return None
 
 
 def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float = 0.0) -> str | None:
@@ -212,6 +234,24 @@ def _measure_memory(run: Run, m: Measurement, phase: str, baseline: str | None) 
             m.values.update(read_values(m.memory, m.memory_baseline))
         except MetricsFileError as e:
             return str(e)
+    return None
+
+
+def _measure_flushed(run: Run, m: Measurement, phase: str, baseline: str | None) -> str | None:
+    """The ``*_after_flush`` metrics (heaplab.memory.flushed_values) from the report after the flush.  A
+    missing report leaves them out (a claim on them says the variant has none) without taking the metrics
+    of the earlier phases away; an unreadable one is the variant's problem, as for the measured phase."""
+    client = run.client_dir(m.variant)
+    paths = {name: report_paths(client, name) for name in (phase, baseline) if name}
+    if not all(paths.values()):
+        return None
+    try:
+        m.memory_flushed = load_phase_report(paths[phase])
+        base = load_phase_report(paths[baseline]) if baseline else None
+    except MetricsFileError as e:
+        return str(e)
+    if m.memory_flushed.gc_requested:
+        m.values.update(flushed_values(m.memory_flushed, base, _chunk_bytes(run, m.variant)))
     return None
 
 

@@ -78,6 +78,9 @@ MEMORY_METRICS = (
     "bytes_per_cell",
     "heap_bytes_per_cell",
     "heap_overhead_per_cell",
+    "resident_after_flush",  # the `admin metrics --gc` phase after an `admin flush` (heaplab.memory)
+    "heap_committed_after_flush",
+    "rss_after_flush",
 )
 READ_METRICS = (  # heaplab.read_metrics: counter deltas between two `admin metrics` reports
     "data_block_hit_ratio",

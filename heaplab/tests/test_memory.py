@@ -13,8 +13,10 @@ import yaml
 
 from heaplab.analysis import analyse
 from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
-from heaplab.memory import MB, MetricsFileError, load_admin_metrics, memory_values
+from heaplab.memory import MB, MetricsFileError, flushed_values, load_admin_metrics, memory_values
+from heaplab.metrics import flushed_phase
 from heaplab.report import write_report
+from heaplab.spec import parse_spec
 from heaplab.tests.conftest import PUBLISHED, REPO
 from heaplab.tests.fabricate import Shape, admin_metrics, fabricate_run
 
@@ -85,7 +87,16 @@ def test_bad_reports_name_the_problem(tmp_path: Path, report: dict[str, Any], me
         load_admin_metrics(_write(tmp_path, report))
 
 
-def _variant_shape(cells: int, heap_per_cell: float, *, data_on_heap: bool, offheap_chunks: int = 0) -> Shape:
+def _flushed(retained_mb: float, rss_mb: float = 300) -> dict[str, Any]:
+    """The `after_flush` report: no cell left, ``retained_mb`` more heap than at the baseline, the RSS."""
+    report = admin_metrics(BASE_HEAP + int(retained_mb * MB))
+    report["heap"]["committed_bytes"] = 512 * MB
+    return {**report, "process": {"cpu_ms": 900, "rss_bytes": int(rss_mb * MB)}}
+
+
+def _variant_shape(
+    cells: int, heap_per_cell: float, *, data_on_heap: bool, offheap_chunks: int = 0, flushed_mb: float = 2
+) -> Shape:
     data = cells * VALUE_BYTES
     heap = int(cells * heap_per_cell + (data if data_on_heap else 0))
     chunks = {"onheap_chunks": (data // (2 * MB) + 1) if data_on_heap and heap_per_cell < 100 else 0}
@@ -95,20 +106,30 @@ def _variant_shape(cells: int, heap_per_cell: float, *, data_on_heap: bool, offh
             "after": admin_metrics(
                 BASE_HEAP + heap, data_bytes=data, cells=cells, offheap_chunks=offheap_chunks, **chunks
             ),
+            "after_flush": _flushed(flushed_mb),
         }
     )
 
 
 def _lab08_run(
-    tmp_path: Path, per_cell: dict[str, float], name: str, young_gcs: dict[str, int] | None = None
+    tmp_path: Path,
+    per_cell: dict[str, float],
+    name: str,
+    young_gcs: dict[str, int] | None = None,
+    flushed: dict[str, float] | None = None,
 ) -> Path:
     """``per_cell``: heap overhead bytes per cell of each variant; ``young_gcs``: young GCs in the insert
-    of some variants (default Shape's 6)."""
+    of some variants (default Shape's 6); ``flushed``: MB each variant retains after the flush (default 2)."""
     cells = 20_000
+    kept = {v: {"flushed_mb": mb} for v, mb in (flushed or {}).items()}
     shapes = {
-        "plain": _variant_shape(cells, per_cell["plain"], data_on_heap=True),
-        "mslab-skiplist": _variant_shape(cells, per_cell["mslab-skiplist"], data_on_heap=True),
-        "mslab-chunkmap": _variant_shape(cells, per_cell["mslab-chunkmap"], data_on_heap=True),
+        "plain": _variant_shape(cells, per_cell["plain"], data_on_heap=True, **kept.get("plain", {})),
+        "mslab-skiplist": _variant_shape(
+            cells, per_cell["mslab-skiplist"], data_on_heap=True, **kept.get("mslab-skiplist", {})
+        ),
+        "mslab-chunkmap": _variant_shape(
+            cells, per_cell["mslab-chunkmap"], data_on_heap=True, **kept.get("mslab-chunkmap", {})
+        ),
         "offheap-skiplist": _variant_shape(
             cells, per_cell["offheap-skiplist"], data_on_heap=False, offheap_chunks=2
         ),
@@ -137,22 +158,28 @@ LAB08_FLAT = {
     "offheap-chunkmap": 45,
 }
 LAB08_FLAT_YOUNG_GCS = {"offheap-skiplist": 1}  # against 6 in mslab-skiplist
+# MB retained after the flush: shaped as figure 7's end (plain keeps the most, the pool with the map almost
+# nothing), and as a Java heap with HBase 2's chunk pool (plain gives everything back, the pools keep chunks).
+LAB08_SHOWS_FLUSHED = {"plain": 100, "mslab-skiplist": 20, "mslab-chunkmap": 1}
+LAB08_FLAT_FLUSHED = {"plain": 2, "mslab-skiplist": 8, "mslab-chunkmap": 8.2}
 
 
 def test_lab08_claims_reproduced(tmp_path: Path) -> None:
-    """One run shaped as the article's figure 7: the pools keep about 20x less than new/delete (6.4 GB ->
-    929 MB -> 30 MB there).  One run is judged with an assumed +-25% band, so each ratio is past half the
-    article's effect divided by 1.25: chunkmap / plain <= 0.0548, skiplist / plain <= 0.305, chunkmap /
-    skiplist <= 0.143 (resident), chunkmap / skiplist <= 0.566 (overhead per cell), offheap-chunkmap /
-    offheap-skiplist <= 0.4; the bounds hold over the band: plain's overhead >= 40 / 0.75, the off-heap
-    skip list keeps >= 0.25 * 1.25 of the on-heap MSLAB heap per cell, and as many young GCs."""
-    run = _lab08_run(tmp_path, LAB08_SHOWS, "shows")
+    """One run shaped as the article's figure 7: after the flush the pools keep far less than new/delete
+    (6.4 GB -> 929 MB -> 30 MB there).  One run is judged with an assumed +-25% band, so each ratio is past
+    half the article's effect divided by 1.25: chunkmap / plain <= 0.0548, skiplist / plain <= 0.305,
+    chunkmap / skiplist <= 0.143 (retained after the flush), chunkmap / plain <= 0.67 during the insert,
+    chunkmap / skiplist <= 0.566 (overhead per cell), offheap-chunkmap / offheap-skiplist <= 0.4; the bounds
+    hold over the band: plain's overhead >= 40 / 0.75, the off-heap skip list keeps >= 0.25 * 1.25 of the
+    on-heap MSLAB heap per cell, and as many young GCs."""
+    run = _lab08_run(tmp_path, LAB08_SHOWS, "shows", flushed=LAB08_SHOWS_FLUSHED)
     verdicts = {r.claim.id: r.verdict for r in analyse(run, PUBLISHED).claims}
     assert verdicts == {
         "pool-cells-and-map": REPRODUCED,
         "pool-cells-only": REPRODUCED,
         "pool-map-inside": REPRODUCED,
         "tcmalloc": NOT_MEASURABLE,  # declared measurable: false (no malloc to swap in a JVM)
+        "pool-during-insert": REPRODUCED,
         "value-overhead-40b": REPRODUCED,
         "chunkmap-drops-node-overhead": REPRODUCED,
         "offheap-memstore-little-gain": REPRODUCED,
@@ -162,19 +189,24 @@ def test_lab08_claims_reproduced(tmp_path: Path) -> None:
 
 
 def test_lab08_claims_not_reproduced(tmp_path: Path) -> None:
-    """A flat run, beyond the +-25% band of one run: the pools keep >= 0.8x what plain cells keep, plain
-    cells cost under 40 / 1.25 bytes of objects, the off-heap skip list keeps < 0.25 / 1.25 of the on-heap
-    MSLAB heap per cell and has far fewer young GCs (1 against 6), the flat index saves nothing off heap."""
+    """A flat run, beyond the +-25% band of one run: after the flush the pools keep 4x what plain cells
+    keep (HBase 2's chunk pool holds the flushed chunks; a compacting heap gives plain cells back), the
+    two pools the same; during the insert the pool with the map keeps 1.25x plain; plain cells cost under
+    40 / 1.25 bytes of objects, the off-heap skip list keeps < 0.25 / 1.25 of the on-heap MSLAB heap per
+    cell and has far fewer young GCs (1 against 6), the flat index saves nothing off heap."""
     per_cell = LAB08_FLAT
-    run = _lab08_run(tmp_path, per_cell, "flat", young_gcs=LAB08_FLAT_YOUNG_GCS)
+    run = _lab08_run(tmp_path, per_cell, "flat", young_gcs=LAB08_FLAT_YOUNG_GCS, flushed=LAB08_FLAT_FLUSHED)
     results = {r.claim.id: r for r in analyse(run, PUBLISHED).claims}
     expected = dict.fromkeys(results, NOT_REPRODUCED) | {"tcmalloc": NOT_MEASURABLE}
     assert {k: r.verdict for k, r in results.items()} == expected
     pool = results["pool-cells-and-map"]
-    resident = {v: 20_000 * (per_cell[v] + VALUE_BYTES) / MB for v in ("mslab-chunkmap", "plain")}
-    assert pool.measured == {v: pytest.approx(x) for v, x in resident.items()}
-    assert pool.ratio == pytest.approx(228 / 182)
+    assert pool.measured == {"mslab-chunkmap": pytest.approx(8.2), "plain": pytest.approx(2)}
+    assert pool.ratio == pytest.approx(4.1)
     assert pool.article == {"mslab-chunkmap": 30, "plain": 6400}  # the article's MB (figure 7)
+    during = results["pool-during-insert"]
+    resident = {v: 20_000 * (per_cell[v] + VALUE_BYTES) / MB for v in ("mslab-chunkmap", "plain")}
+    assert during.measured == {v: pytest.approx(x) for v, x in resident.items()}
+    assert during.ratio == pytest.approx(228 / 182)
     overhead = results["chunkmap-drops-node-overhead"]
     assert overhead.measured == {"mslab-chunkmap": pytest.approx(76), "mslab-skiplist": pytest.approx(80)}
     assert overhead.article == {"mslab-chunkmap": None, "mslab-skiplist": None}  # no bytes per cell there
@@ -199,6 +231,52 @@ def test_missing_metrics_report_is_inconclusive(tmp_path: Path) -> None:
     assert results["offheap-chunkmap-drops"].verdict == REPRODUCED
 
 
+def test_missing_report_after_the_flush_leaves_the_insert_metrics(tmp_path: Path) -> None:
+    """Without the report after the flush the claims on it are inconclusive, saying what is missing, while
+    the same variant's metrics of the insert are still judged."""
+    run = _lab08_run(tmp_path, LAB08_SHOWS, "noflush", flushed=LAB08_SHOWS_FLUSHED)
+    (run / "plain/client/after_flush-localhost.json").unlink()
+    results = {r.claim.id: r for r in analyse(run, PUBLISHED).claims}
+    for claim in ("pool-cells-and-map", "pool-cells-only"):
+        assert results[claim].verdict == INCONCLUSIVE
+        assert "plain has no resident_after_flush" in results[claim].why
+    assert results["pool-map-inside"].verdict == REPRODUCED  # the two pools' reports are there
+    assert results["value-overhead-40b"].verdict == REPRODUCED  # plain's insert still measured
+    assert results["pool-during-insert"].verdict == REPRODUCED
+
+
+def test_flushed_phase_is_the_metrics_after_a_flush() -> None:
+    """heaplab finds the report after the flush by the phases' order: the first `admin metrics --gc` after
+    an `admin flush` that follows the measured memory phase (lab 08: after_flush, against before)."""
+    spec = parse_spec(lab08_spec())
+    memory = spec.memory_phase("cell_cache_memory")
+    assert memory is not None and memory.name == "after"
+    flushed = flushed_phase(spec, memory)
+    assert flushed is not None and (flushed.name, flushed.baseline) == ("after_flush", "before")
+    raw = lab08_spec()
+    raw["phases"] = [p for p in raw["phases"] if p["name"] != "flush"]  # no flush: no such report
+    spec = parse_spec(raw)
+    memory = spec.memory_phase("cell_cache_memory")
+    assert memory is not None and flushed_phase(spec, memory) is None
+
+
+def test_flushed_values(tmp_path: Path) -> None:
+    """retained after the flush = heap and direct growth since the baseline, plus off-heap chunks still
+    taken; the committed heap and the RSS as the report gives them, the RSS left out when absent."""
+    base = load_admin_metrics(_write(tmp_path, admin_metrics(BASE_HEAP, direct_used=MB)))
+    flushed = {**_flushed(6), "direct": {"used_bytes": 3 * MB, "buffers": 1}}
+    flushed["memstore"]["chunks"]["offheap_in_use"] = 1  # a chunk a scanner still held, 2 MB
+    v = flushed_values(load_admin_metrics(_write(tmp_path, flushed)), base)
+    assert v == {
+        "resident_after_flush": pytest.approx(6 + 2 + 2),
+        "heap_committed_after_flush": 512,
+        "rss_after_flush": 300,
+    }
+    del flushed["process"]
+    v = flushed_values(load_admin_metrics(_write(tmp_path, flushed)), None)
+    assert v == {"heap_committed_after_flush": 512}  # no baseline: no retained memory
+
+
 def test_report_shows_memory_beside_the_article(tmp_path: Path) -> None:
     run = _lab08_run(
         tmp_path,
@@ -219,10 +297,16 @@ def test_report_shows_memory_beside_the_article(tmp_path: Path) -> None:
     assert "| 6400 |" in article
     measured = next(x for x in section.splitlines() if x.startswith("| plain | this run (ci) |"))
     assert f"| {20_000} |" in measured and "| 90 |" in measured  # cells, heap overhead per cell
-    assert "- article, tcmalloc (no variant here): resident_after_insert = 4400 MB" in section
+    assert "- article, tcmalloc (no variant here): resident_after_flush = 4400 MB" in section
+    assert "| retained after flush (MB) |" in section and "| RSS after flush (MB) |" in section
+    assert "| 6400 |" in article  # the article's final value, in the after-flush column
+    header = next(x for x in section.splitlines() if x.startswith("| variant | source |"))
+    column = header.split(" | ").index("retained after flush (MB)")
+    assert article.split(" | ")[column] == "6400" and measured.split(" | ")[column] == "2.00"
     claims = json.loads((run / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert claims["pool-cells-and-map"]["ratio"] == pytest.approx(1.0)  # 2 MB left by each after the flush
     # resident after the insert: the overhead plus the 152-byte cell, both on the heap
-    assert claims["pool-cells-and-map"]["ratio"] == pytest.approx((20 + VALUE_BYTES) / (90 + VALUE_BYTES))
+    assert claims["pool-during-insert"]["ratio"] == pytest.approx((20 + VALUE_BYTES) / (90 + VALUE_BYTES))
     assert "](figures/cell_cache_memory-memory.png)" in section
     assert (run / "figures/cell_cache_memory-memory.png").read_bytes()[:4] == b"\x89PNG"
 
