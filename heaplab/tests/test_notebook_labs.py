@@ -10,7 +10,14 @@ import nbformat
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import Shape, fabricate_run
 from heaplab.tests.shared_runs import execute_notebook
-from heaplab.tests.test_memory import LAB08_FLAT, LAB08_FLAT_YOUNG_GCS, LAB08_SHOWS, _lab08_run
+from heaplab.tests.test_memory import (
+    LAB08_FLAT,
+    LAB08_FLAT_FLUSHED,
+    LAB08_FLAT_YOUNG_GCS,
+    LAB08_SHOWS,
+    LAB08_SHOWS_FLUSHED,
+    _lab08_run,
+)
 from heaplab.tests.test_ratio_claims import FAST, _run, lab07_spec
 
 
@@ -47,8 +54,10 @@ def test_lab07_notebook_with_an_unavailable_variant(tmp_path: Path) -> None:
 
 
 def test_lab08_notebook_shows_memory_per_cell(tmp_path: Path) -> None:
-    nb, text = execute_notebook(NB08, _lab08_run(tmp_path, LAB08_SHOWS, "shows"))
+    nb, text = execute_notebook(NB08, _lab08_run(tmp_path, LAB08_SHOWS, "shows", flushed=LAB08_SHOWS_FLUSHED))
     assert "| heap overhead B/cell |" in text and "article, tcmalloc (no variant here)" in text
+    # section 3: what each variant holds after the flush (fabricated: 100 MB of heap left by plain cells)
+    assert "| plain | 0 | 0 | 0 | 100.0 | 0.0 | 100.0 | 512 | 300 |" in text
     assert "| plain | article (new-delete) |" in text
     assert "**reproduced**" in text and "**not measurable here**" in text  # tcmalloc: measurable: false
     assert not any(f"**{level}**" in text for level in ("not reproduced", "direction", "inconclusive"))
@@ -56,6 +65,7 @@ def test_lab08_notebook_shows_memory_per_cell(tmp_path: Path) -> None:
 
 
 def test_lab08_notebook_when_pooling_saves_little(tmp_path: Path) -> None:
-    _, text = execute_notebook(NB08, _lab08_run(tmp_path, LAB08_FLAT, "flat", LAB08_FLAT_YOUNG_GCS))
+    run = _lab08_run(tmp_path, LAB08_FLAT, "flat", LAB08_FLAT_YOUNG_GCS, LAB08_FLAT_FLUSHED)
+    _, text = execute_notebook(NB08, run)
     assert "**not reproduced**" in text and "**reproduced**" not in text
     assert not any(f"**{level}**" in text for level in ("direction", "inconclusive"))
