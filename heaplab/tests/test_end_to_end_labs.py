@@ -19,6 +19,7 @@ import pytest
 
 from heaplab.claims import NOT_MEASURABLE
 from heaplab.memory import load_admin_metrics
+from heaplab.metrics import flushed_phase
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (
@@ -82,6 +83,11 @@ def test_measured_phases_left_their_files(e2e: FinishedRun) -> None:
                 before = load_admin_metrics(client / f"{memory.baseline}-localhost.json")
                 assert after.gc_requested and before.cells == 0
                 assert after.cells == ci["threads"] * ci["rows"], name
+                flushed = flushed_phase(e2e.spec, memory) if memory.measures_memory else None
+                if flushed is not None:  # lab 08: the table flushed, nothing left in its memstores
+                    report = load_admin_metrics(client / f"{flushed.name}-localhost.json")
+                    assert report.gc_requested and report.cells == 0 and report.memstore_data == 0, name
+                    assert report.onheap_chunks == report.offheap_chunks == 0, name
         created = (client / "create-localhost.out").read_text(encoding="utf-8")
         assert created.startswith("created table TestTable"), created
         if "durability" in variant.vars:  # the table keeps the variant's durability: pe must not recreate it
