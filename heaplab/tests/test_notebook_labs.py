@@ -16,7 +16,8 @@ from heaplab.tests.test_memory import (
     LAB08_FLAT_YOUNG_GCS,
     LAB08_SHOWS,
     LAB08_SHOWS_FLUSHED,
-    _lab08_run,
+    LAB08_SHOWS_YOUNG_GCS,
+    lab08_series,
 )
 from heaplab.tests.test_ratio_claims import FAST, _run, lab07_spec
 
@@ -54,18 +55,27 @@ def test_lab07_notebook_with_an_unavailable_variant(tmp_path: Path) -> None:
 
 
 def test_lab08_notebook_shows_memory_per_cell(tmp_path: Path) -> None:
-    nb, text = execute_notebook(NB08, _lab08_run(tmp_path, LAB08_SHOWS, "shows", flushed=LAB08_SHOWS_FLUSHED))
+    """A series of three runs shaped as the article (heaplab.tests.test_memory): the notebook shows the
+    memory table, the report after the flush and the claims judged over the series."""
+    runs = lab08_series(
+        tmp_path, LAB08_SHOWS, "shows", young_gcs=LAB08_SHOWS_YOUNG_GCS, flushed=LAB08_SHOWS_FLUSHED
+    )
+    nb, text = execute_notebook(NB08, runs[0])
     assert "| heap overhead B/cell |" in text and "article, tcmalloc (no variant here)" in text
-    # section 3: what each variant holds after the flush (fabricated: 100 MB of heap left by plain cells)
-    assert "| plain | 0 | 0 | 0 | 100.0 | 0.0 | 100.0 | 512 | 300 |" in text
     assert "| plain | article (new-delete) |" in text
-    assert "**reproduced**" in text and "**not measurable here**" in text  # tcmalloc: measurable: false
-    assert not any(f"**{level}**" in text for level in ("not reproduced", "direction", "inconclusive"))
+    # section 3: what each variant holds after the flush (fabricated: 1000 MB of heap left by plain cells)
+    assert "| plain | 0 | 0 | 0 | 1000.0 | 0.0 | 1000.0 | 512 | 300 |" in text
+    assert "**reproduced**" in text and "**passed**" in text  # the checks pass
+    assert "**not measurable here**" in text  # tcmalloc: measurable: false
+    others = ("opposite", "no effect", "inconclusive", "failed", "not reproduced", "smaller", "larger")
+    assert not any(f"**{level}" in text for level in others)
     assert _pngs(nb) >= 1
 
 
 def test_lab08_notebook_when_pooling_saves_little(tmp_path: Path) -> None:
-    run = _lab08_run(tmp_path, LAB08_FLAT, "flat", LAB08_FLAT_YOUNG_GCS, LAB08_FLAT_FLUSHED)
-    _, text = execute_notebook(NB08, run)
-    assert "**not reproduced**" in text and "**reproduced**" not in text
-    assert not any(f"**{level}**" in text for level in ("direction", "inconclusive"))
+    runs = lab08_series(
+        tmp_path, LAB08_FLAT, "flat", young_gcs=LAB08_FLAT_YOUNG_GCS, flushed=LAB08_FLAT_FLUSHED
+    )
+    _, text = execute_notebook(NB08, runs[0])
+    assert "**opposite**" in text and "**no effect**" in text and "**failed**" in text
+    assert "**reproduced**" not in text and "**passed**" not in text and "**inconclusive**" not in text
