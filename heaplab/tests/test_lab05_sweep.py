@@ -13,13 +13,13 @@ import pytest
 import yaml
 
 from heaplab import sweep
-from heaplab.analysis import analyse
-from heaplab.claims import NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from heaplab.analysis import Analysis, analyse
+from heaplab.claims import NO_EFFECT, NOT_MEASURABLE, REPRODUCED
 from heaplab.report import write_report
 from heaplab.rundir import load_run
 from heaplab.spec import load_spec
 from heaplab.tests.conftest import REPO
-from heaplab.tests.fabricate import Shape, admin_metrics, fabricate_run, read_groups
+from heaplab.tests.fabricate import Shape, admin_metrics, fabricate_run, mark_series, read_groups
 from heaplab.tests.shared_runs import execute_notebook
 
 LAB = "05-netty-rpc"
@@ -85,10 +85,21 @@ def shape(base_us: float, durations: list[int], cpu_us_per_get: float = 40.0, qu
     )
 
 
-def netty_wins(tmp_path: Path) -> Path:
+def series(tmp_path: Path, spec: dict[str, Any], shapes: dict[str, Shape]) -> list[Path]:
+    """Three runs (seeds 3-5) of the same shapes, marked as one series: a verdict needs three."""
+    runs = [fabricate_run(tmp_path / f"r{seed}", spec, shapes, seed=seed) for seed in (3, 4, 5)]
+    mark_series(runs)
+    return runs
+
+
+def judged(runs: list[Path]) -> Analysis:
+    return analyse(runs[0], with_runs=runs[1:])
+
+
+def netty_wins(tmp_path: Path) -> list[Path]:
     """Simple saturates at 4 threads (2000 gets/s), Netty at 8 (4000 gets/s); 920 us against 250 us."""
     shapes = {"simple-rpc": shape(920, [4, 2, 2, 2], 60, 0.5), "netty-rpc": shape(250, [4, 2, 1, 1], 30, 0.1)}
-    return fabricate_run(tmp_path / "wins", lab05_spec(), shapes)
+    return series(tmp_path / "wins", lab05_spec(), shapes)
 
 
 def test_spec_is_valid_and_every_step_reads_the_whole_table_once() -> None:
@@ -125,7 +136,7 @@ def test_spec_is_valid_and_every_step_reads_the_whole_table_once() -> None:
 
 
 def test_sweep_table_saturation_and_claims_when_netty_wins(tmp_path: Path) -> None:
-    a = analyse(netty_wins(tmp_path))
+    a = judged(netty_wins(tmp_path))
     rows = sweep.points(a)
     assert list(rows) == ["simple-rpc", "netty-rpc"]
     assert [p.threads for p in rows["netty-rpc"]] == [2, 4, 8, 16]  # ci: threads_1..4
@@ -159,10 +170,10 @@ def test_sweep_table_saturation_and_claims_when_netty_wins(tmp_path: Path) -> No
 
 def test_equal_servers_reproduce_nothing_and_saturate_together(tmp_path: Path) -> None:
     shapes = {"simple-rpc": shape(600, [4, 2, 2, 2]), "netty-rpc": shape(600, [4, 2, 2, 2])}
-    a = analyse(fabricate_run(tmp_path / "flat", lab05_spec(), shapes))
+    a = judged(series(tmp_path / "flat", lab05_spec(), shapes))
     rows = sweep.points(a)
     assert {sweep.saturation(v, rows[v]).threads for v in rows} == {4}
-    assert {r.verdict for r in a.claims} == {NOT_REPRODUCED}
+    assert {r.verdict for r in a.claims} == {NO_EFFECT}
 
 
 def test_a_variant_that_still_gains_is_not_saturated(tmp_path: Path) -> None:
@@ -199,19 +210,19 @@ def test_both_subjects_get_their_own_ratio_and_verdicts(tmp_path: Path) -> None:
         "hbase-simple-rpc": shape(800, [4, 2, 2, 2]),
         "hbase-netty-rpc": shape(800, [4, 2, 2, 2]),
     }
-    a = analyse(fabricate_run(tmp_path / "both", lab05_spec(with_hbase=True), shapes))
+    a = judged(series(tmp_path / "both", lab05_spec(with_hbase=True), shapes))
     assert list(sweep.points(a)) == list(shapes)
     lines = sweep.to_markdown(a).splitlines()
     assert lines[0].endswith("| TPS netty-rpc / simple-rpc | TPS hbase-netty-rpc / hbase-simple-rpc |")
     assert lines[5].startswith("| netty_rpc | 16 | 2000 | ") and lines[5].endswith("| 2.00x | 1.00x |")
     verdicts = {r.claim.id: r.verdict for r in a.claims}
     assert verdicts["netty-throughput-doubled"] == REPRODUCED
-    assert verdicts["netty-throughput-doubled@apache-hbase"] == NOT_REPRODUCED
-    assert verdicts["netty-latency-under-pressure@apache-hbase"] == NOT_REPRODUCED
+    assert verdicts["netty-throughput-doubled@apache-hbase"] == NO_EFFECT
+    assert verdicts["netty-latency-under-pressure@apache-hbase"] == NO_EFFECT
 
 
 def test_report_has_the_sweep_section_and_figure(tmp_path: Path) -> None:
-    run = netty_wins(tmp_path)
+    run = netty_wins(tmp_path)[0]
     text = write_report(run).read_text(encoding="utf-8")
     assert "## Thread sweep" in text
     assert "![throughput and latency against client threads](figures/sweep.png)" in text
@@ -234,14 +245,14 @@ def test_labs_without_a_sweep_get_no_section(fixture_run: Path) -> None:
     ],
 )
 def test_a_malformed_sweep_is_one_line(tmp_path: Path, value: Any, message: str) -> None:
-    run = load_run(netty_wins(tmp_path))
+    run = load_run(netty_wins(tmp_path)[0])
     with pytest.raises(sweep.SweepError) as e:
         sweep.check_sweep(value, run.spec, "experiment.yml")
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
 def test_notebook_shows_the_sweep_and_the_verdicts(tmp_path: Path) -> None:
-    nb, text = execute_notebook(NOTEBOOK, netty_wins(tmp_path))
+    nb, text = execute_notebook(NOTEBOOK, netty_wins(tmp_path)[0])
     for exp in STEPS:
         assert f"### {exp}" in text, exp
     assert "simple-rpc: saturated at 4 threads" in text and "netty-rpc: saturated at 8 threads" in text

@@ -22,7 +22,7 @@ import yaml
 
 from heaplab import sweep
 from heaplab.analysis import analyse
-from heaplab.claims import NOT_MEASURABLE, REPRODUCED
+from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.rundir import load_run
 from heaplab.runjson import write_run_json
 from heaplab.spec import load_spec
@@ -50,7 +50,7 @@ def steps_of(workload: str) -> list[str]:
 def test_spec_has_seven_sweeps_of_ycsb_steps_at_rising_threads() -> None:
     spec = load_spec(SPEC)
     raw = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
-    assert set(spec.scales) == {"ci", "local", "paper"}
+    assert set(spec.scales) == {"ci", "local", "paper", "paper-hosts"}  # paper-hosts: the article's hosts
     assert raw["sweeps"] == {w: steps_of(w) for w in WORKLOADS}
     assert spec.experiments == [e for w in WORKLOADS for e in steps_of(w)]
     assert (REPO / "labs" / LAB / "README.md").is_file()
@@ -177,15 +177,21 @@ def test_latency_ceilings_need_the_articles_hosts(run10: Path, tmp_path: Path) -
     for cid in ceilings:
         assert small[cid].why == (
             "needs 32 cores (the smallest host here has 8) "
-            "and 64 GB of memory (the smallest host here has 16)"
+            "and 64 GB of memory (the smallest host here has 16); measurable on "
+            "infra/terraform/netease-hosts (4 x m6i.8xlarge, 32 vCPU / 128 GB, about $11.15/h for 7 nodes), "
+            "scale paper-hosts of 10-ycsb-cluster"
         ), cid
     big = Path(shutil.copytree(run10, tmp_path / "big"))
     manifest = json.loads((big / "run.json").read_text(encoding="utf-8"))
     for host in manifest["hosts"]:
         host.update(cores=32, memory_mb=65536)
     write_run_json(big, manifest)
-    judged = {r.claim.id: r.verdict for r in analyse(big).claims}
-    assert judged == dict.fromkeys(judged, NOT_MEASURABLE) | dict.fromkeys(ceilings, REPRODUCED)
+    judged = {r.claim.id: r for r in analyse(big).claims}
+    # judged on hosts that large; one run only shows its values (a verdict needs three)
+    assert {k: r.verdict for k, r in judged.items()} == dict.fromkeys(judged, NOT_MEASURABLE) | dict.fromkeys(
+        ceilings, INCONCLUSIVE
+    )
+    assert all("indicative only" in judged[cid].why and "must be <=" in judged[cid].why for cid in ceilings)
 
 
 def test_report_section_has_an_overview_then_a_subsection_and_figure_per_sweep(run10: Path) -> None:

@@ -89,7 +89,7 @@ def test_report_has_both_servers_and_judges_every_claim(e2e: FinishedRun) -> Non
     report = (e2e.run / "report.md").read_text(encoding="utf-8")
     assert HBASE in report and ENGINE in report
     doc = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))
-    assert doc["format"] == 2 and set(doc["claims"]) == {c.id for c in e2e.spec.claims}
+    assert doc["format"] == 3 and set(doc["claims"]) == {c.id for c in e2e.spec.claims}
     for cid, claim in doc["claims"].items():  # peer bounds: both servers measured, judged on one run
         assert claim["measured"][HBASE] is not None, cid
         assert claim["measured"][ENGINE] is not None, cid

@@ -4,14 +4,12 @@ verdicts; a single run shows its values as indicative, never a verdict (a verdic
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import nbformat
 
-from heaplab.runjson import RUN_JSON
 from heaplab.tests.conftest import REPO
-from heaplab.tests.fabricate import Shape, fabricate_run
+from heaplab.tests.fabricate import Shape, fabricate_run, mark_series
 from heaplab.tests.shared_runs import execute_notebook
 from heaplab.tests.test_memory import (
     LAB08_FLAT,
@@ -29,17 +27,6 @@ def _pngs(nb: nbformat.NotebookNode) -> int:
     return sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
 
 
-def _series(runs: list[Path]) -> Path:
-    """Mark fabricated runs as one `heaplab run --repeat N` series (run.json's `series`, as heaplab.series
-    finds the repeats beside a run); the first is the run the notebook opens."""
-    for index, run in enumerate(runs, 1):
-        path = run / RUN_JSON
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        manifest["series"] = {"id": runs[0].name, "index": index, "of": len(runs)}
-        path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    return runs[0]
-
-
 def _labels(text: str, labels: tuple[str, ...]) -> set[str]:
     """The verdict labels the notebook's claims table shows (bold), of ``labels``."""
     return {level for level in labels if f"**{level}**" in text}
@@ -53,7 +40,7 @@ AGAINST = ("not reproduced", "no effect", "opposite", "inconclusive")
 
 
 def test_lab07_notebook_shows_ratios_and_verdicts(tmp_path: Path) -> None:
-    run = _series([_run(tmp_path, FAST, f"fast-{seed}", seed) for seed in (3, 4, 5)])
+    run = mark_series([_run(tmp_path, FAST, f"fast-{seed}", seed) for seed in (3, 4, 5)])
     nb, text = execute_notebook(NB07, run)
     assert "### mvcc_preassign" in text and "### staged_write_path" in text
     assert "article, sync-wal (no variant here): throughput_ratio = 1.3 x" in text

@@ -95,6 +95,6 @@ def test_report_tables_keep_each_experiments_variants(tmp_path: Path) -> None:
     # the claims table's article column: the claim's figure and its source
     row = next(x for x in text.splitlines() if x.startswith("| preassign-sync-wal |"))
     assert row.startswith(
-        "| preassign-sync-wal | article | SYNC_WAL throughput +30%: 1.30x (Lift the Ceiling"
+        "| preassign-sync-wal | article | engine | SYNC_WAL throughput +30%: 1.30x (Lift the Ceiling"
     )
     assert (run / "figures/mvcc_preassign-latency.png").is_file()

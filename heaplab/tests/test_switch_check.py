@@ -16,7 +16,7 @@ REFERENCE = REPO / "results" / "reference"
 LAB03 = REFERENCE / "03-offheap-write-local-20261125T160856Z"
 LAB05 = REFERENCE / "05-netty-rpc-local-20261128T160403Z"
 LAB07 = REFERENCE / "07-write-pipeline-local-20261125T121426Z"
-LAB08 = REFERENCE / "08-memstore-memory-local-20261125T122345Z"
+LAB08 = REFERENCE / "08-memstore-memory-local-20261129T085419Z"
 
 # The start-up of a region server of today's engine (bin/engine regionserver of the distribution, the
 # hbase2-offheap profile with a 32 MB bucket cache and 4 handlers, stopped with SIGTERM; temporary paths

@@ -117,10 +117,11 @@ def test_a_background_ycsb_phase_is_stopped_without_a_report(e2e: FinishedRun) -
 
 def test_claims_come_out_of_the_ycsb_summary(e2e: FinishedRun) -> None:
     claims = json.loads((e2e.run / "claims.json").read_text(encoding="utf-8"))["claims"]
-    assert {cid: c["verdict"] for cid, c in claims.items()} == {
-        "ycsb-throughput": "reproduced",
-        "ycsb-tail": "reproduced",
-    }
+    # judged on the run's own YCSB numbers; one run only shows them (a verdict needs three)
+    assert set(claims) == {"ycsb-throughput", "ycsb-tail"}
+    for cid, c in claims.items():
+        assert c["verdict"] == "inconclusive" and c["indicative"] and c["n"] == 1, cid
+        assert c["mean"] is not None and "indicative only" in c["why"], cid
     report = (e2e.run / "report.md").read_text(encoding="utf-8")
     assert "ycsb-throughput" in report and "ycsb-tail" in report
     assert "## ycsb_read" in report
