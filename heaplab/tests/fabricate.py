@@ -500,10 +500,6 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
-
-
 def mark_series(runs: list[Path]) -> Path:
     """Mark fabricated runs as one `heaplab run --repeat N` series (run.json's `series`, as heaplab.series
     finds the repeats beside a run); the first is the run the notebook opens."""
@@ -513,3 +509,7 @@ def mark_series(runs: list[Path]) -> Path:
         manifest["series"] = {"id": runs[0].name, "index": index, "of": len(runs)}
         path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return runs[0]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
