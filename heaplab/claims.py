@@ -45,7 +45,7 @@ from heaplab.rundir import Run
 from heaplab.runjson import write_json_atomic
 from heaplab.server_errors import scan as scan_server_errors
 from heaplab.spec import Claim
-from heaplab.subjects import ENGINE, subject_name
+from heaplab.subjects import ENGINE, pair_name
 from heaplab.verdict import (
     FAILED,
     INCONCLUSIVE,
@@ -275,7 +275,7 @@ def judge_claim(
     unit = UNITS.get(claim.metric or "", "")
     claim = _with_doc(claim, runs[0])
     exp = parse_expectation(str(claim.expect)) if claim.expect else None
-    name = subject_name(runs[0], exp.left) if exp else ENGINE
+    name = pair_name(runs[0], exp.left, exp.right) if exp else ENGINE
     if not claim.measurable or exp is None:
         return ClaimResult(claim, unit, {}, None, {}, NOT_MEASURABLE, claim.why or "", subject_name=name)
     article, article_ratio, article_holds = _article(runs[0], claim, exp, published)

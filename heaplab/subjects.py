@@ -52,6 +52,21 @@ def subject_name(run: Any, variant: str) -> str:
     return "Apache HBase"
 
 
+def pair_name(run: Any, left: str, right: str | None) -> str:
+    """What ran a claim's two variants: one name when both ran on the same server, else "<right> -> <left>"
+    (a claim reads ``new <= f * old``: Apache HBase 1.4.14 -> 2.6.4 for the off-heap article's pair)."""
+    name = subject_name(run, left)
+    if right is None:
+        return name
+    other = subject_name(run, right)
+    if other == name:
+        return name
+    prefix = "Apache HBase "
+    if name.startswith(prefix) and other.startswith(prefix):  # "Apache HBase 1.4.14 -> 2.6.4"
+        return f"{other} -> {name.removeprefix(prefix)}"
+    return f"{other} -> {name}"
+
+
 class SubjectError(ValueError):
     pass
 
