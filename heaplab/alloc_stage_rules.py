@@ -2,7 +2,9 @@
 
 A pattern is a piece of a frame's dotted name (``package.Class.method``): a frame matches when it
 contains the pattern. Package prefixes end with a dot, class names with a dot or a ``$`` so that
-``KeyValue.`` does not match ``KeyValueUtil``. How a stack gets its stage (the precedence) is in
+``KeyValue.`` does not match ``KeyValueUtil``. "memstore insert" is the region's write of the cells: its
+row locks, then the memstore (MSLAB chunks, skip-list nodes); the MVCC write entry belongs to the WAL
+append, as in both servers it is taken with it. How a stack gets its stage (the precedence) is in
 heaplab/alloc_stages.py. Keep the patterns to the subject's own classes: a JDK or Netty frame is shared by
 every stage and decides nothing.
 """
@@ -48,7 +50,8 @@ ENGINE_RULES: dict[str, tuple[str, ...]] = {
     "request decode": (
         f"{_RPC}protocol.",  # FrameReader, ParamReader, Request, the codecs
         f"{_RPC}server.RequestIntake",
-        f"{_RPC}server.RpcScheduler",
+        f"{_RPC}server.RpcScheduler",  # the call queued and taken by a handler
+        f"{_RPC}server.RpcCall.run",
         f"{_RPC}buffers.ZeroCopyCellDecoder",  # a ByteBufferKeyValue view per cell: no copy
         f"{_CORE}cell.ByteBufferKeyValue.",
         "org.heaplab.server.RegionRpcService",
@@ -80,6 +83,10 @@ ENGINE_RULES: dict[str, tuple[str, ...]] = {
         f"{_RPC}buffers.ResponseFrame",
         f"{_RPC}buffers.ResponseEncoder",
         f"{_RPC}server.ServerCall",
+        f"{_RPC}server.RpcCall.reply",
+        f"{_RPC}server.RpcCall.answer",
+        f"{_RPC}netty.ResponseFrameBufs",
+        f"{_RPC}netty.NettyConnection.send",
         f"{_RPC}server.CallTransport",
         f"{_RPC}protocol.FrameWriter",
         f"{_RPC}protocol.Response.",
@@ -136,8 +143,8 @@ APACHE_HBASE_RULES: dict[str, tuple[str, ...]] = {
         f"{_HB}ipc.NettyRpcServerPreambleHandler",
         f"{_HB}ipc.NettyRpcServerRequestDecoder",
         f"{_HB}io.ByteBuffAllocator",
+        f"{_HB}ipc.NettyServerRpcConnection.process",
         f"{_HB}nio.",
-        "org.apache.hbase.thirdparty.io.netty.",
     ),
     "request decode": (
         f"{_HB}ipc.ServerRpcConnection.process",
@@ -145,11 +152,17 @@ APACHE_HBASE_RULES: dict[str, tuple[str, ...]] = {
         f"{_HB}ipc.ServerRpcConnection.processOneRpc",
         f"{_HB}ipc.ServerRpcConnection.processConnectionHeader",
         f"{_HB}ipc.SimpleServerRpcConnection.process",
-        f"{_HB}ipc.NettyServerRpcConnection.process",
         f"{_HB}ipc.RpcServer$Connection.process",  # 1.4
         f"{_HB}ipc.CellBlockBuilder.createCellScanner",
         f"{_HB}ipc.IPCUtil",
         f"{_HB}ipc.RpcExecutor.dispatch",
+        f"{_HB}ipc.CallRunner.run",  # the call taken by a handler: its status, tracing span, controller
+        f"{_HB}ipc.RpcServer.call",
+        f"{_HB}ipc.RpcHandler.",
+        f"{_HB}ipc.RpcServer.getStatus",
+        f"{_HB}server.trace.",
+        f"{_HB}client.trace.IpcClientSpanBuilder",
+        f"{_HB}ipc.RpcExecutor$Handler",  # 1.4
         f"{_HB}ipc.SimpleRpcScheduler.dispatch",
         f"{_HB}ipc.RWQueueRpcExecutor.dispatch",
         f"{_HB}codec.BaseDecoder",  # a request's cell block: KeyValueCodec's decoders
@@ -161,11 +174,7 @@ APACHE_HBASE_RULES: dict[str, tuple[str, ...]] = {
         f"{_HB}shaded.protobuf.ProtobufUtil.toMutation",
         f"{_HB}shaded.protobuf.ProtobufUtil.toGet",
         f"{_HB}shaded.protobuf.ProtobufUtil.toDelete",
-        f"{_HB}shaded.protobuf.generated.",
         f"{_HB}protobuf.ProtobufUtil.toPut",  # 1.4
-        f"{_HB}protobuf.generated.",  # 1.4
-        "org.apache.hbase.thirdparty.com.google.protobuf.",
-        "com.google.protobuf.",
         f"{_HB}client.Put.",
         f"{_HB}client.Mutation.",
         f"{_HB}client.Get.",
@@ -186,6 +195,10 @@ APACHE_HBASE_RULES: dict[str, tuple[str, ...]] = {
     ),
     "memstore insert": (
         f"{_HB}regionserver.HRegion.applyToMemStore",
+        f"{_HB}regionserver.HRegion.getRowLock",
+        f"{_HB}regionserver.HRegion$RowLockContext",
+        f"{_HB}regionserver.HRegion$RowLockImpl",
+        f"{_HB}regionserver.HRegion$BatchOperation.lockRowsAndBuildMiniBatch",
         f"{_HB}regionserver.HRegion$MutationBatchOperation.writeMiniBatchOperationsToMemStore",
         f"{_HB}regionserver.HRegion$BatchOperation.writeMiniBatchOperationsToMemStore",
         f"{_HB}regionserver.HRegion$BatchOperation.applyFamilyMapToMemStore",
@@ -207,6 +220,7 @@ APACHE_HBASE_RULES: dict[str, tuple[str, ...]] = {
         f"{_HB}regionserver.MutableSegment",
         f"{_HB}regionserver.CellSet",
         f"{_HB}regionserver.RegionServicesForStores.addMemStoreSize",
+        f"{_HB}regionserver.MemStoreFlusher.reclaimMemStoreMemory",  # each put checks the memstores' size
         f"{_HB}regionserver.MemStoreSizing",
         f"{_HB}regionserver.ThreadSafeMemStoreSizing",
     ),
@@ -261,7 +275,8 @@ APACHE_HBASE_RULES: dict[str, tuple[str, ...]] = {
         f"{_HB}io.encoding.",  # the seekers of DIFF, ROW_INDEX_V1, ...
     ),
     "flush/compaction": (
-        f"{_HB}regionserver.MemStoreFlusher",
+        f"{_HB}regionserver.MemStoreFlusher$FlushHandler",
+        f"{_HB}regionserver.MemStoreFlusher.flush",
         f"{_HB}regionserver.HRegion.flush",
         f"{_HB}regionserver.HRegion.internalFlush",
         f"{_HB}regionserver.HRegion.compact",
@@ -279,4 +294,21 @@ APACHE_HBASE_RULES: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Library frames that name a stage only when no frame of the subject's own does: Netty runs the RPC
+# reads, and the responses' writes too; protobuf parses requests, and builds responses too.
+ENGINE_FALLBACK: dict[str, tuple[str, ...]] = {"RPC read": ("io.netty.",)}
+APACHE_HBASE_FALLBACK: dict[str, tuple[str, ...]] = {
+    "RPC read": ("org.apache.hbase.thirdparty.io.netty.",),
+    "request decode": (
+        f"{_HB}shaded.protobuf.generated.",
+        f"{_HB}protobuf.generated.",  # 1.4
+        "org.apache.hbase.thirdparty.com.google.protobuf.",
+        "com.google.protobuf.",
+    ),
+}
+
 RULES: dict[str, dict[str, tuple[str, ...]]] = {ENGINE: ENGINE_RULES, APACHE_HBASE: APACHE_HBASE_RULES}
+FALLBACK: dict[str, dict[str, tuple[str, ...]]] = {
+    ENGINE: ENGINE_FALLBACK,
+    APACHE_HBASE: APACHE_HBASE_FALLBACK,
+}

@@ -7,10 +7,14 @@ heaplab/alloc_stage_rules.py, by this precedence:
 
 1. a background stage (flush/compaction) takes the stack when any of its frames matches: that work calls
    the same cell, scanner and block code a request does, but its bytes are no request's;
-2. otherwise the matching frame nearest the allocation decides: a ``KeyValue`` made inside the decoding
+2. otherwise the matching frame nearest the allocation decides (the allocated class itself, the last
+   frame, is no frame of code and never matches): a ``KeyValue`` made inside the decoding
    of a request is a cell copy, a buffer grown inside the WAL's writer is the WAL's;
-3. a frame matched by patterns of two stages takes the stage of the longer (more specific) pattern;
-4. a stack no pattern matches is ``other``: its share says how much of the table the rules explain.
+3. only when no frame of the subject's own matches, the library frames of the fallback rules decide the
+   same way (Netty's event loop reads requests but also writes responses, protobuf parses requests but
+   also builds responses: their frames say less than a frame of the server's own code);
+4. a frame matched by patterns of two stages takes the stage of the longer (more specific) pattern;
+5. a stack no pattern matches is ``other``: its share says how much of the table the rules explain.
 
 Bytes per operation divide by the phase's completed operations (rows, as heaplab.mechanism counts them).
 """
@@ -25,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from heaplab.alloc_stage_rules import BACKGROUND, FAMILIES, OTHER, OWN_CODE, RULES, STAGES
+from heaplab.alloc_stage_rules import BACKGROUND, FALLBACK, FAMILIES, OTHER, OWN_CODE, RULES, STAGES
 
 # async-profiler marks a frame's kind with a suffix: _[j] JIT-compiled, _[i] inlined, _[0] interpreted,
 # _[1] C1-compiled, _[k] kernel; the allocated class of an alloc sample may carry _[i] or _[k] too.
@@ -85,33 +89,44 @@ def detect_family(stacks: Sequence[Stack]) -> str:
 class Classifier:
     """Stacks -> stages for one subject family (rules: stage -> frame patterns)."""
 
-    def __init__(self, family: str, rules: dict[str, tuple[str, ...]] | None = None) -> None:
+    def __init__(
+        self,
+        family: str,
+        rules: dict[str, tuple[str, ...]] | None = None,
+        fallback: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
         if family not in RULES and rules is None:
             raise ProfileError(f"unknown subject family {family!r}; known: {', '.join(FAMILIES)}")
         self.family = family
         self.rules = rules if rules is not None else RULES[family]
-        unknown = set(self.rules) - set(STAGES)
+        self.fallback = fallback if fallback is not None else FALLBACK.get(family, {})
+        unknown = (set(self.rules) | set(self.fallback)) - set(STAGES)
         if unknown:
             raise ProfileError(f"rules name unknown stages: {', '.join(sorted(unknown))}")
-        # (pattern, stage), longest pattern first: the first hit in a frame is its most specific stage
-        self._patterns = sorted(
-            ((p, stage) for stage, patterns in self.rules.items() for p in patterns), key=lambda x: -len(x[0])
-        )
-        self._cache: dict[str, str | None] = {}
+        self._patterns = _longest_first(self.rules)
+        self._fallback = _longest_first(self.fallback)
+        self._cache: dict[str, tuple[str | None, str | None]] = {}
 
-    def frame_stage(self, frame: str) -> str | None:
-        """The stage one frame names, None when no pattern matches it."""
+    def frame_stage(self, frame: str) -> tuple[str | None, str | None]:
+        """(the stage the rules give a frame, the stage the fallback rules give it); None: no match."""
         if frame not in self._cache:
-            self._cache[frame] = next((stage for p, stage in self._patterns if p in frame), None)
+            self._cache[frame] = (
+                next((stage for p, stage in self._patterns if p in frame), None),
+                next((stage for p, stage in self._fallback if p in frame), None),
+            )
         return self._cache[frame]
 
     def stage_of(self, frames: Sequence[str]) -> str:
         """The stack's stage by the precedence of the module's docstring."""
-        stages = [self.frame_stage(f) for f in frames]
+        found = [self.frame_stage(f) for f in frames[:-1]]  # the last frame is what was allocated
+        own = [stage for stage, _ in found]
         for background in BACKGROUND:
-            if background in stages:
+            if background in own:
                 return background
-        return next((s for s in reversed(stages) if s is not None), OTHER)
+        deepest = next((s for s in reversed(own) if s is not None), None)
+        if deepest is None:
+            deepest = next((s for _, s in reversed(found) if s is not None), None)
+        return deepest or OTHER
 
     def site_of(self, frames: Sequence[str]) -> str:
         """Where the bytes were allocated: the nearest frame of the subject's own code and the class."""
@@ -120,6 +135,13 @@ class Classifier:
         caller = next((f for f in reversed(frames[:-1]) if f.startswith(own)), None)
         caller = caller or (frames[-2] if len(frames) > 1 else "?")
         return f"{short(caller)} → {allocated}"
+
+
+def _longest_first(rules: dict[str, tuple[str, ...]]) -> list[tuple[str, str]]:
+    """(pattern, stage), longest pattern first: a frame's first hit is its most specific stage."""
+    return sorted(
+        ((p, stage) for stage, patterns in rules.items() for p in patterns), key=lambda x: -len(x[0])
+    )
 
 
 def short(frame: str) -> str:
