@@ -66,6 +66,7 @@ ENGINE_RULES: dict[str, tuple[str, ...]] = {
         f"{_RPC}buffers.HeapCopies",
         f"{_CORE}cell.KeyValue.",
         f"{_CORE}cell.KeyValue$",
+        f"{_CORE}cell.ByteBufferKeyValue.ownedCopyOf",  # the 1.x decoder's copy of a cell into its own array
     ),
     "memstore insert": (
         f"{_CORE}memstore.",

@@ -185,3 +185,18 @@ def test_every_rule_names_a_known_stage_and_each_pattern_once() -> None:
         assert set(rules) <= set(STAGES), family
         patterns = [p for ps in rules.values() for p in ps]
         assert len(patterns) == len(set(patterns)), [p for p in patterns if patterns.count(p) > 1]
+
+
+def test_the_1x_decoders_copy_of_a_cell_is_a_cell_copy() -> None:
+    """The top of the engine's biggest 1.x stack at local scale: a reader thread's CopyingCellDecoder."""
+    reader = (
+        "org/heaplab/rpc/simple/SimpleRpcServer.process_[j];org/heaplab/rpc/server/RequestIntake.take_[j]"
+    )
+    decode = "org/heaplab/rpc/protocol/FrameReader.readCells_[j];"
+    decode += "org/heaplab/rpc/buffers/CopyingCellDecoder.decode_[j]"
+    copy = "org/heaplab/core/cell/ByteBufferKeyValue.ownedCopyOf_[j];byte[]_[i]"
+    assert _stage(f"java/lang/Thread.run_[j];{reader};{decode};{copy}") == "cell copy"
+    view = (
+        "org/heaplab/rpc/buffers/ZeroCopyCellDecoder.decode_[j];org.heaplab.core.cell.ByteBufferKeyValue_[i]"
+    )
+    assert _stage(f"java/lang/Thread.run_[j];{reader};{view}") == "request decode"
