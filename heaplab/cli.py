@@ -1,4 +1,4 @@
-"""The ``heaplab`` command: ``labs``, ``run``, ``report``, ``compare``, ``verdicts``.
+"""The ``heaplab`` command: ``labs``, ``run``, ``report``, ``compare``, ``verdicts``, ``alloc-stages``.
 
 User errors (unknown lab or scale, no engine build, not a run directory) print one ``heaplab: error: ...``
 line on stderr and exit non-zero, never a traceback.
@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from heaplab import auto_repeat, disk_full, hbase_pe, verdict_table
+from heaplab import alloc_docs, alloc_report, alloc_stages, auto_repeat, disk_full, hbase_pe, verdict_table
 from heaplab.aa import aa_spec
 from heaplab.course import CourseError, build_lab, graded_labs
 from heaplab.edition import EditionError, build_student_edition, exercises_of_lab, load_exercises
@@ -30,7 +30,7 @@ from heaplab.profiles import ProfileError, parse_events
 from heaplab.questions import QuestionError
 from heaplab.repeats import compare, to_markdown  # heaplab compare, run --repeat
 from heaplab.report import write_report
-from heaplab.rundir import RunError, resolve_run, run_name
+from heaplab.rundir import RunError, load_run, resolve_run, run_name
 from heaplab.runner import (
     EXIT_INTERRUPTED,
     ORDER_RANDOM,
@@ -55,7 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="heaplab", description="Run the HeapLab labs and report on their runs.")
     p.add_argument("--root", help="repository root (default: $HEAPLAB_ROOT or the checkout above the cwd)")
     sub = p.add_subparsers(
-        dest="cmd", required=True, metavar="{labs,run,report,compare,verdicts,check,submit,course,grade}"
+        dest="cmd",
+        required=True,
+        metavar="{labs,run,report,compare,verdicts,alloc-stages,check,submit,course,grade}",
     )
     sub.add_parser("labs", help="list the labs and their titles")
     run = sub.add_parser("run", help="run a lab (or all) through the playbooks")
@@ -129,6 +131,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="with --write or --check: only this file (repeatable; default: every file with the markers)",
     )
+    _alloc_stages_parser(sub)
     chk = sub.add_parser("check", help="run the public tests of a lab's exercises (engine/exercises.yml)")
     chk.add_argument("lab", help="lab name, e.g. 06-row-index")
     sbm = sub.add_parser("submit", help="pack a run and your graded notebook into a zip for the grader")
@@ -441,6 +444,80 @@ def cmd_verdicts(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def _alloc_stages_parser(sub: argparse._SubParsersAction) -> None:
+    stg = sub.add_parser(
+        "alloc-stages",
+        help="a region server's heap allocations by stage of a request, from collapsed alloc profiles "
+        "(heaplab run --profile alloc): bytes per operation per stage (heaplab/alloc_stages.py)",
+    )
+    stg.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a run directory (its section of report.md), or collapsed profiles (.collapsed[.gz], with the "
+        "sidecar .json --export writes, or --ops): one column each",
+    )
+    stg.add_argument("--ops", type=int, help="the operations a single profile without a sidecar served")
+    stg.add_argument("--sites", action="store_true", help="per profile: its stages' top allocation sites")
+    stg.add_argument(
+        "--export", metavar="DIR", help="with a run: copy its per-phase profiles and sidecars into DIR"
+    )
+    stg_mode = stg.add_mutually_exclusive_group()
+    stg_mode.add_argument(
+        "--write", action="store_true", help="rewrite the tables between the alloc-stages markers of the docs"
+    )
+    stg_mode.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1, with a diff, when a doc's table differs from its profiles",
+    )
+
+
+def cmd_alloc_stages(root: Path, args: argparse.Namespace) -> int:
+    """Stage tables of a run or of profiles; --export a run's profiles; --write / --check the docs."""
+    if args.write or args.check:
+        return _alloc_stages_docs(root, args)
+    if not args.paths:
+        raise SpecError("name a run directory or collapsed profiles (heaplab alloc-stages PATH...)")
+    paths = [Path(p) for p in args.paths]
+    if len(paths) == 1 and paths[0].is_dir():
+        if args.export:
+            for path in alloc_docs.export(paths[0], Path(args.export)):
+                print(f"wrote {path}")
+            return 0
+        lines = alloc_report.report_lines(load_run(paths[0]))
+        print("\n".join(lines).strip() or f"{paths[0]}: no alloc profile of a measured phase")
+        return 0
+    if args.export:
+        raise SpecError("--export takes one run directory")
+    if args.ops is not None and len(paths) != 1:
+        raise SpecError("--ops goes with one profile; several need their sidecars")
+    try:
+        profiles = [alloc_docs.load_committed(p, args.ops) for p in paths]
+    except alloc_stages.ProfileError as e:
+        raise SpecError(str(e)) from None
+    print(alloc_stages.comparison_markdown([(p.label, p.table) for p in profiles]))
+    for p in profiles if args.sites else []:
+        print(f"\n{p.label}\n\n{alloc_stages.variant_markdown(p.table)}")
+    return 0
+
+
+def _alloc_stages_docs(root: Path, args: argparse.Namespace) -> int:
+    """--write / --check the tables between the docs' alloc-stages markers."""
+    if args.paths:
+        raise SpecError("--write and --check take their profiles from each doc's markers, not PATH arguments")
+    docs = alloc_docs.documents(root)
+    if args.write:
+        for path in alloc_docs.write(root, docs):
+            print(f"rewrote {path}")
+        return 0
+    problems = alloc_docs.check(root, docs)
+    for problem in problems:
+        print(problem)
+    print(f"heaplab alloc-stages --check: {len(problems)} of {len(docs)} file(s) differ from their profiles")
+    return 1 if problems else 0
+
+
 def cmd_report(root: Path, args: argparse.Namespace) -> int:
     run_dir = resolve_run(args.run, _under(root, args.runs_dir, DEFAULT_RUNS_DIR))
     print(write_report(run_dir, with_runs=[Path(p) for p in args.more]))
@@ -558,6 +635,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "compare": lambda: cmd_compare(args),
             "report": lambda: cmd_report(root, args),
             "verdicts": lambda: cmd_verdicts(args),
+            "alloc-stages": lambda: cmd_alloc_stages(root, args),
             "check": lambda: cmd_check(root, args),
             "submit": lambda: cmd_submit(root, args),
             "course": lambda: cmd_course(root, args),

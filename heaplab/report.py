@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from heaplab.alloc_report import report_lines as alloc_stage_lines  # Where the garbage comes from
 from heaplab.analysis import Analysis, analyse
 from heaplab.claim_source import claims_to_judge
 from heaplab.claims import tallies, write_claims_json
@@ -238,6 +239,7 @@ def render(a: Analysis) -> str:
     lines += sweep_lines(a)  # labs with a thread sweep (heaplab/sweep.py); nothing otherwise
     lines += gc_lines(a.run, a.measurements)  # GC pauses + latency timeline (heaplab/gc_stats.py)
     lines += mechanism_lines(a.measurements)  # heap bytes per op -> young GCs (heaplab/mechanism.py)
+    lines += alloc_stage_lines(a.run)  # those bytes by stage of a request (heaplab/alloc_report.py)
     lines += profile_lines(a.run.path, a.run.manifest.get("variants", {}))  # flame graphs
     lines += _claims(a)
     return "\n".join(lines) + "\n"

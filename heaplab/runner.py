@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from heaplab import (
+    alloc_profiles,
     disk_full,
     exercise_sources,
     hbase_pe,
@@ -478,6 +479,10 @@ def _run_variant(
         entry["gc_logs_gzipped"] = len(rawlogs.compress_gc_logs(vdir))
         if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
             entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
+            if "alloc" in opts.profile:  # the region servers' allocations per measured phase
+                measured = [p.name for p in spec.phases if p.measure and p.tool != "admin"]
+                cut = alloc_profiles.cut_variant(vdir, measured, archive, opts.java_home)
+                entry["profiler"].update(alloc_profiles=list(cut.files), alloc_notes=list(cut.notes))
         if v.server == "engine":  # unknown keys into run.json; a switch it did not run fails the variant
             mismatch = startup_check.check_variant(vdir, entry, opts.out)
             entry["error"] = entry["error"] or (mismatch if code == 0 else None)

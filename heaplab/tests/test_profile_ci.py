@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from heaplab.alloc_stages import read_collapsed
 from heaplab.profiles import frame_names, is_flame_graph
 from heaplab.tests.conftest import FinishedRun
 from heaplab.tests.shared_runs import run_lab_at_ci
@@ -105,3 +106,24 @@ def test_report_links_every_flame_graph(e2e: FinishedRun) -> None:
     for html in _graphs(e2e):
         rel = str(html.relative_to(e2e.run))
         assert f"]({rel})" in report, rel
+
+
+def test_the_measured_phase_gets_its_collapsed_alloc_profile_and_the_report_its_stages(
+    e2e: FinishedRun,
+) -> None:
+    """The region server's recording cut over single_put (heaplab/alloc_profiles.py), its bytes by stage in
+    report.md (heaplab/alloc_report.py); the recording itself kept gzipped."""
+    server = e2e.run / "hbase1-onheap/server/localhost"
+    collapsed = server / "profile-regionserver-alloc-single_put.collapsed"
+    assert collapsed.is_file(), e2e.output()
+    stacks = read_collapsed(collapsed)
+    assert any(f.startswith("org.heaplab.") for s in stacks for f in s.frames)
+    assert (server / "profile-regionserver.jfr.gz").is_file() and not (
+        server / "profile-regionserver.jfr"
+    ).exists()
+    p = e2e.manifest["variants"]["hbase1-onheap"]["profiler"]
+    assert p["alloc_profiles"] == ["server/localhost/profile-regionserver-alloc-single_put.collapsed"]
+    assert p["alloc_notes"] == []
+    report = (e2e.run / "report.md").read_text(encoding="utf-8")
+    assert "## Where the garbage comes from" in report
+    assert "| stage | hbase1-onheap (engine) |" in report
