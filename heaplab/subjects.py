@@ -31,8 +31,8 @@ ENGINE = "engine"  # the subject of the claims as written
 # on another subject on the second.
 SUBJECT_MEASURES = {"alloc_bytes_per_op": GC_ALLOC}
 _MEASURED_WHY = {
-    GC_ALLOC: "from the GC log: {metric}, the young generation's growth between collections "
-    "({subject} has no counter of {engine_metric}, which the engine's threads count)",
+    GC_ALLOC: "from the GC log: {metric}, the heap filled between collections "
+    "({subject} has no counter of {engine_metric}, which the engine counts per thread)",
 }
 # The mechanism metrics a pe reads from the engine's own counters around the measured operations
 # (engine/docs/allocation.md) and no other server has: HBase's PE reads no server counters.  Every server
