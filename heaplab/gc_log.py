@@ -73,7 +73,7 @@ _REGIONS = re.compile(r"^GC\((\d+)\) (Eden|Survivor|Humongous) regions: (\d+)->(
 # CMS "ParNew: 294912K->16801K(331776K)", Serial "DefNew: ...", Parallel (JDK 17) "PSYoungGen:
 # 16384K(18944K)->1344K(18944K) Eden: ..." (JDK 11: no capacity before the arrow)
 _YOUNG_GEN = re.compile(
-    r"^GC\((\d+)\) (?:ParNew|DefNew|PSYoungGen): (\d+)K(?:\(\d+K\))?->(\d+)K\((\d+)K\)(?: .*)?$"
+    r"^GC\((\d+)\) (?:ParNew|DefNew|PSYoungGen): (\d+)K(?:\(\d+K\))?->(\d+)K\(\d+K\)(?: .*)?$"
 )
 _REGION_SIZE = re.compile(r"^Heap [Rr]egion [Ss]ize: (\d+)([BKMGT])$")  # JDK 11: "Heap region size: 1M"
 _SAFEPOINT = re.compile(r'^Safepoint "([^"]*)",.*Reaching safepoint: (\d+) ns,.*At safepoint: (\d+) ns')
@@ -108,7 +108,6 @@ class Pause:
     eden_after_regions: int | None = None
     young_before_bytes: int | None = None  # eden + survivors, any collector that logs them
     young_after_bytes: int | None = None
-    young_capacity_bytes: int | None = None  # after the collection (G1: the next eden + survivor target)
     humongous_before_bytes: int | None = None  # G1 only: humongous regions x region size
     humongous_after_bytes: int | None = None
     concurrent_mode_failure: bool = False  # CMS: this full pause cut a concurrent cycle short
@@ -173,7 +172,7 @@ class _Reading:
     pauses: list[Pause] = field(default_factory=list)
     eden: dict[int, tuple[int, int]] = field(default_factory=dict)
     regions: dict[int, dict[str, tuple[int, int, int]]] = field(default_factory=dict)  # G1, per GC id
-    young: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # bytes before, after, capacity
+    young: dict[int, tuple[int, int]] = field(default_factory=dict)  # bytes before and after
     safepoint_operation: str = "?"  # JDK 11: the last "Entering safepoint region: <operation>"
     cms_cycle: int | None = None  # the GC id of the CMS concurrent cycle under way
     cms_failures: set[int] = field(default_factory=set)  # GC ids of debug "Concurrent mode failure" lines
@@ -253,8 +252,7 @@ def _line(line: str, log: GcLog, reading: _Reading) -> None:
     elif tags == "gc,heap" and " regions: " in msg and msg.split(" ", 2)[1] in _REGION_KINDS:
         _regions_line(msg, reading)
     elif tags == "gc,heap" and (y := _YOUNG_GEN.match(msg)):
-        kb = [int(y.group(i)) * 1024 for i in (2, 3, 4)]
-        reading.young[int(y.group(1))] = (kb[0], kb[1], kb[2])
+        reading.young[int(y.group(1))] = (int(y.group(2)) * 1024, int(y.group(3)) * 1024)
     elif tags in ("gc,init", "gc,heap") and msg.lower().startswith("heap region size:"):
         r = _REGION_SIZE.match(msg)
         if r is None:
@@ -282,18 +280,17 @@ def _regions_line(msg: str, reading: _Reading) -> None:
 def _with_young(p: Pause, reading: _Reading, region_size: int | None) -> Pause:
     """The pause with the young generation's occupancy its GC id logged (and G1's humongous regions)."""
     if p.gc_id in reading.young:
-        before, after, capacity = reading.young[p.gc_id]
-        return replace(p, young_before_bytes=before, young_after_bytes=after, young_capacity_bytes=capacity)
+        before, after = reading.young[p.gc_id]
+        return replace(p, young_before_bytes=before, young_after_bytes=after)
     regions = reading.regions.get(p.gc_id, {})
     if not region_size or "Eden" not in regions or "Survivor" not in regions:
         return p
-    (eb, ea, et), (sb, sa, st) = regions["Eden"], regions["Survivor"]
+    (eb, ea), (sb, sa) = regions["Eden"][:2], regions["Survivor"][:2]
     humongous = regions.get("Humongous")
     return replace(
         p,
         young_before_bytes=(eb + sb) * region_size,
         young_after_bytes=(ea + sa) * region_size,
-        young_capacity_bytes=(et + st) * region_size,
         humongous_before_bytes=humongous[0] * region_size if humongous else None,
         humongous_after_bytes=humongous[1] * region_size if humongous else None,
     )
@@ -366,7 +363,6 @@ def _fold_nested(pauses: list[Pause]) -> list[Pause]:
                 # the young line ("ParNew: 14784K->0K") is logged under the young pause's id
                 young_before_bytes=p.young_before_bytes,
                 young_after_bytes=p.young_after_bytes,
-                young_capacity_bytes=p.young_capacity_bytes,
             )
         else:
             out.append(p)

@@ -128,10 +128,10 @@ def test_serial_and_parallel_young_lines_of_young_and_full_collections() -> None
     spans = intervals(serial)  # the excerpt starts at GC(39): its first interval is not the JVM's
     assert [s.allocated_bytes for s in spans[1:3]] == [(10847 - 846) * K, 13184 * K]
     parallel = parse(DATA / "alloc-parallel-jdk11.log")  # JDK 11: "PSYoungGen: 9022K->96K(15872K)"
-    assert [(p.kind, p.young_before_bytes, p.young_capacity_bytes) for p in parallel.pauses] == [
-        ("young", 9022 * K, 15872 * K),
-        ("full", 96 * K, 15872 * K),
-        ("young", 15360 * K, 15872 * K),
+    assert [(p.kind, p.young_before_bytes, p.young_after_bytes) for p in parallel.pauses] == [
+        ("young", 9022 * K, 96 * K),
+        ("full", 96 * K, 0),
+        ("young", 15360 * K, 32 * K),
     ]
     assert [s.allocated_bytes for s in intervals(parallel)[1:3]] == [0, (15360 - 0) * K]
 
