@@ -4,7 +4,10 @@ From the measured pe phase: throughput (rows/s, summed over client hosts), laten
 (ms; from the client summary with one client host, from the merged HdrHistogram logs with several),
 young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [start, end] window, and the
 GC metrics of heaplab.gc_stats (pause distribution, safepoints, eden evacuation rate) with
-latency_spike_gc_share of heaplab.timeline (docs/analysis.md defines them).
+latency_spike_gc_share of heaplab.timeline (docs/analysis.md defines them); over the whole phase, the
+mechanism metrics of heaplab.mechanism and the heap bytes allocated per operation read from the servers'
+GC logs (heaplab.gc_alloc), and, for a variant whose summaries carry no server counters, the server CPU
+per operation from the ``admin metrics`` reports around the phase (heaplab.server_cpu).
 From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory (when
 the reports were taken after a collection, ``admin metrics --gc``; the ``*_after_flush`` ones from the
 ``admin metrics --gc`` phase after an ``admin flush`` that follows it: flushed_phase) and the read metrics of
