@@ -21,7 +21,7 @@ from typing import Any
 
 from heaplab.expectation import parse_expectation
 from heaplab.spec import Claim, Precondition, Spec, SpecError
-from heaplab.subjects import ENGINE, ENGINE_ONLY_METRICS
+from heaplab.subjects import on_subject
 
 TWIN_SUFFIX = "-aa"
 
@@ -47,8 +47,9 @@ def aa_claims(
     on any target, and a claim's copies on its subjects (``<id>@<subject>``, heaplab.subjects): rewritten,
     they are the claim itself again.  A precondition on the claim's left or right variant is put on
     ``variant`` or ``twin`` alike.  ``subject``: the server ``variant`` runs on (its ``server``), which
-    the A/A claims are then about; on another server than the engine a claim on a metric only the engine
-    counts is kept, not measurable, saying why (as heaplab.subjects does).
+    the A/A claims are then about; on another server than the engine a claim on the engine's allocation
+    counter is judged on the GC log's, and one on a metric only the engine counts is kept, not measurable,
+    saying why (heaplab.subjects.on_subject).
     """
     ids = {c.id for c in claims}
     out = []
@@ -68,11 +69,7 @@ def aa_claims(
         }
         if subject is not None:
             fields["subject"] = subject
-            if subject != ENGINE and c.metric in ENGINE_ONLY_METRICS:
-                fields.update(
-                    measurable=False,
-                    why=f"{subject} has no counter of {c.metric}: the engine's own instrumentation counts it",
-                )
+            fields.update(on_subject(c, subject))
         out.append(dataclasses.replace(c, **fields))
     return out
 

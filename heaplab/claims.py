@@ -301,7 +301,7 @@ def judge_claim(
         complete = [row for row in complete if row[exp.right] != 0]
     if not complete:
         why = "; ".join(problems) or "no run has a value"
-        return result(empty, INCONCLUSIVE, why, per_run=per_run)
+        return result(empty, INCONCLUSIVE, f"{claim.why}; {why}" if claim.why else why, per_run=per_run)
     quantity = [_quantity(exp, row) for row in complete]
     j = judge(
         exp,
@@ -322,6 +322,7 @@ def judge_claim(
     why = "; ".join(_precondition_text(p) for p in failed) + ("; measured: " if failed else "") + j.why
     why += f"; left out: {'; '.join(problems)}" if problems else ""
     why += _error_note(exp, erroring or {})
+    why = f"{claim.why}; {why}" if claim.why else why  # a measurable claim's note (heaplab.subjects)
     ratio = j.mean if exp.right is not None else None
     return result(
         _means(exp, complete),
@@ -416,7 +417,8 @@ def _per_run(
             elif m.problem:
                 problems.append(f"{run.path.name}: {v}: {m.problem}")
             elif metric not in m.values:
-                problems.append(f"{run.path.name}: {v} has no {metric}{_missing_hint(metric)}")
+                hint = f" ({m.absent[metric]})" if metric in m.absent else _missing_hint(metric)
+                problems.append(f"{run.path.name}: {v} has no {metric}{hint}")
             else:
                 row[v] = m.values[metric]
         rows.append(row)

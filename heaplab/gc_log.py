@@ -10,6 +10,11 @@ The launcher logs ``-Xlog:gc*,safepoint:file=...:time,uptime,level,tags``, so ev
   (``y:`` minor collection, ``Y:``/``O:`` the young/old half of a major one);
 - G1's ``GC(7) Eden regions: 27->0(37)`` (attached to the pause of the same GC id) and
   ``Heap Region Size: 1M``;
+- the young generation's occupancy before and after each collection (heaplab.gc_alloc reads allocation
+  from it): G1's ``Eden regions`` plus ``Survivor regions: 2->4(4)`` times the region size, with its
+  ``Humongous regions: 24->24`` kept apart; CMS's ``ParNew: 294912K->16801K(331776K)``, Serial's
+  ``DefNew: ...`` and Parallel's ``PSYoungGen: 16384K(18944K)->1344K(18944K)`` (JDK 17; JDK 11 writes
+  ``PSYoungGen: 16384K->1344K(18944K)``), each attached to the pause of its GC id;
 - the safepoint lines, ``Safepoint "G1CollectForAllocation", ..., Reaching safepoint: N ns, ...,
   At safepoint: N ns, ...`` (JDK 17 and 21+ differ only in the fields between); JDK 11's pair
   ``Entering safepoint region: GenCollectForAllocation`` ... ``Total time for which application threads
@@ -64,7 +69,12 @@ _PAUSE = re.compile(
     r"^GC\((?P<id>\d+)\) (?:(?P<gen>[yYO]): )?Pause (?P<what>.*?)"
     rf"(?: {_SIZE}->{_SIZE}\({_SIZE}\))? (?P<ms>\d+(?:\.\d+)?)ms$"
 )
-_EDEN = re.compile(r"^GC\((\d+)\) Eden regions: (\d+)->(\d+)\((\d+)\)$")
+_REGIONS = re.compile(r"^GC\((\d+)\) (Eden|Survivor|Humongous) regions: (\d+)->(\d+)(?:\((\d+)\))?$")
+# CMS "ParNew: 294912K->16801K(331776K)", Serial "DefNew: ...", Parallel (JDK 17) "PSYoungGen:
+# 16384K(18944K)->1344K(18944K) Eden: ..." (JDK 11: no capacity before the arrow)
+_YOUNG_GEN = re.compile(
+    r"^GC\((\d+)\) (?:ParNew|DefNew|PSYoungGen): (\d+)K(?:\(\d+K\))?->(\d+)K\(\d+K\)(?: .*)?$"
+)
 _REGION_SIZE = re.compile(r"^Heap [Rr]egion [Ss]ize: (\d+)([BKMGT])$")  # JDK 11: "Heap region size: 1M"
 _SAFEPOINT = re.compile(r'^Safepoint "([^"]*)",.*Reaching safepoint: (\d+) ns,.*At safepoint: (\d+) ns')
 _SAFEPOINT_11 = re.compile(
@@ -96,6 +106,10 @@ class Pause:
     heap_capacity_bytes: int | None = None
     eden_before_regions: int | None = None  # G1 only
     eden_after_regions: int | None = None
+    young_before_bytes: int | None = None  # eden + survivors, any collector that logs them
+    young_after_bytes: int | None = None
+    humongous_before_bytes: int | None = None  # G1 only: humongous regions x region size
+    humongous_after_bytes: int | None = None
     concurrent_mode_failure: bool = False  # CMS: this full pause cut a concurrent cycle short
 
     @property
@@ -157,6 +171,8 @@ class _Reading:
 
     pauses: list[Pause] = field(default_factory=list)
     eden: dict[int, tuple[int, int]] = field(default_factory=dict)
+    regions: dict[int, dict[str, tuple[int, int, int]]] = field(default_factory=dict)  # G1, per GC id
+    young: dict[int, tuple[int, int]] = field(default_factory=dict)  # bytes before and after
     safepoint_operation: str = "?"  # JDK 11: the last "Entering safepoint region: <operation>"
     cms_cycle: int | None = None  # the GC id of the CMS concurrent cycle under way
     cms_failures: set[int] = field(default_factory=set)  # GC ids of debug "Concurrent mode failure" lines
@@ -200,7 +216,7 @@ def parse(path: str | Path) -> GcLog:
                 _line(line, log, reading)
             except ValueError:
                 log.malformed += 1
-    pauses = reading.pauses
+    pauses = [_with_young(p, reading, log.region_size_bytes) for p in reading.pauses]
     if log.collector in _NESTING_COLLECTORS:
         pauses = _fold_nested(pauses)
     for p in pauses:
@@ -233,11 +249,10 @@ def _line(line: str, log: GcLog, reading: _Reading) -> None:
             reading.pauses.append(_cms_cycle(p, reading))
     elif tags in ("gc", "gc,phases") and " Concurrent " in msg and _GC_ID.match(msg):
         _concurrent_line(msg, stamp, float(uptime), log, reading)
-    elif tags == "gc,heap" and "Eden regions:" in msg:
-        e = _EDEN.match(msg)
-        if e is None:
-            raise ValueError(msg)
-        reading.eden[int(e.group(1))] = (int(e.group(2)), int(e.group(3)))
+    elif tags == "gc,heap" and " regions: " in msg and msg.split(" ", 2)[1] in _REGION_KINDS:
+        _regions_line(msg, reading)
+    elif tags == "gc,heap" and (y := _YOUNG_GEN.match(msg)):
+        reading.young[int(y.group(1))] = (int(y.group(2)) * 1024, int(y.group(3)) * 1024)
     elif tags in ("gc,init", "gc,heap") and msg.lower().startswith("heap region size:"):
         r = _REGION_SIZE.match(msg)
         if r is None:
@@ -245,6 +260,40 @@ def _line(line: str, log: GcLog, reading: _Reading) -> None:
         log.region_size_bytes = _bytes(r.group(1), r.group(2))
     elif tags == "gc" and msg.startswith("Using "):
         log.collector = msg[len("Using ") :]
+
+
+_REGION_KINDS = ("Eden", "Survivor", "Humongous")
+
+
+def _regions_line(msg: str, reading: _Reading) -> None:
+    """G1's ``GC(7) Eden regions: 27->0(37)``, ``Survivor regions: ...``, ``Humongous regions: 24->24``."""
+    r = _REGIONS.match(msg)
+    if r is None:
+        raise ValueError(msg)
+    gc_id, kind = int(r.group(1)), r.group(2)
+    before, after, target = int(r.group(3)), int(r.group(4)), int(r.group(5) or r.group(4))
+    reading.regions.setdefault(gc_id, {})[kind] = (before, after, target)
+    if kind == "Eden":
+        reading.eden[gc_id] = (before, after)
+
+
+def _with_young(p: Pause, reading: _Reading, region_size: int | None) -> Pause:
+    """The pause with the young generation's occupancy its GC id logged (and G1's humongous regions)."""
+    if p.gc_id in reading.young:
+        before, after = reading.young[p.gc_id]
+        return replace(p, young_before_bytes=before, young_after_bytes=after)
+    regions = reading.regions.get(p.gc_id, {})
+    if not region_size or "Eden" not in regions or "Survivor" not in regions:
+        return p
+    (eb, ea), (sb, sa) = regions["Eden"][:2], regions["Survivor"][:2]
+    humongous = regions.get("Humongous")
+    return replace(
+        p,
+        young_before_bytes=(eb + sb) * region_size,
+        young_after_bytes=(ea + sa) * region_size,
+        humongous_before_bytes=humongous[0] * region_size if humongous else None,
+        humongous_after_bytes=humongous[1] * region_size if humongous else None,
+    )
 
 
 def _safepoint_line(msg: str, stamp: str, uptime: float, log: GcLog, reading: _Reading) -> None:
@@ -311,6 +360,9 @@ def _fold_nested(pauses: list[Pause]) -> list[Pause]:
                 end_epoch_ms=p.end_epoch_ms,
                 uptime_s=p.uptime_s,
                 duration_ms=p.duration_ms,
+                # the young line ("ParNew: 14784K->0K") is logged under the young pause's id
+                young_before_bytes=p.young_before_bytes,
+                young_after_bytes=p.young_after_bytes,
             )
         else:
             out.append(p)

@@ -93,12 +93,19 @@ def _from_event(e: GcEvent, uptime_ms: float | None) -> ServerPause:
     return ServerPause(e.host, e.start_epoch_ms, e.duration_ms, _event_kind(e), uptime, None)
 
 
+def server_log(server_dir: Path) -> GcLog | None:
+    """A server's unified GC log, parsed once per file version; None when it left none."""
+    log_path = rawlogs.locate(server_dir / GC_LOG)  # plain or gzipped
+    if log_path is None:
+        return None
+    stat = log_path.stat()
+    return _parse_once(str(log_path), stat.st_mtime_ns, stat.st_size)
+
+
 def load_server_gc(server_dir: Path, host: str) -> ServerGc | None:
     """One server's pauses (and safepoints), or None when it left neither file."""
-    log_path = rawlogs.locate(server_dir / GC_LOG)  # plain or gzipped
-    if log_path is not None:
-        stat = log_path.stat()
-        log = _parse_once(str(log_path), stat.st_mtime_ns, stat.st_size)
+    log = server_log(server_dir)
+    if log is not None:
         pauses = [_from_log(host, p, log.region_size_bytes) for p in log.pauses]
         ordered = sorted(pauses, key=lambda p: p.start_epoch_ms)
         return ServerGc(host, GC_LOG, ordered, log.safepoints, log.collector)

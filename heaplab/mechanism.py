@@ -13,6 +13,11 @@ A group missing from the reports (an engine without that counter, an Apache HBas
 before the counters existed) leaves its metrics out, so a claim on them is inconclusive; so does a server
 entry with ``error``.  A group that is present but lacks a field or holds a non-number is a one-line error
 naming the file and the field (MetricsFileError).
+
+Two of the chain's metrics exist for every server, and heaplab.metrics adds them: ``gc_alloc_bytes_per_op``,
+the heap bytes allocated per operation read from the servers' GC logs (heaplab.gc_alloc), and, when the
+summaries carry no server counters, ``server_cpu_us_per_op`` from the ``admin metrics`` reports around the
+phase (heaplab.server_cpu).
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ from heaplab.memory import MB, MetricsFileError, number_at
 if TYPE_CHECKING:  # heaplab.metrics imports this module
     from heaplab.metrics import Measurement
 
+GC_ALLOC = "gc_alloc_bytes_per_op"  # from the GC logs, any server (heaplab.gc_alloc)
 MECHANISM_UNITS = {
     "alloc_bytes_per_op": "B/op",
+    GC_ALLOC: "B/op",
     "alloc_rpc_bytes_per_op": "B/op",
     "alloc_wal_bytes_per_op": "B/op",
     "heap_copy_bytes_per_op": "B/op",
@@ -229,6 +236,7 @@ def mechanism_values(summaries: list[ClientSummary], gc: YoungGcStats | None) ->
 # report.md's Mechanism section: (metric, column heading) in causal order, outcome last.
 CHAIN = (
     ("alloc_bytes_per_op", "alloc (B/op)"),
+    (GC_ALLOC, "alloc, GC log (B/op)"),
     ("alloc_rpc_bytes_per_op", "of which RPC (B/op)"),
     ("alloc_wal_bytes_per_op", "of which WAL (B/op)"),
     ("heap_copy_bytes_per_op", "heap copies (B/op)"),
@@ -241,7 +249,8 @@ CHAIN = (
 )
 MECHANISM_INTRO = (
     "The causal chain per variant over the measured window: heap bytes the region servers allocated per "
-    "operation (of which the RPC handler and reader threads, and the WAL), bytes copied onto the heap on the "
+    "operation, counted by the engine's threads (of which the RPC handler and reader threads, and the WAL) "
+    "and read from the servers' GC logs (any server), bytes copied onto the heap on the "
     "request and response path per operation (and the direct memory in use at the end), the CPU time the "
     "server processes spent per operation (every thread: calls, WAL, flushes, GC), the young GCs per "
     "million operations, their mean pause, and the tail and throughput the clients saw. docs/analysis.md "
@@ -268,9 +277,11 @@ def _why_missing(m: Measurement) -> str | None:
     if m.problem:
         return m.problem
     window = load_server_window(m.summaries)
+    notes = list(window.notes) if window is not None else []
     if window is None:
-        return "its client summaries carry no server_metrics (Apache HBase, or a run made before them)"
-    return "; ".join(window.notes) or None
+        notes.append("its client summaries carry no server_metrics (Apache HBase, or a run made before them)")
+    notes += [f"no {metric}: {why}" for metric, why in m.absent.items() if metric in MECHANISM_UNITS]
+    return "; ".join(notes) or None
 
 
 def experiment_lines(experiment: str, by_variant: dict[str, Measurement]) -> list[str]:

@@ -4,7 +4,10 @@ From the measured pe phase: throughput (rows/s, summed over client hosts), laten
 (ms; from the client summary with one client host, from the merged HdrHistogram logs with several),
 young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [start, end] window, and the
 GC metrics of heaplab.gc_stats (pause distribution, safepoints, eden evacuation rate) with
-latency_spike_gc_share of heaplab.timeline (docs/analysis.md defines them).
+latency_spike_gc_share of heaplab.timeline (docs/analysis.md defines them); over the whole phase, the
+mechanism metrics of heaplab.mechanism and the heap bytes allocated per operation read from the servers'
+GC logs (heaplab.gc_alloc), and, for a variant whose summaries carry no server counters, the server CPU
+per operation from the ``admin metrics`` reports around the phase (heaplab.server_cpu).
 From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory (when
 the reports were taken after a collection, ``admin metrics --gc``; the ``*_after_flush`` ones from the
 ``admin metrics --gc`` phase after an ``admin flush`` that follows it: flushed_phase) and the read metrics of
@@ -20,10 +23,11 @@ from hdrh.histogram import HdrHistogram
 
 from heaplab.client_summary import ClientSummary, load_phase_summaries
 from heaplab.cluster_metrics import load_phase_report, report_paths
+from heaplab.gc_alloc import variant_bytes_per_op
 from heaplab.gc_events import YoungGcStats, young_gc_stats
 from heaplab.gc_stats import GC_UNITS, gc_values, load_variant_gc
 from heaplab.hlog import US_PER_MS, mean_value, read_total, value_at_percentile
-from heaplab.mechanism import MECHANISM_UNITS, mechanism_values
+from heaplab.mechanism import GC_ALLOC, MECHANISM_UNITS, completed_operations, mechanism_values
 from heaplab.memory import (
     CHUNK_SIZE_KEY,
     DEFAULT_CHUNK_BYTES,
@@ -35,6 +39,8 @@ from heaplab.memory import (
 )
 from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run, unavailable_text
+from heaplab.server_cpu import METRIC as SERVER_CPU
+from heaplab.server_cpu import bracketing_phases, cpu_us_per_op
 from heaplab.spec import Phase, Spec
 from heaplab.steady import SteadyState, TooShort, steady_state
 from heaplab.timeline import Timeline, latency_timeline, spike_gc_lift, spike_gc_share, spike_seconds
@@ -85,6 +91,7 @@ class Measurement:
     phase_window_ms: tuple[float, float] | None = None  # the whole phase (window_ms: what was judged)
     # what a count-like metric rests on: metric -> the events counted (GCs, spike seconds; heaplab.claims)
     events: dict[str, int] = field(default_factory=dict)
+    absent: dict[str, str] = field(default_factory=dict)  # metric -> why it was left out (one line)
 
 
 def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
@@ -132,7 +139,29 @@ def measure(run: Run, variant: str, experiment: str) -> Measurement:
         flushed = flushed_phase(run.spec, memory) if memory.measures_memory else None
         if flushed is not None and m.problem is None:
             m.problem = _measure_flushed(run, m, flushed.name, flushed.baseline or memory.baseline)
+    if phase is not None and m.problem is None and SERVER_CPU not in m.values:
+        m.problem = _bracketed_cpu(run, m, experiment)
     return m
+
+
+def _bracketed_cpu(run: Run, m: Measurement, experiment: str) -> str | None:
+    """server_cpu_us_per_op from the ``admin metrics`` reports around the phase (heaplab.server_cpu), for a
+    variant whose client summaries carry no server counters (Apache HBase)."""
+    found = bracketing_phases(run.spec, experiment)
+    if isinstance(found, str) or m.memory is None or m.memory_baseline is None:
+        m.absent[SERVER_CPU] = (
+            found if isinstance(found, str) else "no `admin metrics` reports around the phase"
+        )
+        return None
+    try:
+        value = cpu_us_per_op(m.memory_baseline, m.memory, completed_operations(m.summaries))
+    except MetricsFileError as e:
+        return str(e)
+    if isinstance(value, str):
+        m.absent[SERVER_CPU] = value
+    else:
+        m.values[SERVER_CPU] = value
+    return None
 
 
 def flushed_phase(spec: Spec, memory: Phase) -> Phase | None:
@@ -196,7 +225,18 @@ def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float 
         m.values.update(mechanism_values(m.summaries, whole_phase_gc))
     except MetricsFileError as e:
         return str(e)
+    _gc_alloc(run, m, phase_start, phase_end)
     return None
+
+
+def _gc_alloc(run: Run, m: Measurement, phase_start: float, phase_end: float) -> None:
+    """Heap bytes per operation from the GC logs, any server (heaplab/gc_alloc.py), over the same whole
+    phase as the servers' counters."""
+    per_op = variant_bytes_per_op(run, m.variant, phase_start, phase_end, completed_operations(m.summaries))
+    if isinstance(per_op, str):
+        m.absent[GC_ALLOC] = per_op
+    else:
+        m.values[GC_ALLOC] = per_op
 
 
 def _timeline_values(m: Measurement, timeline: Timeline | None) -> None:

@@ -92,6 +92,7 @@ READ_METRICS = (  # heaplab.read_metrics: counter deltas between two `admin metr
 )
 MECHANISM_METRICS = (  # heaplab.mechanism: the server's allocation and copies per operation
     "alloc_bytes_per_op",
+    "gc_alloc_bytes_per_op",  # the same from the GC logs, any server (heaplab.gc_alloc)
     "alloc_rpc_bytes_per_op",
     "alloc_wal_bytes_per_op",
     "heap_copy_bytes_per_op",

@@ -10,8 +10,10 @@ that server's own keys::
 Every claim whose variants all have a counterpart is then judged a second time, as ``<id>@apache-hbase``:
 the same figure, source and words, the expectation with the variants renamed.  When the engine's claim
 does not reproduce and HBase's does, the engine does not model the mechanism; when neither does, this
-machine may not be able to show it.  A claim on a metric only the engine counts is kept, declared not
-measurable on that subject, with the reason.
+machine may not be able to show it.  A claim on the engine's own allocation counter
+(``alloc_bytes_per_op``) is judged there on the same quantity read from the servers' GC logs
+(``gc_alloc_bytes_per_op``, heaplab.gc_alloc), and its verdict says so.  A claim on a metric only the
+engine counts is kept, declared not measurable on that subject, with the reason.
 """
 
 from __future__ import annotations
@@ -22,13 +24,43 @@ from collections.abc import Callable
 from typing import Any
 
 from heaplab.expectation import parse_expectation
-from heaplab.mechanism import MECHANISM_UNITS
+from heaplab.mechanism import GC_ALLOC, MECHANISM_UNITS
 
 ENGINE = "engine"  # the subject of the claims as written
+# An engine counter and the measure of the same quantity every server has: a claim on the first is judged
+# on another subject on the second.
+SUBJECT_MEASURES = {"alloc_bytes_per_op": GC_ALLOC}
+_MEASURED_WHY = {
+    GC_ALLOC: "from the GC log: {metric}, the heap filled between collections "
+    "({subject} has no counter of {engine_metric}, which the engine counts per thread)",
+}
 # The mechanism metrics a pe reads from the engine's own counters around the measured operations
-# (engine/docs/allocation.md): HBase's PE reads no server counters, so only the young GCs per operation,
-# counted from the GC log, exist for both servers.
-ENGINE_ONLY_METRICS = frozenset(MECHANISM_UNITS) - {"young_gc_per_mop"}
+# (engine/docs/allocation.md) and no other server has: HBase's PE reads no server counters.  Every server
+# has the young GCs per operation and the allocation per operation from its GC log, and the server CPU per
+# operation from the `admin metrics` reports around the phase (heaplab.server_cpu).
+ENGINE_ONLY_METRICS = frozenset(MECHANISM_UNITS) - {
+    "young_gc_per_mop",
+    GC_ALLOC,
+    "server_cpu_us_per_op",
+    *SUBJECT_MEASURES,
+}
+
+
+def on_subject(claim: Any, subject: str) -> dict[str, Any]:
+    """What changes in ``claim`` when it is judged on ``subject``: its metric (SUBJECT_MEASURES, with a
+    why that the verdict starts with), or measurable False for a metric only the engine counts."""
+    if subject == ENGINE:
+        return {}
+    if claim.metric in SUBJECT_MEASURES:
+        metric = SUBJECT_MEASURES[claim.metric]
+        why = _MEASURED_WHY[metric].format(metric=metric, subject=subject, engine_metric=claim.metric)
+        return {"metric": metric, "why": why}
+    if claim.metric in ENGINE_ONLY_METRICS:
+        return {
+            "measurable": False,
+            "why": f"{subject} has no counter of {claim.metric}: the engine's own instrumentation counts it",
+        }
+    return {}
 
 
 APACHE_HBASE = "apache-hbase"  # a variant's ``server``; its version is read from its servers' log
@@ -112,10 +144,5 @@ def subject_claims(
                 exp, left=mapping[exp.left], right=mapping[exp.right] if exp.right else None
             )
             fields: dict[str, Any] = {"id": f"{c.id}@{subject}", "expect": str(renamed), "subject": subject}
-            if c.metric in ENGINE_ONLY_METRICS:
-                fields.update(
-                    measurable=False,
-                    why=f"{subject} has no counter of {c.metric}: the engine's own instrumentation counts it",
-                )
-            derived.append(dataclasses.replace(c, **fields))
+            derived.append(dataclasses.replace(c, **fields, **on_subject(c, subject)))
     return derived

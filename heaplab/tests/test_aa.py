@@ -76,17 +76,20 @@ def test_aa_claims_on_another_server_and_preconditions() -> None:
     pre = (Precondition("gc_pause_fraction", "b >= 0.05", "the on-heap arm collects"),)
     claims = [
         _claim("gc", "a <= 0.5 * b", preconditions=pre),
+        dataclasses.replace(_claim("copies", "a <= 0.5 * b"), metric="heap_copy_bytes_per_op"),
         dataclasses.replace(_claim("alloc", "a <= 0.5 * b"), metric="alloc_bytes_per_op"),
     ]
     variants_of = {"e1": ["a", "b"]}.__getitem__
     engine = aa_claims(claims, "a", "a-aa", variants_of, subject=ENGINE)
-    assert [c.measurable for c in engine] == [True, True] and {c.subject for c in engine} == {ENGINE}
+    assert [c.measurable for c in engine] == [True, True, True] and {c.subject for c in engine} == {ENGINE}
+    assert engine[2].metric == "alloc_bytes_per_op"  # the engine's own counter on the engine
     # the precondition on the claim's right side is on the twin now
     assert engine[0].preconditions == (Precondition("gc_pause_fraction", "a-aa >= 0.05", pre[0].why),)
     hbase = aa_claims(claims, "a", "a-aa", variants_of, subject="apache-hbase")
     assert {c.subject for c in hbase} == {"apache-hbase"}
     assert hbase[0].measurable and not hbase[1].measurable
     assert "the engine's own instrumentation" in str(hbase[1].why)
+    assert hbase[2].measurable and hbase[2].metric == "gc_alloc_bytes_per_op"  # read from the GC log
 
 
 def test_aa_spec_adds_the_twin_beside_its_variant() -> None:

@@ -35,6 +35,8 @@ SPEC = {
          "figure": "45 -> 5 ms", "source": "HBase 2.0 end-to-end off-heap", "says": "P999 fell"},
         {"id": "alloc", "experiment": "put", "metric": "alloc_bytes_per_op",
          "expect": "offheap <= 0.45 * onheap"},
+        {"id": "copies", "experiment": "put", "metric": "heap_copy_bytes_per_op",
+         "expect": "offheap <= 0.5 * onheap"},
         {"id": "tail", "experiment": "put", "metric": "latency_p999_over_avg", "expect": "onheap >= 100",
          "null": 1},
         {"id": "min0", "experiment": "put", "metric": "throughput", "expect": "min0 >= 1.0 * onheap"},
@@ -54,8 +56,8 @@ def _spec(**changes):
 def test_each_claim_is_judged_again_on_the_subject_right_after_its_engine_claim() -> None:
     ids = [c.id for c in _spec().claims]
     assert ids == [
-        "p999", "p999@apache-hbase", "alloc", "alloc@apache-hbase", "tail", "tail@apache-hbase",
-        "min0", "other", "gone",
+        "p999", "p999@apache-hbase", "alloc", "alloc@apache-hbase", "copies", "copies@apache-hbase",
+        "tail", "tail@apache-hbase", "min0", "other", "gone",
     ]  # fmt: skip
     claims = {c.id: c for c in _spec().claims}
     on_hbase = claims["p999@apache-hbase"]
@@ -74,12 +76,22 @@ def test_each_claim_is_judged_again_on_the_subject_right_after_its_engine_claim(
 
 
 def test_a_claim_on_an_engine_only_counter_is_not_measurable_on_the_subject() -> None:
-    alloc = {c.id: c for c in _spec().claims}["alloc@apache-hbase"]
-    assert not alloc.measurable
+    copies = {c.id: c for c in _spec().claims}["copies@apache-hbase"]
+    assert not copies.measurable
     assert (
-        alloc.why
-        == "apache-hbase has no counter of alloc_bytes_per_op: the engine's own instrumentation counts it"
+        copies.why
+        == "apache-hbase has no counter of heap_copy_bytes_per_op: the engine's own instrumentation counts it"
     )
+
+
+def test_a_claim_on_the_engines_allocation_counter_is_judged_on_the_gc_log_on_the_subject() -> None:
+    claims = {c.id: c for c in _spec().claims}
+    alloc = claims["alloc@apache-hbase"]
+    assert alloc.measurable and alloc.metric == "gc_alloc_bytes_per_op"
+    assert alloc.expect == "hb2 <= 0.45 * hb1"
+    assert str(alloc.why).startswith("from the GC log: gc_alloc_bytes_per_op")
+    assert "apache-hbase has no counter of alloc_bytes_per_op" in str(alloc.why)
+    assert (claims["alloc"].metric, claims["alloc"].why) == ("alloc_bytes_per_op", None)  # the engine's own
 
 
 def test_claims_without_a_counterpart_or_not_compared_there_stay_engine_only() -> None:
