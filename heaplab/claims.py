@@ -100,6 +100,9 @@ COUNT_METRICS = {
     "cms_concurrent_mode_failures": "concurrent-mode failures",
     "latency_spike_gc_lift": "spike seconds",
     "latency_spike_gc_share": "spike seconds",
+    "tail_gc_share": "tail requests",  # heaplab.spike_overlap: the requests above the phase's P99.9
+    "tail_gc_lift": "tail requests",
+    "tail_stall_share": "tail requests",
 }
 
 
