@@ -29,6 +29,11 @@ ENGINE = "engine"  # the subject of the claims as written
 # (engine/docs/allocation.md): HBase's PE reads no server counters, so only the young GCs per operation,
 # counted from the GC log, exist for both servers.
 ENGINE_ONLY_METRICS = frozenset(MECHANISM_UNITS) - {"young_gc_per_mop"}
+# The platform-stall control's metrics (heaplab.spike_overlap): an apache-hbase variant runs no hiccup
+# phase (heaplab.spec.Spec.phases_for), so it has none of them.
+CONTROL_METRICS = frozenset(
+    {"hiccup_p999", "hiccup_max", "hiccup_p999_over_latency_p999", "tail_stall_share"}
+)
 
 
 APACHE_HBASE = "apache-hbase"  # a variant's ``server``; its version is read from its servers' log
@@ -101,6 +106,12 @@ def subject_claims(
                 fields.update(
                     measurable=False,
                     why=f"{subject} has no counter of {c.metric}: the engine's own instrumentation counts it",
+                )
+            elif c.metric in CONTROL_METRICS:
+                fields.update(
+                    measurable=False,
+                    why=f"{subject} runs without the hiccup control that {c.metric} reads: the meter is the "
+                    "engine's (JDK 17) and the variant runs on the JDK its HBase needs",
                 )
             derived.append(dataclasses.replace(c, **fields))
     return derived
