@@ -211,3 +211,43 @@ def overlap_values(
         if stalls.tail_share is not None:
             values["tail_stall_share"] = stalls.tail_share
     return values, s.tail_requests
+
+
+def overlap_lines(measurements: dict) -> list[str]:
+    """report.md's "Tail gets and pauses" section: per experiment and variant that has the figures."""
+    lines = [
+        "## Tail gets and pauses",
+        "",
+        "Per request (heaplab/spike_overlap.py, docs/analysis.md): of the gets above the phase's P99.9, the "
+        "share whose interval touches a server's GC or safepoint stop, against the share of every get "
+        "(chance); the hiccup control's overruns beside the server's P99.9.",
+    ]
+    for experiment, by_variant in measurements.items():
+        shown = [m for m in by_variant.values() if m.problem is None and "all_gc_share" in m.values]
+        if not shown:
+            continue
+        lines += [
+            "",
+            f"### {experiment}",
+            "",
+            "| variant | tail gets | tail touching a stop | all gets touching a stop | lift | time stopped "
+            "| hiccup p99.9 (ms) | hiccup max (ms) | hiccup p99.9 / get p99.9 "
+            "| tail touching a platform stall |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for m in shown:
+            v = m.values
+
+            def pct(key: str, v: dict = v) -> str:
+                return f"{v[key]:.0%}" if key in v else "-"
+
+            def num(key: str, v: dict = v) -> str:
+                return f"{v[key]:.3g}" if key in v else "-"
+
+            lines.append(
+                f"| {m.variant} | {m.events.get('tail_gc_share', '-')} | {pct('tail_gc_share')} "
+                f"| {pct('all_gc_share')} | {num('tail_gc_lift')} | {pct('pause_time_share')} "
+                f"| {num('hiccup_p999')} | {num('hiccup_max')} | {num('hiccup_p999_over_latency_p999')} "
+                f"| {pct('tail_stall_share')} |"
+            )
+    return [*lines, ""] if len(lines) > 3 else []

@@ -14,12 +14,14 @@ from hdrh.log import HistogramLogWriter
 
 from heaplab.gc_log import Safepoint
 from heaplab.gc_stats import ServerGc, ServerPause
+from heaplab.metrics import Measurement
 from heaplab.spike_overlap import (
     Interval,
     Span,
     count_above,
     covered_share,
     lift,
+    overlap_lines,
     overlap_values,
     shares,
     stall_spans,
@@ -155,3 +157,15 @@ def test_overlap_values_from_logs(tmp_path: Path) -> None:
     assert values["hiccup_p999"] == pytest.approx(0.08, rel=0.01)  # 999 of the 1,000 sleeps overran 80 us
     assert values["hiccup_p999_over_latency_p999"] == pytest.approx(80 / FAST_US, rel=0.01)
     assert values["tail_stall_share"] == pytest.approx(0.5)  # interval 7's stall, interval 7's tail
+
+
+def test_report_section_lists_each_variant_with_the_figures() -> None:
+    g1 = Measurement("g1", "e", "complete", {"tail_gc_share": 0.9, "all_gc_share": 0.2, "tail_gc_lift": 4.5})
+    g1.events["tail_gc_share"] = 40
+    eps = Measurement("eps", "e", "complete", {"tail_gc_share": 0.0, "all_gc_share": 0.0, "hiccup_p999": 2.5})
+    gone = Measurement("gone", "e", "failed", problem="variant failed")
+    text = "\n".join(overlap_lines({"e": {"g1": g1, "eps": eps, "gone": gone}}))
+    assert "| g1 | 40 | 90% | 20% | 4.5 |" in text
+    assert "| eps | - | 0% | 0% | - | - | 2.5 |" in text
+    assert "gone" not in text
+    assert overlap_lines({"e": {"gone": gone}}) == []
