@@ -161,7 +161,8 @@ def test_the_epsilon_arm_ran_without_a_collection(e2e: FinishedRun) -> None:
     log = parse(e2e.run / EPSILON / "server/localhost/gc-regionserver.log")
     assert log.collector == "Epsilon" and not log.pauses
     m = measure(load_run(e2e.run), EPSILON, "tail_latency")
-    assert m.values["gc_count"] == 0 and "tail_gc_lift" not in m.values
+    # no GC pause; its stops are safepoints only (a few may last 1 ms, so it can still have a lift)
+    assert m.values["gc_count"] == 0 and "all_gc_share" in m.values
     assert (e2e.run / EPSILON / "client/hiccup-localhost.hlog").is_file()
 
 
