@@ -100,6 +100,9 @@ COUNT_METRICS = {
     "cms_concurrent_mode_failures": "concurrent-mode failures",
     "latency_spike_gc_lift": "spike seconds",
     "latency_spike_gc_share": "spike seconds",
+    "tail_gc_share": "tail requests",  # heaplab.spike_overlap: the requests above the phase's P99.9
+    "tail_gc_lift": "tail requests",
+    "tail_stall_share": "tail requests",
 }
 
 
@@ -425,16 +428,23 @@ def _per_run(
     return rows, problems
 
 
+# why a metric can be missing from a run, by the start of its name
+_MISSING_HINTS = (
+    ("young_gc", " (no young GC in the measured window)"),
+    ("gc_pause", " (no GC pause in the measured window)"),
+    ("latency_spike_gc", " (no spike second: no second's p99 above the phase's p99.9, or no interval log)"),
+    ("gc_remark_avg", " (no remark pause in the measured window)"),
+    (
+        "tail_gc_lift",
+        " (no get above the phase's P99.9, or no GC or safepoint stop touched any get, or no interval log)",
+    ),
+    ("hiccup", " (no hiccup control log in the measured window)"),
+    ("tail_stall_share", " (no hiccup control log in the measured window)"),
+)
+
+
 def _missing_hint(metric: str) -> str:
-    if metric.startswith("young_gc"):
-        return " (no young GC in the measured window)"
-    if metric.startswith("gc_pause"):
-        return " (no GC pause in the measured window)"
-    if metric.startswith("latency_spike_gc"):
-        return " (no spike second: no second's p99 above the phase's p99.9, or no interval log)"
-    if metric == "gc_remark_avg":
-        return " (no remark pause in the measured window)"
-    return ""
+    return next((hint for start, hint in _MISSING_HINTS if metric.startswith(start)), "")
 
 
 def _quantity(exp: Expectation, row: dict[str, float | None]) -> float:

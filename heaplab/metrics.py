@@ -4,10 +4,11 @@ From the measured pe phase: throughput (rows/s, summed over client hosts), laten
 (ms; from the client summary with one client host, from the merged HdrHistogram logs with several),
 young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [start, end] window, and the
 GC metrics of heaplab.gc_stats (pause distribution, safepoints, eden evacuation rate) with
-latency_spike_gc_share of heaplab.timeline (docs/analysis.md defines them); over the whole phase, the
-mechanism metrics of heaplab.mechanism and the heap bytes allocated per operation read from the servers'
-GC logs (heaplab.gc_alloc), and, for a variant whose summaries carry no server counters, the server CPU
-per operation from the ``admin metrics`` reports around the phase (heaplab.server_cpu).
+latency_spike_gc_share of heaplab.timeline, and the tail requests' overlap with the servers' pauses and the
+platform-stall control's figures of heaplab.spike_overlap (docs/analysis.md defines them); over the whole
+phase, the mechanism metrics of heaplab.mechanism and the heap bytes allocated per operation read from the
+servers' GC logs (heaplab.gc_alloc), and, for a variant whose summaries carry no server counters, the
+server CPU per operation from the ``admin metrics`` reports around the phase (heaplab.server_cpu).
 From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory (when
 the reports were taken after a collection, ``admin metrics --gc``; the ``*_after_flush`` ones from the
 ``admin metrics --gc`` phase after an ``admin flush`` that follows it: flushed_phase) and the read metrics of
@@ -41,7 +42,8 @@ from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run, unavailable_text
 from heaplab.server_cpu import METRIC as SERVER_CPU
 from heaplab.server_cpu import bracketing_phases, cpu_us_per_op
-from heaplab.spec import Phase, Spec
+from heaplab.spec import HICCUP, Phase, Spec
+from heaplab.spike_overlap import SPIKE_OVERLAP_UNITS, overlap_values
 from heaplab.steady import SteadyState, TooShort, steady_state
 from heaplab.timeline import Timeline, latency_timeline, spike_gc_lift, spike_gc_share, spike_seconds
 
@@ -70,6 +72,7 @@ UNITS = {
     **MEMORY_UNITS,
     **READ_UNITS,
     **MECHANISM_UNITS,
+    **SPIKE_OVERLAP_UNITS,
 }
 
 
@@ -215,6 +218,7 @@ def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float 
         # the pause distribution, safepoints and eden rate (heaplab/gc_stats.py, docs/analysis.md)
         m.values.update(gc_values(load_variant_gc(run, m.variant), start, end, len(servers)))
         _timeline_values(m, latency_timeline(run, m.variant, m.experiment))
+        _overlap_values(run, m, start, end)
     # The servers' counters cover the whole phase, so the young GCs per operation do too.
     whole_phase_gc = m.gc
     if m.gc is not None and m.steady is not None:
@@ -254,6 +258,17 @@ def _timeline_values(m: Measurement, timeline: Timeline | None) -> None:
             m.events[counted] = int(m.values[counted])
     if "gc_count" in m.values:
         m.events["gc_count_per_hour"] = int(m.values["gc_count"])
+
+
+def _overlap_values(run: Run, m: Measurement, start: float, end: float) -> None:
+    """The tail requests against the servers' pauses and the hiccup control (heaplab.spike_overlap)."""
+    client = run.client_dir(m.variant)
+    logs = [s.hlog for s in m.summaries if s.hlog is not None and s.hlog.is_file()]
+    meters = [q.name for q in run.spec.phases if q.tool == HICCUP]
+    control = [p for name in meters for p in sorted(client.glob(f"{name}-*.hlog"))]
+    values, tail = overlap_values(logs, load_variant_gc(run, m.variant), control, (start, end))
+    m.values.update(values)
+    m.events.update({k: tail for k in ("tail_gc_share", "tail_gc_lift", "tail_stall_share") if k in values})
 
 
 def _measure_memory(run: Run, m: Measurement, phase: str, baseline: str | None) -> str | None:

@@ -22,6 +22,7 @@ from heaplab.rundir import RunError, load_run, unavailable_text, unfinished
 from heaplab.server_errors import report_lines as server_error_lines
 from heaplab.server_errors import scan as scan_server_errors
 from heaplab.server_errors import summary as server_error_summary
+from heaplab.spike_overlap import overlap_lines
 from heaplab.sweep import report_lines as sweep_lines
 from heaplab.sweep import write_figure as write_sweep_figure
 from heaplab.verdict_table import ARTICLES
@@ -238,6 +239,7 @@ def render(a: Analysis) -> str:
         lines += _experiment(a, experiment)
     lines += sweep_lines(a)  # labs with a thread sweep (heaplab/sweep.py); nothing otherwise
     lines += gc_lines(a.run, a.measurements)  # GC pauses + latency timeline (heaplab/gc_stats.py)
+    lines += overlap_lines(a.measurements)  # tail gets against pauses, the hiccup control (spike_overlap.py)
     lines += mechanism_lines(a.measurements)  # heap bytes per op -> young GCs (heaplab/mechanism.py)
     lines += alloc_stage_lines(a.run)  # those bytes by stage of a request (heaplab/alloc_report.py)
     lines += profile_lines(a.run.path, a.run.manifest.get("variants", {}))  # flame graphs

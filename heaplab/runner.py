@@ -34,6 +34,7 @@ from heaplab import (
     disk_full,
     exercise_sources,
     hbase_pe,
+    heap_exhausted,
     profiles,
     rawlogs,
     rerun,
@@ -497,6 +498,7 @@ def _run_variant(
     entry["error"] = (
         entry["error"]
         or (full and f"{full.line()}; see {entry['log']}")
+        or heap_exhausted.diagnose(vdir)  # a server out of heap (the Epsilon arm), named in one line
         or files_error
         or f"ansible-playbook exited with {code}{detail}; see {entry['log']}"
     )

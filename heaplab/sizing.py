@@ -9,7 +9,10 @@ moves towards the article: each numeric parameter that both scales give is inter
 so 2 cores keep `local` exactly, 4 cores go half-way (in log terms), 8 or more reach `paper`.  Sizes
 ("2g", "360m") are interpolated in bytes and written back in MB; whole numbers stay whole.  Then memory:
 if the server heap and the client heap (`heap`, `client_heap`) would take more than MEMORY_SHARE of the
-machine's memory, every size parameter is scaled down by the same factor so they fit.
+machine's memory, every size parameter is scaled down by the same factor so they fit.  Lab 01's no-GC arm
+has a heap of its own, `epsilon_heap` (it must hold everything its server allocates): it is left out of that
+factor, so it never shrinks the other arms' heaps, and is only capped to fit beside the client heap; a cap
+the arm's work outgrows makes its server run out of heap, which the run names (heaplab.heap_exhausted).
 The result, with the machine and t, goes into run.json (`sizing`) so a run says how it was sized.
 """
 
@@ -25,6 +28,7 @@ from typing import Any
 REFERENCE_CORES = 2
 PAPER_CORES = 8
 MEMORY_SHARE = 0.6
+OWN_HEAP = "epsilon_heap"  # lab 01's Epsilon arm's heap (its variant's `heap:`), sized on its own
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([kmgKMG])$")
 _UNIT = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
@@ -83,10 +87,17 @@ def size_local(local: dict[str, Any], paper: dict[str, Any], machine: Machine) -
     t = progress(machine.cores)
     sized = {k: _between(v, paper[k], t) if k in paper else v for k, v in local.items()}
     heaps = sum(size_bytes(sized.get(k)) or 0 for k in ("heap", "client_heap"))
+    own_heap = sized.get(OWN_HEAP)
     budget = machine.memory_bytes * MEMORY_SHARE
     shrink = budget / heaps if heaps and machine.memory_bytes and heaps > budget else 1.0
     if shrink < 1.0:
         sized = {k: _mb(b * shrink) if (b := size_bytes(v)) is not None else v for k, v in sized.items()}
+        if own_heap is not None:
+            sized[OWN_HEAP] = own_heap
+    own = size_bytes(sized.get(OWN_HEAP))
+    client = size_bytes(sized.get("client_heap")) or 0
+    if own is not None and machine.memory_bytes and own + client > budget:
+        sized[OWN_HEAP] = _mb(max(budget - client, 1 << 20))
     record = {
         "cores": machine.cores,
         "memory_mb": machine.memory_bytes >> 20,

@@ -12,7 +12,8 @@ metrics (heaplab.memory), relative to the earlier ``admin metrics`` phase its ``
 
 Parameters of a variant's phases, flags and site values: the scale's, the derived ones, then the variant's
 ``vars`` (whose values may use the scale's).  Derived: ``total_rows = threads * rows``.  ``heap`` sets the
-server's -Xms/-Xmx and ``client_heap`` the client's -Xmx.  Site values: the lab's ``site``, then the
+server's -Xms/-Xmx (a variant's own ``heap``, a size or ``{param}``, instead) and ``client_heap`` the
+client's -Xmx.  Site values: the lab's ``site``, then the
 variant's ``site`` on top (booleans written true/false).
 
 A variant's ``jdk: N`` is the lowest JDK feature version its servers need; heaplab.runner checks
@@ -34,7 +35,10 @@ from heaplab.expectation import ExpectationError, parse_expectation
 from heaplab.paths import LABS_DIR, SPEC_NAME
 from heaplab.subjects import ENGINE, SubjectError, parse_subjects, subject_claims
 
-TOOLS = ("admin", "pe", "ycsb")
+TOOLS = ("admin", "pe", "ycsb", "hiccup")
+# `bin/engine hiccup`: the platform-stall meter, a control that runs in the background beside the measured
+# phase (until it ends) and measures nothing itself; heaplab.spike_overlap reads its interval log.
+HICCUP = "hiccup"
 CLIENT_METRICS = (
     "throughput",
     "latency_avg",
@@ -66,6 +70,16 @@ GC_METRICS = (  # heaplab.gc_stats / heaplab.timeline, defined in docs/analysis.
     "latency_spike_gc_lift",  # spike seconds' GC overlap over other seconds' (heaplab.timeline)
     "latency_p999_over_avg",
     "cms_concurrent_mode_failures",  # CMS runs (JDK 11): heaplab.gc_stats
+)
+SPIKE_OVERLAP_METRICS = (  # heaplab.spike_overlap: tail requests against pauses, and the hiccup control
+    "tail_gc_share",
+    "all_gc_share",
+    "tail_gc_lift",
+    "pause_time_share",
+    "hiccup_p999",
+    "hiccup_max",
+    "hiccup_p999_over_latency_p999",
+    "tail_stall_share",
 )
 MEMORY_METRICS = (
     "resident_after_insert",
@@ -102,7 +116,9 @@ MECHANISM_METRICS = (  # heaplab.mechanism: the server's allocation and copies p
     "direct_used_mb",
     "server_cpu_us_per_op",
 )
-METRICS = CLIENT_METRICS + GC_METRICS + MEMORY_METRICS + READ_METRICS + MECHANISM_METRICS
+METRICS = (
+    CLIENT_METRICS + GC_METRICS + MEMORY_METRICS + READ_METRICS + MECHANISM_METRICS + SPIKE_OVERLAP_METRICS
+)
 # Claims (docs/contracts.md section 8): what a claim judges against, and where its figure comes from.
 PEER = "peer"  # a target against Apache HBase, judged as a bound (heaplab.verdict.rule_of)
 CHECK = "check"  # a mechanism check: true by construction of the code (e.g. no heap copy on the 2.x path)
@@ -129,6 +145,7 @@ VARIANT_KEYS = (
     "vars",
     "jdk",  # the lowest JDK feature version the variant's servers need (heaplab.jdk)
     "server",  # engine (default) or apache-hbase (docs/apache-hbase.md)
+    "heap",  # the server's -Xms/-Xmx for this variant instead of the scale's `heap` (a size or {param})
 )
 # what a variant runs. apache-hbase: Apache HBase 2.6 standalone from
 # infra/apache-hbase/ (fetch.sh), its pe phases run HBase's own PerformanceEvaluation, its admin phases
@@ -156,6 +173,7 @@ class Variant:
     vars: dict[str, str] = field(default_factory=dict)  # extra phase parameters
     jdk: int | None = None  # checked before the variant starts (heaplab.jdk)
     server: str = "engine"  # engine | apache-hbase
+    heap: str | None = None  # the server heap instead of the scale's `heap`, e.g. "{epsilon_heap}"
 
     def published_for(self, experiment: str) -> str | None:
         """The article's name for this variant in ``experiment`` (None: the article has no such row)."""
@@ -297,7 +315,8 @@ class Spec:
 
     def server_jvm_flags(self, variant: Variant, params: dict[str, Any]) -> list[str]:
         params = self.variant_params(variant, params)
-        heap = [f"-Xms{params['heap']}", f"-Xmx{params['heap']}"] if "heap" in params else []
+        size = fill(variant.heap, params, f"{variant.name}.heap") if variant.heap else params.get("heap")
+        heap = [f"-Xms{size}", f"-Xmx{size}"] if size else []
         return heap + [fill(f, params, f"{variant.name}.server_jvm") for f in variant.server_jvm]
 
     def client_jvm_flags(self, variant: Variant, params: dict[str, Any]) -> list[str]:
@@ -320,9 +339,12 @@ class Spec:
         return {k: fill(v, vparams, f"variant {variant.name}: site.{k}") for k, v in variant.site.items()}
 
     def phases_for(self, params: dict[str, Any], variant: Variant | None = None) -> list[dict[str, Any]]:
-        """Phases as passed to the playbook: args filled in; ``record`` on measured phases."""
+        """Phases as passed to the playbook: args filled in; ``record`` on measured phases.  An apache-hbase
+        variant runs no hiccup phase: the meter is the engine's (Java 17), and such a variant's hosts run
+        the JDK its HBase needs (11 for CMS), so its control is missing and the claims on it say so."""
         vparams = self.variant_params(variant, params)
         suffix = f" (variant {variant.name})" if variant is not None else ""
+        hbase = variant is not None and variant.server == "apache-hbase"
         return [
             {
                 "name": p.name,
@@ -333,6 +355,7 @@ class Spec:
                 **({"background": True, "until": p.until or ""} if p.background else {}),
             }
             for p in self.phases
+            if not (hbase and p.tool == HICCUP)
         ]
 
 
@@ -442,6 +465,7 @@ def _variants(raw: dict[str, Any], where: str, experiments: set[str]) -> dict[st
             vars=vars_,
             jdk=_jdk(v.get("jdk"), vw),
             server=server,
+            heap=None if v.get("heap") is None else str(v["heap"]),
         )
     return variants
 
@@ -456,13 +480,13 @@ def _server(v: dict[str, Any], where: str) -> str:
 
 def _check_hbase_phases(variants: dict[str, Variant], phases: list[Phase], where: str) -> None:
     """An apache-hbase variant runs pe and ycsb phases (HBase's PE; the engine's YCSB launcher with HBase's
-    binding) and the admin steps LabAdmin knows."""
+    binding) and the admin steps LabAdmin knows; its hiccup phases are left out (Spec.phases_for)."""
     if not any(v.server == "apache-hbase" for v in variants.values()):
         return
     for p in phases:
         words = p.args.split()
         admin_ok = p.tool == "admin" and bool(words) and words[0] in HBASE_ADMIN_COMMANDS
-        if p.tool not in ("pe", "ycsb") and not admin_ok:
+        if p.tool not in ("pe", "ycsb", HICCUP) and not admin_ok:
             raise SpecError(
                 f"{where}: phase {p.name}: an apache-hbase variant runs pe and ycsb phases and admin "
                 f"{'|'.join(HBASE_ADMIN_COMMANDS)} TABLE only, not {p.tool} {' '.join(words[:1])}".rstrip()
@@ -569,16 +593,21 @@ def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phas
 
 
 def _check_background(phases: list[Phase], where: str) -> None:
-    """A background phase is a pe or ycsb phase that measures nothing; its ``until`` names a later phase."""
+    """A background phase is a pe, ycsb or hiccup phase that measures nothing; its ``until`` names a later
+    phase.  A hiccup phase runs only in the background and needs an ``until`` (it runs until stopped)."""
     names = [q.name for q in phases]
     for i, q in enumerate(phases):
         pw = f"{where}: phase {q.name}"
         if q.until is not None and not q.background:
             raise SpecError(f"{pw}: until is only for a phase with background: true")
+        if q.tool == HICCUP and (not q.background or q.until is None):
+            raise SpecError(
+                f"{pw}: a hiccup phase runs until stopped: give it background: true and until: <later phase>"
+            )
         if not q.background:
             continue
-        if q.tool not in ("pe", "ycsb"):
-            raise SpecError(f"{pw}: only a pe or ycsb phase can run in the background, not {q.tool}")
+        if q.tool not in ("pe", "ycsb", HICCUP):
+            raise SpecError(f"{pw}: only a pe, ycsb or hiccup phase can run in the background, not {q.tool}")
         if q.measure:
             raise SpecError(f"{pw}: a background phase cannot measure (its window overlaps other phases)")
         if q.until is not None and q.until not in names[i + 1 :]:

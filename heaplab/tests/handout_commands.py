@@ -49,7 +49,7 @@ HEADS = ("heaplab", ".venv/bin/heaplab", "make", "bin/engine", "bin/engine-daemo
 SHELL_WORDS = ("cd ", "export ", "source ", "sudo ", "mvn ", "git ", ".venv/bin/")
 # Paths a fresh clone has (others are made by a build or a run: results/runs, dist/, target/).
 SHIPPED = ("labs/", "notebooks/", "docs/", "results/reference/", "results/published/", "playbooks/", "infra/")
-ENGINE_COMMANDS = {"regionserver", "master", "pe", "admin", "ycsb"}
+ENGINE_COMMANDS = {"regionserver", "master", "pe", "admin", "ycsb", "hiccup"}
 DAEMON_ACTIONS = {"start", "stop", "status"}
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
 INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")

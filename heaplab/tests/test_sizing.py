@@ -69,3 +69,15 @@ def test_every_lab_sizes_and_fills(spec_path, cores: int) -> None:
         spec.phases_for(params, v)
         spec.server_jvm_flags(v, params)
         spec.client_jvm_flags(v, params)
+
+
+def test_the_epsilon_heap_is_capped_alone_and_never_shrinks_the_other_heaps() -> None:
+    """Lab 01's no-GC arm has its own heap: it fits beside the client heap or is capped, alone."""
+    local = {"heap": "512m", "client_heap": "512m", "epsilon_heap": "6g", "rows": 10}
+    paper = {"heap": "512m", "client_heap": "512m", "epsilon_heap": "6g", "rows": 10}
+    roomy, _ = size_local(local, paper, Machine(2, 16 << 30))
+    assert roomy == local
+    small, record = size_local(local, paper, Machine(2, 8 << 30))
+    assert small["heap"] == "512m" and small["client_heap"] == "512m"  # the G1 arm keeps its heap
+    assert size_bytes(small["epsilon_heap"]) + (512 << 20) <= 0.6 * (8 << 30)
+    assert record["changed"]["epsilon_heap"] == ["6g", small["epsilon_heap"]]

@@ -55,6 +55,11 @@ def test_unknown_lab_lists_valid_ones(fake_root: Path) -> None:
         (lambda r: r["claims"][0].update(expect="hbase2-offheap == 1"), "cannot parse"),
         (lambda r: r["phases"][2].update(measure="get_all_cached"), "does not reproduce"),
         (lambda r: r.pop("phases"), "missing required key 'phases'"),
+        (lambda r: r["phases"].append({"name": "meter", "tool": "hiccup", "args": ""}), "runs until stopped"),
+        (
+            lambda r: r["phases"].append({"name": "meter", "tool": "hiccup", "args": "", "background": True}),
+            "runs until stopped",
+        ),
     ],
 )
 def test_bad_specs_are_rejected_with_a_reason(mutate, message: str) -> None:
@@ -76,3 +81,17 @@ def test_claim_metrics_are_exactly_the_metrics_heaplab_computes() -> None:
     """spec.METRICS (what a claim may name) lists every metric of heaplab.metrics.UNITS and no other: the
     spec module sits below the metric modules, so it keeps its own list, and this keeps the two in step."""
     assert set(METRICS) == set(UNITS)
+
+
+def test_a_variant_heap_replaces_the_scale_heap_and_hiccup_phases_skip_apache_hbase() -> None:
+    """Lab 01's Epsilon arm takes its own heap; its hiccup control runs on engine variants only."""
+    spec = load_spec(REPO / "labs/01-tail-latency/experiment.yml")
+    params = spec.params("local")
+    epsilon, g1 = spec.variants["hbase1-onheap-epsilon"], spec.variants["hbase1-onheap"]
+    assert spec.server_jvm_flags(epsilon, params)[:2] == [
+        f"-Xms{params['epsilon_heap']}",
+        f"-Xmx{params['epsilon_heap']}",
+    ]
+    assert spec.server_jvm_flags(g1, params)[:2] == [f"-Xms{params['heap']}", f"-Xmx{params['heap']}"]
+    assert "hiccup" in [p["tool"] for p in spec.phases_for(params, g1)]
+    assert "hiccup" not in [p["tool"] for p in spec.phases_for(params, spec.variants["cms-onheap-1.x"])]

@@ -10,7 +10,8 @@ import org.heaplab.tools.IntervalLog;
 
 /*
  * HBase's own PerformanceEvaluation commands, unchanged, except that every latency PE measures is also
- * recorded into an HdrHistogram interval log: the engine pe's PREFIX.hlog, one histogram per second.
+ * recorded into an HdrHistogram interval log: the engine pe's PREFIX.hlog, one histogram per second (or per
+ * -Dheaplab.hlog.interval.ms, which bin/hbase-lab pe sets from the engine pe's --reportInterval=MS).
  * HBase PE keeps one histogram per thread and prints their percentiles; with the log heaplab merges the
  * threads' latencies into one histogram and draws the per-second timeline the same way for both servers.
  *
@@ -24,6 +25,7 @@ import org.heaplab.tools.IntervalLog;
 /** The one interval log of this PE process, shared by every client thread (IntervalLog is thread-safe). */
 final class LabLatencyLog {
     static final String PROPERTY = "heaplab.hlog";
+    static final String INTERVAL_PROPERTY = "heaplab.hlog.interval.ms";
     private static IntervalLog log;
 
     private LabLatencyLog() {}
@@ -54,7 +56,8 @@ final class LabLatencyLog {
         }
         if (log == null) {
             try {
-                log = IntervalLog.start(Paths.get(path), System.currentTimeMillis());
+                long intervalMs = Long.getLong(INTERVAL_PROPERTY, IntervalLog.DEFAULT_INTERVAL_MS);
+                log = IntervalLog.start(Paths.get(path), System.currentTimeMillis(), intervalMs, "pe latencies");
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write the interval log " + path, e);
             }

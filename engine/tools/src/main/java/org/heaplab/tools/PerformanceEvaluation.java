@@ -126,7 +126,8 @@ public final class PerformanceEvaluation {
 
     private int runClients(List<Connection> connections) throws IOException, InterruptedException {
         long startEpochMs = System.currentTimeMillis();
-        IntervalLog log = o.report() == null ? null : IntervalLog.start(Path.of(o.report() + ".hlog"), startEpochMs);
+        IntervalLog log = o.report() == null ? null : IntervalLog.start(Path.of(o.report() + ".hlog"), startEpochMs,
+            o.reportIntervalMs(), "pe latencies");
         AtomicInteger failures = new AtomicInteger();
         Long seed = Long.getLong(PeClient.SEED_PROPERTY);
         if (seed != null) {

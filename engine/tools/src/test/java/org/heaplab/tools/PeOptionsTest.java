@@ -174,4 +174,13 @@ class PeOptionsTest {
         assertTrue(err.toString(StandardCharsets.UTF_8)
             .startsWith("ERROR: unsupported flag --valueZipf: HBase PE has it, this engine's pe does not\n"));
     }
+
+    @Test
+    void reportIntervalSetsTheIntervalLogsInterval() throws Exception {
+        assertEquals(1000, PeOptions.parse(List.of("randomRead", "4")).reportIntervalMs());
+        assertEquals(100, PeOptions.parse(List.of("--reportInterval=100", "randomRead", "4")).reportIntervalMs());
+        UsageException e = assertThrows(UsageException.class,
+            () -> PeOptions.parse(List.of("--reportInterval=5", "randomRead", "4")));
+        assertEquals("--reportInterval must be 10..60000 ms, got 5", e.getMessage());
+    }
 }
