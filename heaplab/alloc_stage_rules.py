@@ -58,6 +58,8 @@ ENGINE_RULES: dict[str, tuple[str, ...]] = {
         "org.heaplab.server.WritePath",
         "org.heaplab.server.LegacyWritePath",
         "org.heaplab.server.StagedWritePath",
+        f"{_CORE}region.PutDecoder",  # a Put per row with its family map (HBase's ProtobufUtil.toPut)
+        f"{_CORE}region.Put.",
         f"{_CORE}region.WriteBatches",
         f"{_CORE}region.OnlineRegions.prepare",
     ),

@@ -200,3 +200,22 @@ def test_the_1x_decoders_copy_of_a_cell_is_a_cell_copy() -> None:
         "org/heaplab/rpc/buffers/ZeroCopyCellDecoder.decode_[j];org.heaplab.core.cell.ByteBufferKeyValue_[i]"
     )
     assert _stage(f"java/lang/Thread.run_[j];{reader};{view}") == "request decode"
+
+
+def test_the_decoded_put_is_request_decode_and_its_waledit_and_buffer_are_wal() -> None:
+    """The per-put objects modelled on HBase's: the Put and its family map (ProtobufUtil.toPut's work)
+    are request decode wherever they are made; the region's WALEdit and WALKey and the WAL's heap encode
+    buffer are the WAL's."""
+    mutate = f"{HANDLER};org.heaplab.server.RegionRpcService.mutate"
+    to_puts = "org.heaplab.core.region.PutDecoder.toPuts"
+    assert _stage(f"{mutate};{to_puts};org.heaplab.core.region.Put.<init>;byte[]") == "request decode"
+    put_add = "org.heaplab.core.region.Put.add;java.util.TreeMap.put;java.util.TreeMap$Entry"
+    assert _stage(f"{mutate};{to_puts};{put_add}") == "request decode"
+    family = "org.heaplab.core.region.Put.add;org.heaplab.core.cell.ByteBufferKeyValue.family;byte[]"
+    assert _stage(f"{mutate};{to_puts};{family}") == "request decode"  # the family cloned for the map's key
+    append = "org.heaplab.core.region.RegionPut.preAppend;org.heaplab.core.region.Region.preAppend"
+    assert _stage(f"{HANDLER};{append};org.heaplab.core.wal.WALEdit.<init>;java.lang.Object[]") == "WAL"
+    assert _stage(f"{HANDLER};{append};org.heaplab.core.wal.WALKey") == "WAL"
+    consumer = "java.lang.Thread.run;org.heaplab.core.wal.GroupCommitWal.consume"
+    grow = "org.heaplab.core.wal.ChannelWalSink.append;org.heaplab.core.wal.WalByteArrayOutput.grow;byte[]"
+    assert _stage(f"{consumer};{grow}") == "WAL"

@@ -12,6 +12,7 @@ import org.heaplab.core.cache.ReadScope;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.region.Put;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.rpc.protocol.ParamReader;
 import org.heaplab.rpc.protocol.ParamWriter;
@@ -73,7 +74,7 @@ final class IncrementCall {
             KeyValue kv = KeyValue.create(row, family, qualifier, ts, KeyValue.Type.PUT,
                 ByteBuffer.allocate(Long.BYTES).putLong(next).array());
             LocalCall put = new LocalCall();
-            writePath.put(table, List.of(kv), durability, put);
+            writePath.put(table, List.of(new Put(row).add(kv)), durability, put); // the Put HRegion builds of the result
             put.await();
         } finally {
             lock.unlock();

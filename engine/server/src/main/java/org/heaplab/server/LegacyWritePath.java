@@ -2,9 +2,9 @@ package org.heaplab.server;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.heaplab.core.cell.Cell;
 import org.heaplab.core.region.CellsStillInUse;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.region.Put;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.rpc.server.RpcService;
 import org.heaplab.rpc.server.ServerCall;
@@ -26,10 +26,10 @@ final class LegacyWritePath implements WritePath {
     }
 
     @Override
-    public void put(String table, List<? extends Cell> cells, Durability durability, ServerCall call) {
+    public void put(String table, List<Put> puts, Durability durability, ServerCall call) {
         CompletableFuture<Void> walDone;
         try {
-            walDone = regions.put(table, cells, durability);
+            walDone = regions.batchMutate(table, puts, durability);
         } catch (Throwable t) {
             call.holdRequestUntil(CellsStillInUse.of(t));
             call.fail(DiskFull.note(t));

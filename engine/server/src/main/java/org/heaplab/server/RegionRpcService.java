@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.region.Put;
+import org.heaplab.core.region.PutDecoder;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.rpc.protocol.Method;
@@ -136,7 +138,7 @@ public final class RegionRpcService implements RpcService {
     private void mutate(OnlineRegions r, Request request, ServerCall call) {
         String table;
         Durability durability;
-        List<? extends Cell> cells;
+        List<Put> puts;
         try {
             ParamReader in = request.paramReader();
             table = in.readString(lastTable); // the table of the previous put, if the same: no new String
@@ -146,16 +148,19 @@ public final class RegionRpcService implements RpcService {
             if (request.cells().isEmpty()) {
                 throw new IllegalArgumentException(request.method().name().toLowerCase(java.util.Locale.ROOT) + " without cells");
             }
-            cells = request.method() == Method.DELETE ? Deletes.prepare(r, table, request.cells()) : request.cells();
+            List<? extends Cell> cells =
+                request.method() == Method.DELETE ? Deletes.prepare(r, table, request.cells()) : request.cells();
+            // RSRpcServices.put: ProtobufUtil.toPut, a Put with its family map per row (a delete's markers alike)
+            puts = PutDecoder.toPuts(cells);
         } catch (Throwable t) {
             call.fail(t);
             return;
         }
-        if (cells.isEmpty()) { // deletes of versions that do not exist
+        if (puts.isEmpty()) { // deletes of versions that do not exist
             call.reply(Reply.EMPTY);
             return;
         }
-        writePath.put(table, cells, durability, call);
+        writePath.put(table, puts, durability, call);
     }
 
     @Override

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.heaplab.core.cell.Cell;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.region.Put;
 import org.heaplab.core.region.RegionPut;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.rpc.server.RpcService;
@@ -68,10 +68,10 @@ final class StagedWritePath implements WritePath {
     }
 
     @Override
-    public void put(String table, List<? extends Cell> cells, Durability durability, ServerCall call) {
+    public void put(String table, List<Put> puts, Durability durability, ServerCall call) {
         List<RegionPut> parts;
         try {
-            parts = regions.prepare(table, cells, durability);
+            parts = regions.prepareBatch(table, puts, durability);
         } catch (Throwable t) {
             call.fail(DiskFull.note(t));
             return;

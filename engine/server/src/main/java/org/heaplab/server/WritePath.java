@@ -1,10 +1,10 @@
 package org.heaplab.server;
 
 import java.util.List;
-import org.heaplab.core.cell.Cell;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.region.OnlineRegions;
+import org.heaplab.core.region.Put;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.rpc.server.ServerCall;
 
@@ -23,8 +23,8 @@ public interface WritePath extends AutoCloseable {
     String KEY = "heaplab.regionserver.write.path";
     String DEFAULT = "legacy";
 
-    /** Writes {@code cells} of {@code table} with {@code durability} and answers {@code call}. */
-    void put(String table, List<? extends Cell> cells, Durability durability, ServerCall call);
+    /** Writes {@code puts} (decoded: {@link org.heaplab.core.region.PutDecoder}) of {@code table} with {@code durability} and answers {@code call}. */
+    void put(String table, List<Put> puts, Durability durability, ServerCall call);
 
     /** One line for the start-up log. */
     String describe();

@@ -29,6 +29,7 @@ import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.io.Compression;
+import org.heaplab.core.region.PutDecoder;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.TableDescriptor;
 import org.heaplab.core.wal.Durability;
@@ -119,7 +120,7 @@ class StagedWritePathTest {
                         };
                     }
                     List<KeyValue> cells = List.of(kv(row, "v" + i), kv("r" + ((i + 3) % 8) + "-x" + i, "w" + i));
-                    path.put("T", cells, d, c); // two regions per put
+                    path.put("T", PutDecoder.toPuts(cells), d, c); // two regions per put
                 }
                 for (int i = 0; i < calls.size(); i++) {
                     RecordingCall c = calls.get(i);
@@ -130,7 +131,7 @@ class StagedWritePathTest {
                 }
                 assertEquals(List.of(), unsynced);
                 RecordingCall bad = new RecordingCall();
-                path.put("Nope", List.of(kv("r1", "v")), Durability.SYNC_WAL, bad);
+                path.put("Nope", PutDecoder.toPuts(List.of(kv("r1", "v"))), Durability.SYNC_WAL, bad);
                 assertNotNull(bad.answered.get(10, TimeUnit.SECONDS));
             } finally {
                 path.close();
@@ -150,7 +151,7 @@ class StagedWritePathTest {
                 for (int i = 0; i < 300; i++) {
                     RecordingCall c = new RecordingCall();
                     calls.add(c);
-                    path.put("T", List.of(kv("same", "v" + i)), Durability.values()[1 + i % 4], c);
+                    path.put("T", PutDecoder.toPuts(List.of(kv("same", "v" + i))), Durability.values()[1 + i % 4], c);
                 }
                 for (RecordingCall c : calls) {
                     assertEquals(null, c.answered.get(30, TimeUnit.SECONDS));

@@ -203,7 +203,15 @@ public final class OnlineRegions implements Closeable {
      */
     public CompletableFuture<Void> put(String table, List<? extends Cell> cells, Durability durability)
         throws IOException {
-        List<RegionPut> parts = prepare(table, cells, durability);
+        return batchMutate(table, PutDecoder.toPuts(cells), durability);
+    }
+
+    /**
+     * {@link #put(String, List, Durability)} of decoded {@link Put}s (HRegion.batchMutate): the puts'
+     * family maps are stamped in place.
+     */
+    public CompletableFuture<Void> batchMutate(String table, List<Put> puts, Durability durability) throws IOException {
+        List<RegionPut> parts = prepareBatch(table, puts, durability);
         if (parts.size() == 1) { // the common case (a single put, a batch of one region)
             return parts.get(0).writeOnCallingThread();
         }
@@ -220,27 +228,32 @@ public final class OnlineRegions implements Closeable {
         return Futures.allSettled(walDone);
     }
 
+    /** {@link #prepareBatch} of {@code cells} made into Puts ({@link PutDecoder#toPuts}). */
+    public List<RegionPut> prepare(String table, List<? extends Cell> cells, Durability durability) throws IOException {
+        return prepareBatch(table, PutDecoder.toPuts(cells), durability);
+    }
+
     /**
-     * The start of every put, on either write path: validates and stamps the cells (see {@link #put}),
+     * The start of every put, on either write path: validates and stamps the puts' cells (see {@link #put}),
      * waits while the memstores are over the global limit, resolves the durability and splits the
      * batch by region. The caller then moves each {@link RegionPut} through its stages: on the calling
-     * thread ({@link #put}, the legacy path) or on the staged path's threads.
+     * thread ({@link #batchMutate}, the legacy path) or on the staged path's threads.
      */
-    public List<RegionPut> prepare(String table, List<? extends Cell> cells, Durability durability) throws IOException {
+    public List<RegionPut> prepareBatch(String table, List<Put> puts, Durability durability) throws IOException {
         checkOpen();
         OnlineTable t = tables.get(table);
-        List<Cell> ready = WriteBatches.validate(t, cells);
+        int cells = WriteBatches.validate(t, puts);
         Durability d = durability != Durability.USE_DEFAULT ? durability : t.descriptor().durability();
-        if (ready.isEmpty()) {
+        if (cells == 0) {
             return List.of();
         }
         pressure.awaitBelowLimit();
-        Region only = WriteBatches.singleRegion(t, ready);
+        Region only = WriteBatches.singleRegion(t, puts);
         if (only != null) { // no grouping at all
-            return List.of(new RegionPut(only, ready, d, flushIfFull));
+            return List.of(new RegionPut(only, puts, d, flushIfFull));
         }
         List<RegionPut> parts = new ArrayList<>();
-        for (Map.Entry<Region, List<Cell>> e : WriteBatches.byRegion(t, ready).entrySet()) {
+        for (Map.Entry<Region, List<Put>> e : WriteBatches.byRegion(t, puts).entrySet()) {
             parts.add(new RegionPut(e.getKey(), e.getValue(), d, flushIfFull));
         }
         return parts;

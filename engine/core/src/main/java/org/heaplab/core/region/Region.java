@@ -22,6 +22,8 @@ import org.heaplab.core.wal.Mvcc;
 import org.heaplab.core.wal.Wal;
 import org.heaplab.core.wal.WriteEntry;
 import org.heaplab.core.wal.WalRecord;
+import org.heaplab.core.wal.WALEdit;
+import org.heaplab.core.wal.WALKey;
 
 /**
  * One region: the rows [startKey, endKey) of a table (empty start/end = unbounded), one {@link Store}
@@ -143,9 +145,14 @@ final class Region {
             if (closed) {
                 throw new TableNotFoundException(table);
             }
-            locked = rowLocks.lockWriteRowsOf(w.cells);
-            WriteEntry e = wal.begin(mvcc, table, encodedName, w.cells, w.durability);
-            w.held(stamp, locked, e);
+            // HRegion.doMiniBatchMutate: the puts' family maps into one WALEdit, a WALKeyImpl per append
+            WALEdit edit = new WALEdit(w.cellCount);
+            for (int i = 0; i < w.puts.size(); i++) {
+                edit.add(w.puts.get(i).familyCellMap());
+            }
+            locked = rowLocks.lockWriteRowsOf(edit.cells());
+            WriteEntry e = wal.begin(mvcc, new WALKey(table, encodedName), edit, w.durability);
+            w.held(stamp, locked, edit, e);
         } catch (IOException | RuntimeException e) {
             if (locked != null) {
                 rowLocks.unlockWrite(locked);
@@ -164,7 +171,7 @@ final class Region {
         WriteEntry e = w.entry(); // the volatile read first: it makes the stage's other fields visible here
         try {
             if (syncFailure == null) {
-                apply(w.cells, e.seqId());
+                apply(w.edit().cells(), e.seqId());
             }
         } finally {
             rowLocks.unlockWrite(w.rows());

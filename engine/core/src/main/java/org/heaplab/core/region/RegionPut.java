@@ -5,8 +5,8 @@ import java.io.InterruptedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import org.heaplab.core.cell.Cell;
 import org.heaplab.core.wal.Durability;
+import org.heaplab.core.wal.WALEdit;
 import org.heaplab.core.wal.WriteEntry;
 
 /**
@@ -25,7 +25,7 @@ import org.heaplab.core.wal.WriteEntry;
  *
  * <p>Made by {@link OnlineRegions#prepare}.
  *
- * <p>Cells: they may be views over the request buffer; the memstore copies them in {@link #postSync}
+ * <p>Cells: the puts' cells may be views over the request buffer; the memstore copies them in {@link #postSync}
  * and the WAL's consumer encodes them before {@link #walDone()} completes. Keep the buffer until both.
  *
  * <p>Thread safety: each stage method is called once, in order, by one thread at a time (the staged
@@ -33,7 +33,9 @@ import org.heaplab.core.wal.WriteEntry;
  */
 public final class RegionPut {
     private final Region region;
-    final List<Cell> cells;
+    /** The puts of this region, as decoded (their family maps stamped); {@link #cellCount} cells in all. */
+    final List<Put> puts;
+    final int cellCount;
     final Durability durability;
     private final Consumer<Region> afterApply;
     // What the pre-append stage holds until the post-sync stage releases it (set by Region.preAppend; no
@@ -41,11 +43,17 @@ public final class RegionPut {
     // publishes the other two to the thread of the next stage.
     private long updatesStamp;
     private RowLocks.Held rows;
+    private WALEdit edit;
     private volatile WriteEntry entry;
 
-    RegionPut(Region region, List<Cell> cells, Durability durability, Consumer<Region> afterApply) {
+    RegionPut(Region region, List<Put> puts, Durability durability, Consumer<Region> afterApply) {
         this.region = region;
-        this.cells = cells;
+        this.puts = puts;
+        int n = 0;
+        for (int i = 0; i < puts.size(); i++) {
+            n += puts.get(i).size();
+        }
+        this.cellCount = n;
         this.durability = durability;
         this.afterApply = afterApply;
     }
@@ -141,11 +149,16 @@ public final class RegionPut {
         return region.whenVisible(this);
     }
 
-    /** Region.preAppend: the locks this write holds and its begun MVCC write. */
-    void held(long updatesStamp, RowLocks.Held rows, WriteEntry entry) {
+    /** Region.preAppend: the locks this write holds, its WALEdit (the cells the memstore gets) and its begun MVCC write. */
+    void held(long updatesStamp, RowLocks.Held rows, WALEdit edit, WriteEntry entry) {
         this.updatesStamp = updatesStamp;
         this.rows = rows;
+        this.edit = edit;
         this.entry = entry;
+    }
+
+    WALEdit edit() {
+        return edit;
     }
 
     long updatesStamp() {

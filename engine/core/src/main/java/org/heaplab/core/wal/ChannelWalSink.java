@@ -34,15 +34,16 @@ import org.heaplab.core.util.CrashPoints;
  * </pre>
  *
  * <p>Writing is split into the three steps group commit needs (HBase's writer append / hflush / hsync,
- * see {@link WalSink}): {@link #append} lays a record out in memory ({@link WalChunks}: direct chunks
- * reused across flushes, the CRC filled in after the body), {@link #flush} writes every record appended
- * so far with gathering writes (write(2): it survives a kill -9 of the process), {@link #force} forces
- * them to the device (fdatasync: it survives a power loss). Cells are encoded (copied) once, from
- * wherever they live (a heap array or a view over a pooled direct request buffer), and not retained.
- * Table and region names are encoded to UTF-8 once per file.
+ * see {@link WalSink}): {@link #append} lays a record out in memory ({@link WalByteArrayOutput}: a heap
+ * array grown as records arrive, a new one after every flush, as standalone HBase's WAL writer buffers
+ * its entries; the CRC filled in after the body), {@link #flush} writes every record appended so far
+ * (write(2): it survives a kill -9 of the process), {@link #force} forces them to the device (fdatasync:
+ * it survives a power loss). Cells are encoded (copied) once, from wherever they live (a heap array or a
+ * view over a pooled direct request buffer), and not retained. Table and region names are encoded to
+ * UTF-8 once per file.
  *
  * <p>Thread safety: {@link #append} encodes under the buffer lock; {@link #flush} holds the write
- * lock across swapping the chunks out and writing them, so flushes reach the file in append order.
+ * lock across taking the buffer and writing it, so flushes reach the file in append order.
  * {@link GroupCommitWal} owns the sink and calls it from its consumer and syncer threads.
  *
  * <p>Invariants: records are only ever appended, whole, in append order (so seq ids increase along the
@@ -71,12 +72,11 @@ public final class ChannelWalSink implements WalSink {
     private final Object bufferLock = new Object();
     private final Object writeLock = new Object();
     // under bufferLock
-    private final WalChunks chunks = new WalChunks();
+    private final WalByteArrayOutput buffer = new WalByteArrayOutput();
     private final CRC32C crc = new CRC32C();
     private byte[] prefix = new byte[256];
     private final Map<String, byte[]> names = new HashMap<>();
     // under writeLock
-    private ByteBuffer[] writeArray = new ByteBuffer[16];
     private long length;
     private volatile IOException failure;
 
@@ -133,17 +133,17 @@ public final class ChannelWalSink implements WalSink {
             p.putShort((short) tableBytes.length).put(tableBytes);
             p.putShort((short) regionBytes.length).put(regionBytes);
             p.putInt(cells.size());
-            chunks.putInt((int) bodyLength);
-            long crcAt = chunks.reserveInt(); // filled in once the body is written
+            buffer.putInt((int) bodyLength);
+            int crcAt = buffer.reserveInt(); // filled in once the body is written
             crc.reset();
             crc.update(prefix, 0, prefixLength);
-            chunks.put(prefix, prefixLength);
+            buffer.put(prefix, prefixLength);
             for (int i = 0; i < cells.size(); i++) {
                 ByteBuffer cell = cells.get(i).serializedView();
                 crc.update(cell);
-                chunks.put(cell.position(0));
+                buffer.put(cell.position(0));
             }
-            chunks.setInt(crcAt, (int) crc.getValue());
+            buffer.setInt(crcAt, (int) crc.getValue());
         }
     }
 
@@ -171,39 +171,23 @@ public final class ChannelWalSink implements WalSink {
     public void flush() throws IOException {
         synchronized (writeLock) {
             checkUsable();
-            List<ByteBuffer> out;
+            ByteBuffer out;
             synchronized (bufferLock) {
-                out = chunks.takeFilled(); // the next append starts a fresh chunk
+                out = buffer.take(); // the next append starts a fresh array
             }
-            try {
-                write(out);
-            } finally {
-                synchronized (bufferLock) {
-                    chunks.giveBack(out, failure == null);
-                }
-            }
+            write(out);
         }
     }
 
-    /** Writes the chunks (each up to its position) with gathering writes; writeLock held. */
-    private void write(List<ByteBuffer> out) throws IOException {
-        int n = out.size();
-        if (n == 0) {
+    /** Writes {@code out} (position to limit); writeLock held. */
+    private void write(ByteBuffer out) throws IOException {
+        int total = out.remaining();
+        if (total == 0) {
             return;
         }
-        if (writeArray.length < n) {
-            writeArray = new ByteBuffer[Math.max(n, writeArray.length * 2)];
-        }
-        long total = 0;
-        for (int i = 0; i < n; i++) {
-            ByteBuffer b = out.get(i).flip();
-            writeArray[i] = b;
-            total += b.remaining();
-        }
         try {
-            long written = 0;
-            while (written < total) {
-                written += channel.write(writeArray, 0, n);
+            while (out.hasRemaining()) {
+                channel.write(out);
             }
         } catch (IOException e) {
             IOException f = new IOException("WAL write to " + path + " failed: " + e.getMessage(), e);
@@ -215,8 +199,6 @@ public final class ChannelWalSink implements WalSink {
             }
             failure = f;
             throw f;
-        } finally {
-            java.util.Arrays.fill(writeArray, 0, n, null);
         }
         length += total;
     }

@@ -125,9 +125,14 @@ public final class GroupCommitWal implements AutoCloseable {
      *
      * @throws IOException when the WAL is closed or has failed
      */
+    public WalAppend append(WALKey key, WALEdit edit, Durability durability) throws IOException {
+        return publish(new WalAppend(key, edit, durability, null, true), true);
+    }
+
+    /** {@link #append(WALKey, WALEdit, Durability)} of {@code cells} (tools and tests). */
     public WalAppend append(String table, String region, List<? extends Cell> cells, Durability durability)
         throws IOException {
-        return publish(new WalAppend(table, region, List.copyOf(cells), durability, null, true), true);
+        return append(new WALKey(table, region), WALEdit.of(cells), durability);
     }
 
     /**
@@ -135,9 +140,15 @@ public final class GroupCommitWal implements AutoCloseable {
      * {@code onAssigned} runs on the consumer thread, in sequence order, before the handler's
      * {@link WalAppend#awaitSeqId} returns (the 1.x shape {@link LegacyMvcc} models).
      */
+    public WalAppend appendUnassigned(WALKey key, WALEdit edit, Durability durability, LongConsumer onAssigned)
+        throws IOException {
+        return publish(new WalAppend(key, edit, durability, onAssigned, false), false);
+    }
+
+    /** {@link #appendUnassigned(WALKey, WALEdit, Durability, LongConsumer)} of {@code cells} (tools and tests). */
     public WalAppend appendUnassigned(String table, String region, List<? extends Cell> cells, Durability durability,
         LongConsumer onAssigned) throws IOException {
-        return publish(new WalAppend(table, region, List.copyOf(cells), durability, onAssigned, false), false);
+        return appendUnassigned(new WALKey(table, region), WALEdit.of(cells), durability, onAssigned);
     }
 
     /**

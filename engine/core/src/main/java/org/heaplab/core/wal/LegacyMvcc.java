@@ -1,8 +1,6 @@
 package org.heaplab.core.wal;
 
 import java.io.IOException;
-import java.util.List;
-import org.heaplab.core.cell.Cell;
 
 /**
  * The 1.x order (the HBASE-16698 shape): the handler publishes its append without a sequence id; the
@@ -20,10 +18,9 @@ public final class LegacyMvcc extends QueuedMvcc {
     }
 
     @Override
-    public WriteEntry begin(GroupCommitWal wal, String table, String region, List<? extends Cell> cells,
-        Durability durability) throws IOException, InterruptedException {
+    public WriteEntry begin(GroupCommitWal wal, WALKey key, WALEdit edit, Durability durability) throws IOException, InterruptedException {
         WriteEntry e = new WriteEntry();
-        WalAppend a = wal.appendUnassigned(table, region, cells, durability, seqId -> {
+        WalAppend a = wal.appendUnassigned(key, edit, durability, seqId -> {
             e.setSeqId(seqId);
             queue.add(e); // on the consumer thread, in ring order
         });

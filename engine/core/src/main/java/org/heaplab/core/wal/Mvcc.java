@@ -35,8 +35,14 @@ public interface Mvcc {
      *
      * @throws IOException when the WAL rejects the append (closed or failed); nothing is queued then
      */
-    WriteEntry begin(GroupCommitWal wal, String table, String region, List<? extends Cell> cells, Durability durability)
+    WriteEntry begin(GroupCommitWal wal, WALKey key, WALEdit edit, Durability durability)
         throws IOException, InterruptedException;
+
+    /** {@link #begin(GroupCommitWal, WALKey, WALEdit, Durability)} of {@code cells} (tools and tests). */
+    default WriteEntry begin(GroupCommitWal wal, String table, String region, List<? extends Cell> cells,
+        Durability durability) throws IOException, InterruptedException {
+        return begin(wal, new WALKey(table, region), WALEdit.of(cells), durability);
+    }
 
     /** Marks the write complete; the read point advances over every completed write before it. */
     void complete(WriteEntry e);

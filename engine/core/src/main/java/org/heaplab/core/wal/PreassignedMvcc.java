@@ -1,8 +1,6 @@
 package org.heaplab.core.wal;
 
 import java.io.IOException;
-import java.util.List;
-import org.heaplab.core.cell.Cell;
 
 /**
  * The 2.x order (hbase.hregion.mvcc.preassign): inside one lock the handler claims its ring slot,
@@ -20,12 +18,11 @@ public final class PreassignedMvcc extends QueuedMvcc {
     }
 
     @Override
-    public WriteEntry begin(GroupCommitWal wal, String table, String region, List<? extends Cell> cells,
-        Durability durability) throws IOException {
+    public WriteEntry begin(GroupCommitWal wal, WALKey key, WALEdit edit, Durability durability) throws IOException {
         // BEGIN SOLUTION preassigned-mvcc
         WriteEntry e = new WriteEntry();
         synchronized (beginLock) {
-            WalAppend a = wal.append(table, region, cells, durability); // claims slot and id together
+            WalAppend a = wal.append(key, edit, durability); // claims slot and id together
             e.set(a.seqId(), a);
             queue.add(e);
         }

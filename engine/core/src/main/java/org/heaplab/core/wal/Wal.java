@@ -152,12 +152,18 @@ public final class Wal implements Closeable {
      */
     public WriteEntry begin(Mvcc mvcc, String table, String region, List<? extends Cell> cells, Durability durability)
         throws IOException {
+        return begin(mvcc, new WALKey(table, region), WALEdit.of(cells), durability);
+    }
+
+    /** {@link #begin(Mvcc, String, String, List, Durability)} of a region's WALKey and WALEdit (HRegion.doWALAppend). */
+    public WriteEntry begin(Mvcc mvcc, WALKey key, WALEdit edit, Durability durability) throws IOException {
+        String region = key.region();
         Durability d = resolve(durability);
         WriteEntry e;
         rollLock.readLock().lock();
         try {
             checkOpen();
-            e = mvcc.begin(current, table, region, cells, d);
+            e = mvcc.begin(current, key, edit, d);
             appendCount.incrementAndGet();
             if (d != Durability.SKIP_WAL) {
                 Long oldest = oldestUnflushed.get(region);
@@ -171,7 +177,7 @@ public final class Wal implements Closeable {
         } finally {
             rollLock.readLock().unlock();
         }
-        rollIfFull(d, cells);
+        rollIfFull(d, edit.cells());
         return e;
     }
 

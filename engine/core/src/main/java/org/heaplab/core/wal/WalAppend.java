@@ -27,9 +27,9 @@ import org.heaplab.core.cell.Cell;
  * the latch is counted down; the future is thread safe.
  */
 public final class WalAppend {
-    private final String table;
-    private final String region;
-    private final List<? extends Cell> cells;
+    /** HBase's FSWALEntry: the key and the edit the region made (both null for a sync barrier). */
+    private final WALKey key;
+    private final WALEdit edit;
     private final Durability durability;
     private final LongConsumer onAssigned;
     /** Counted down by the consumer; null for an append pre-assigned by its handler (nobody waits). */
@@ -40,30 +40,28 @@ public final class WalAppend {
     private long txid = -1;
 
     /**
-     * An edit; {@code cells == null} makes a sync barrier (no record). {@code preassigned}: the publisher
+     * An edit; {@code edit == null} makes a sync barrier (no record). {@code preassigned}: the publisher
      * will {@link #preassign} the id (no latch needed); else the consumer assigns it.
      */
-    WalAppend(String table, String region, List<? extends Cell> cells, Durability durability, LongConsumer onAssigned,
-              boolean preassigned) {
+    WalAppend(WALKey key, WALEdit edit, Durability durability, LongConsumer onAssigned, boolean preassigned) {
         this.assigned = preassigned ? null : new CountDownLatch(1);
-        this.table = table;
-        this.region = region;
-        this.cells = cells;
+        this.key = key;
+        this.edit = edit;
         this.durability = durability.resolve();
         this.onAssigned = onAssigned;
     }
 
     static WalAppend barrier(Durability durability) {
-        return new WalAppend(null, null, null, durability, null, true);
+        return new WalAppend(null, null, durability, null, true);
     }
 
     boolean isBarrier() {
-        return cells == null;
+        return edit == null;
     }
 
     /** True when the record should be written (not SKIP_WAL, not a barrier). */
     boolean hasRecord() {
-        return cells != null && durability != Durability.SKIP_WAL;
+        return edit != null && durability != Durability.SKIP_WAL;
     }
 
     public Durability durability() {
@@ -71,7 +69,7 @@ public final class WalAppend {
     }
 
     public String region() {
-        return region;
+        return key == null ? null : key.region();
     }
 
     /** The ring sequence (set when the slot is claimed). */
@@ -125,15 +123,16 @@ public final class WalAppend {
     /** The record's size in the file, roughly (cells plus a fixed overhead): for the buffering bounds. */
     long approximateBytes() {
         long n = 64;
-        for (org.heaplab.core.cell.Cell c : cells) {
-            n += c.getSerializedLength();
+        List<Cell> cells = edit.cells();
+        for (int i = 0; i < cells.size(); i++) {
+            n += cells.get(i).getSerializedLength();
         }
         return n;
     }
 
     /** Encodes this append's record into {@code sink} (consumer thread): the cells are read here. */
     void appendTo(WalSink sink) throws IOException {
-        sink.append(seqId, table, region, cells);
+        sink.append(seqId, key.table(), key.region(), edit.cells());
     }
 
     /** Completes with the sequence id once durable as asked (see the class comment). */

@@ -21,9 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What one put allocates on the thread that runs it (the RPC handler's share, RPC excluded): the cell's
- * memstore copy and a handful of small per-write objects (WAL append, MVCC entry, row locks, futures).
- * A guard against per-put garbage creeping back (streams, row copies, boxed ids, collections): before
- * those were removed a single put of a 200-byte value allocated about 3 KB here.
+ * memstore copy, the objects HBase makes per put too (the decoded Put with its row copies and family
+ * map, the WALEdit and WALKey) and a handful of small per-write objects (WAL append, MVCC entry, row
+ * locks, futures): about 1.2 KB for a 238-byte cell. A guard against garbage HBase does not make
+ * creeping back (streams, boxed ids, extra collections): before those were removed a single put of a
+ * 200-byte value allocated about 3 KB here.
  */
 @Timeout(120)
 class PutPathAllocationTest {

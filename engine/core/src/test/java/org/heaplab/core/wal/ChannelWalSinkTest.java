@@ -38,13 +38,13 @@ class ChannelWalSinkTest {
     }
 
     /**
-     * Records straddling the encode chunks, one far bigger than a chunk, and more buffered before one
-     * flush than the direct chunks hold (heap chunks take the rest): still the format's bytes exactly.
+     * Records that grow the heap encode buffer many times over, one far bigger than all before it, and
+     * flushes that start a fresh buffer: still the format's bytes exactly.
      */
     @Test
-    void recordsAcrossChunksAndBeyondTheDirectChunksAreTheFormatsBytes() throws IOException {
+    void recordsThatGrowTheBufferAndFlushesBetweenThemAreTheFormatsBytes() throws IOException {
         List<WalRecord> big = new java.util.ArrayList<>(WalRoundTripTest.randomRecords(4000, 11));
-        byte[] value = new byte[WalChunks.CHUNK_SIZE * 3 + 17];
+        byte[] value = new byte[3 * 64 * 1024 + 17];
         new java.util.Random(5).nextBytes(value);
         big.add(2000, new WalRecord(99_999, "T", "region-big", List.of(org.heaplab.core.cell.KeyValue.create(
             "r".getBytes(), "f".getBytes(), "q".getBytes(), 1, org.heaplab.core.cell.KeyValue.Type.PUT, value))));
@@ -53,35 +53,34 @@ class ChannelWalSinkTest {
         try (ChannelWalSink sink = ChannelWalSink.create(viaSink)) {
             for (int i = 0; i < big.size(); i++) {
                 sink.append(big.get(i));
-                if (i == 3900 || i == 3950) { // most of the file, then a little: chunks reused across flushes
+                if (i == 0 || i == 3900 || i == 3950) { // one record, most of the file, then a little
                     sink.flush();
                 }
             }
-            assertTrue(expected.length * 9L / 10 > WalChunks.CHUNK_SIZE * (long) WalChunks.MAX_DIRECT_CHUNKS,
-                "the first flush has more buffered than the direct chunks hold: " + expected.length);
         }
         assertArrayEquals(expected, Files.readAllBytes(viaSink));
         assertEquals(big, CountingSink.replay(viaSink));
     }
 
-    /** A record's CRC split by a chunk boundary (the CRC is written after its body): still exact. */
-    @ParameterizedTest
-    @ValueSource(ints = {1, 2, 3, 4})
-    void aCrcAcrossAChunkBoundary(int crcBytesInFirstChunk) throws IOException {
-        org.heaplab.core.cell.KeyValue empty = cell(0);
-        int recordOverhead = 8 + 8 + 2 + 1 + 2 + 1 + 4; // length, crc, seqId, "T", "r", cell count
-        // the first record fills the chunk up to where the second one's CRC leaves crcBytesInFirstChunk
-        int first = WalChunks.CHUNK_SIZE - 4 - crcBytesInFirstChunk;
-        List<WalRecord> two = List.of(
-            new WalRecord(1, "T", "r", List.of(cell(first - recordOverhead - empty.getSerializedLength()))),
-            new WalRecord(2, "T", "r", List.of(cell(100))));
-        assertEquals(first, WalFileBytes.record(two.get(0)).remaining());
-        Path viaSink = dir.resolve("wal.2");
-        try (ChannelWalSink sink = ChannelWalSink.create(viaSink)) {
-            sink.append(two.get(0));
-            sink.append(two.get(1));
-        }
-        assertArrayEquals(WalFileBytes.file(two), Files.readAllBytes(viaSink));
+    /** HBase's ByteArrayOutputStream's growth: 32 bytes, doubled (or to what is needed); a take starts over. */
+    @Test
+    void theEncodeBufferDoublesAndStartsOverAfterATake() {
+        WalByteArrayOutput out = new WalByteArrayOutput();
+        int at = out.reserveInt();
+        byte[] forty = new byte[40];
+        java.util.Arrays.fill(forty, (byte) 3);
+        out.put(forty, 40); // 44 bytes: grown from 32 to 64
+        out.put(java.nio.ByteBuffer.wrap(new byte[200])); // 244: grown to 244 (doubling gives 128, too small)
+        out.setInt(at, 0x01020304);
+        assertEquals(244, out.size());
+        java.nio.ByteBuffer taken = out.take();
+        assertEquals(244, taken.remaining());
+        assertEquals(244, taken.array().length, "grown to exactly what was needed");
+        assertEquals(0x01020304, taken.getInt(0));
+        assertEquals(3, taken.get(4 + 39));
+        assertEquals(0, out.size());
+        out.putInt(7);
+        assertEquals(WalByteArrayOutput.INITIAL_CAPACITY, out.take().array().length, "a fresh array after a take");
     }
 
     private static org.heaplab.core.cell.KeyValue cell(int valueLength) {
