@@ -140,7 +140,7 @@ def test_ansible_vars_of_an_hbase_variant(tmp_path: Path) -> None:
     engine_vars = ansible_vars(spec, spec.variants["engine"], params, Path("/a.tar.gz"), Path("/r"))
     assert "heaplab_server" not in engine_vars  # engine runs keep their extra vars unchanged
     assert hbase_pe.ansible_vars("engine", tmp_path) == {}
-    assert hbase_pe.unavailable_why("apache-hbase", tmp_path).startswith("Apache HBase is not fetched")
+    assert hbase_pe.unavailable_why("apache-hbase", tmp_path).startswith("Apache HBase 2.6.4 is not fetched")
     packed = tmp_path / "infra/apache-hbase/target/apache-hbase-2.6.4.tar"
     packed.parent.mkdir(parents=True)
     packed.write_bytes(b"")
