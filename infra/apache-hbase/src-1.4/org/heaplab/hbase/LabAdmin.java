@@ -35,7 +35,7 @@ import org.heaplab.tools.YcsbKeys;
  */
 public final class LabAdmin {
   static final String USAGE = "LabAdmin wait [SECONDS [--servers=N]] | create TABLE [--presplit=N --rows=TOTAL [--splits=pe|ycsb]]"
-      + " [--compress=NONE|SNAPPY|GZ|LZ4] [--blockEncoding=NONE|DIFF|FAST_DIFF|PREFIX|PREFIX_TREE]"
+      + " [--compress=NONE|SNAPPY|GZ|LZ4|ZSTD] [--blockEncoding=NONE|DIFF|FAST_DIFF|PREFIX|PREFIX_TREE|ROW_INDEX_V1]"
       + " [--bloom=NONE|ROW|ROWCOL] [--family=info0] | flush|compact|drop TABLE | [--report=PREFIX] metrics [--gc]";
 
   private LabAdmin() {}
