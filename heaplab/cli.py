@@ -349,7 +349,7 @@ def _check_aa(root: Path, lab: str, spec: Spec, variant: str) -> None:
     if variant not in spec.variants:
         raise SpecError(f"--aa: {lab} has no variant {variant!r}; its variants: {', '.join(spec.variants)}")
     v = spec.variants[variant]
-    why = v.why if not v.available else hbase_pe.unavailable_why(v.server, root)
+    why = v.why if not v.available else hbase_pe.unavailable_why(v.server, root, v.hbase_version)
     if not v.available or why:
         raise SpecError(f"--aa: {variant} is unavailable: {why or 'no reason given'}")
     aa_spec(spec, variant)  # a SpecError when the twin's name is taken

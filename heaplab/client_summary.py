@@ -44,6 +44,8 @@ class ClientSummary:
     test: str = ""
     ops: dict[str, OpSummary] = field(default_factory=dict)
     failed: dict[str, int] = field(default_factory=dict)
+    # HBase 1.4's PE: how it batched instead of --multiPut (hbase-lab pe's line; heaplab.hbase_pe)
+    batch_substitute: str | None = None
 
 
 def _latency(raw: dict) -> dict[str, float]:
@@ -82,6 +84,7 @@ def load_client_summary(path: Path, phase: str, host: str) -> ClientSummary:
             for name, op in (raw.get("ops") or {}).items()
         },
         failed={name: int(n) for name, n in (raw.get("failed") or {}).items()},
+        batch_substitute=raw.get("batch_substitute"),
     )
 
 

@@ -26,6 +26,13 @@ summaries works on both servers.  How the numbers are made (docs/apache-hbase.md
   controller's local zone: the local target is the controller).
 - ``hlog``: the interval log's file name (timelines, the merge of several client hosts), or null without
   one; ``hlog_count``: the operations it holds, which must equal ``operations``.
+
+HBase 1.4's PE prints the same per-thread lines but no ``Avg TPS/QPS`` (``hbase_avg_tps`` is null; its
+``[Test] Summary of timings`` line ends a finished run), and has no ``--multiPut``: ``hbase-lab pe`` runs a
+batch as the buffered substitute (no autoFlush, a write buffer of about N puts) and says so on its first
+line, which the summary keeps as ``batch_substitute`` (null for a real multiPut or no batch). Its
+``operations`` are then rows (PE measures every put, most of which only enter the client's buffer), so its
+latencies are per row, not per call.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from typing import Any
 from heaplab import gc_log, rawlogs  # the unified GC log parser; plain or gzipped logs
 from heaplab.client_summary import PERCENTILE_KEYS
 from heaplab.hlog import latency_us, read_total
+from heaplab.spec import HBASE_VERSIONS
 
 # HBase PE's names for the percentiles (2.6: lower-case mean=; older releases print Mean=).
 _HBASE_KEYS = {
@@ -64,6 +72,9 @@ _FINISHED = re.compile(
 _STARTING = re.compile(_STAMP + r".*?Timed test starting in thread (?P<client>TestClient-\d+)")
 _TEST = re.compile(r"Test : (?P<test>\w+), Thread : (?P<client>TestClient-\d+)")
 _TPS = re.compile(r"\[ Avg TPS/QPS\]\s+(?P<tps>[\d.]+)")
+_SUMMARY = re.compile(r"\[\w+\] Summary of timings \(ms\)")  # both releases; 1.4 prints no TPS line
+# bin/hbase-lab pe's first line when it ran --multiPut=N as HBase 1.4's buffered substitute
+_SUBSTITUTE = re.compile(r"^hbase-lab: (?P<line>buffered substitute for --multiPut=\d+ .*)$")
 _PAIR = re.compile(r"([\w.]+)=([\d.]+)")
 
 # PE's command words -> its test class names (as the engine's pe report names them).
@@ -138,6 +149,10 @@ def _read_line(line: str, clients: dict[str, _Client], found: dict[str, Any], tz
         found["test"] = m.group("test")
     elif m := _TPS.search(line):
         found["tps"] = float(m.group("tps"))
+    elif _SUMMARY.search(line):
+        found["summary"] = True
+    elif m := _SUBSTITUTE.match(line):
+        found["substitute"] = m.group("line")
 
 
 def parse(
@@ -151,14 +166,15 @@ def parse(
     """The client summary of one HBase PE run (``args``: PE's command line as the phase ran it; ``hlog``:
     the interval log the run wrote, if any)."""
     clients: dict[str, _Client] = {}
-    found: dict[str, Any] = {"test": "", "tps": None}
+    found: dict[str, Any] = {"test": "", "tps": None, "summary": False, "substitute": None}
     for line in text.splitlines():
         _read_line(line, clients, found, tz)
     test, tps = found["test"], found["tps"]
     done = [c for c in clients.values() if c.end is not None and c.latency_us]
-    if not done or tps is None:
+    if not done or (tps is None and not found["summary"]):
         raise HBasePeError(
-            f"{source}: no finished HBase PE run (no per-client latency or no Avg TPS/QPS line)"
+            f"{source}: no finished HBase PE run (no per-client latency, or neither the Avg TPS/QPS "
+            "nor the Summary of timings line)"
         )
     measures = sum(c.measures for c in done)
     weights = [c.measures if measures else 1 for c in done]
@@ -193,11 +209,12 @@ def parse(
         "rows_per_thread": _flag(args, "rows", rows // max(len(done), 1)),
         "value_size": _flag(args, "valueSize", 1000),  # HBase PE's default value size
         "batch_size": max(_flag(args, "multiPut", 1), 1),
+        "batch_substitute": found["substitute"],  # HBase 1.4: how its PE batched instead of --multiPut
         "operations": measures or rows,
         "rows": rows,
         "duration_ms": duration,
         "throughput": round(rows * 1000.0 / duration, 3) if duration > 0 else 0.0,
-        "hbase_avg_tps": tps,
+        "hbase_avg_tps": tps,  # null from HBase 1.4's PE, which prints none
         "latency_us": latency_us(merged) if merged is not None else latency,
         "latency_method": "merged" if merged is not None else "thread-weighted",
         "hbase_latency_us": latency,
@@ -247,37 +264,46 @@ def convert_variant(
     return written
 
 
-# Where infra/apache-hbase/fetch.sh leaves the packed HBase (lib/ + bin/hbase-lab + classes/).
-ARCHIVE_GLOB = "infra/apache-hbase/target/apache-hbase-*.tar"
-FETCH_HINT = "run infra/apache-hbase/fetch.sh (downloads Apache HBase 2.6 from Maven Central, about 115 MB)"
+# Where infra/apache-hbase/fetch.sh leaves the packed HBase of each release (lib/ + bin/hbase-lab + classes/).
+ARCHIVE = "infra/apache-hbase/target/apache-hbase-{version}.tar"
+# How each release is fetched (the Makefile's targets run fetch.sh with its HBASE_VERSION).
+FETCH_HINTS = {
+    "2.6.4": "run make apache-hbase (infra/apache-hbase/fetch.sh: Apache HBase 2.6.4 from Maven Central, "
+    "about 115 MB)",
+    "1.4.14": "run make apache-hbase-1.4 (HBASE_VERSION=1.4.14 infra/apache-hbase/fetch.sh: Apache HBase "
+    "1.4.14 from Maven Central, about 75 MB)",
+}
+FETCH_HINT = FETCH_HINTS[HBASE_VERSIONS[0]]
 
 
-def find_archive(root: Path) -> Path | None:
-    """The packed Apache HBase of infra/apache-hbase/fetch.sh, or None when it has not run."""
-    found = sorted(root.glob(ARCHIVE_GLOB))
-    return found[-1] if found else None
+def find_archive(root: Path, version: str = HBASE_VERSIONS[0]) -> Path | None:
+    """The packed Apache HBase ``version`` of infra/apache-hbase/fetch.sh, or None when it has not run."""
+    path = root / ARCHIVE.format(version=version)
+    return path if path.is_file() else None
 
 
-def unavailable_why(server: str, root: Path) -> str | None:
+def unavailable_why(server: str, root: Path, version: str = "") -> str | None:
     """Why an apache-hbase variant cannot run here (None: it can, or it is an engine variant)."""
-    if server != "apache-hbase" or find_archive(root) is not None:
+    version = version or HBASE_VERSIONS[0]
+    if server != "apache-hbase" or find_archive(root, version) is not None:
         return None
-    return f"Apache HBase is not fetched ({ARCHIVE_GLOB} missing): {FETCH_HINT}"
+    hint = FETCH_HINTS.get(version, f"run HBASE_VERSION={version} infra/apache-hbase/fetch.sh")
+    return f"Apache HBase {version} is not fetched ({ARCHIVE.format(version=version)} missing): {hint}"
 
 
-def ansible_vars(server: str, root: Path) -> dict[str, Any]:
+def ansible_vars(server: str, root: Path, version: str = "") -> dict[str, Any]:
     """The extra vars an apache-hbase variant adds (playbooks/roles/apache_hbase); none for the engine."""
     if server != "apache-hbase":
         return {}
-    archive = find_archive(root)
+    archive = find_archive(root, version or HBASE_VERSIONS[0])
     return {"heaplab_server": server, "heaplab_hbase_archive": str(archive.resolve()) if archive else ""}
 
 
 def mark_unavailable(entries: dict[str, dict[str, Any]], spec: Any, root: Path) -> None:
     """run.json's variant entries: an apache-hbase variant is unavailable, with the fetch command, until
-    infra/apache-hbase/fetch.sh has run (the engine variants still run)."""
+    infra/apache-hbase/fetch.sh has packed its release (the engine variants still run)."""
     for name, v in spec.variants.items():
-        why = unavailable_why(v.server, root) if v.available else None
+        why = unavailable_why(v.server, root, v.hbase_version) if v.available else None
         if why:
             entries[name].update(available=False, why=why, status="unavailable")
 

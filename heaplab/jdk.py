@@ -156,6 +156,11 @@ _PROBE = (
 HBASE_NEWEST_JDK = 22
 
 
+# Apache HBase 1.4 was built for JDK 7 and 8 and is run here on JDK 11 (with bin/hbase-lab's --add-opens),
+# the newest it was tried on: a 1.x variant runs a JDK 11 of its own, as a CMS one does.
+HBASE1_NEWEST_JDK = 11
+
+
 def ceiling(flags: list[str]) -> int | None:
     """The newest JDK feature version that still runs these flags (13 for CMS), None when any will."""
     removed = [REMOVED_IN[f][0] for f in flags if f in REMOVED_IN]

@@ -138,6 +138,7 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
         "",
     ]
     lines += _steady_lines(a, experiment)
+    lines += _substitute_lines(a, experiment)
     for name in a.run.spec.variants_of(experiment):
         article_name = a.run.spec.variants[name].published_for(experiment)
         for note in a.published.notes(doc, experiment, article_name or ""):
@@ -169,6 +170,19 @@ def _steady_lines(a: Analysis, experiment: str) -> list[str]:
         f"client's warm-up); throughput, percentiles and GC figures cover the rest: {', '.join(kept) or '-'}",
         "",
     ]
+
+
+def _substitute_lines(a: Analysis, experiment: str) -> list[str]:
+    """A variant whose batches ran HBase 1.4's buffered substitute for --multiPut (heaplab.hbase_pe)."""
+    lines = []
+    for name, m in a.measurements[experiment].items():
+        said = sorted({s.batch_substitute for s in m.summaries if s.batch_substitute})
+        if said:
+            lines.append(
+                f"- {name}: {'; '.join(said)}. Not a multiPut: its latencies are per row (most rows only "
+                "enter the client's write buffer), not per batch call; compare its rows/s, not its latencies."
+            )
+    return [*lines, ""] if lines else []
 
 
 def _tally_lines(a: Analysis) -> list[str]:

@@ -20,6 +20,7 @@ Format history (the ``format`` field):
      heaplab.runner.variant_order); aa {variant, twin} on an A/A run (heaplab.aa); in series, auto,
      decision and stopped on a `--repeat auto` series (heaplab.auto_repeat), whose ``of`` is null but on
      its last run.
+     later added, per apache-hbase variant: hbase_version (the release it ran, heaplab.spec.HBASE_VERSIONS).
 
 run.json is written once when the run starts (status "running") and replaced at the end.  Every write goes
 to a temporary file in the same directory and is renamed over the old one, so a reader (or a Ctrl-C)

@@ -35,6 +35,7 @@ from heaplab import (
     exercise_sources,
     hbase_pe,
     heap_exhausted,
+    netns,
     profiles,
     rawlogs,
     rerun,
@@ -174,6 +175,8 @@ def _variant_entry(spec: Spec, v: Variant, params: dict[str, Any]) -> dict[str, 
         "log": None,
         "jdk": None,  # java -version's first line the variant ran (";"-joined when hosts differ)
         "java_home": None,  # {host: JAVA_HOME} when the variant ran its own JDK (CMS), else the run's java
+        # an apache-hbase variant: the release it runs (spec.HBASE_VERSIONS)
+        **({"hbase_version": v.hbase_version} if v.hbase_version else {}),
     }
 
 
@@ -362,10 +365,17 @@ class _JdkQuestions:
         self.opts = opts
         self.env = {**os.environ, **_ansible_env(opts), "ANSIBLE_HOST_PATTERN_MISMATCH": "ignore"}
         self.jdks: list[jdk_check.HostJdk] | None = None  # asked once, for the first `jdk:`
+        self.netns: list[str | None] = []  # asked once, for the first HBase 1.x variant: [why or None]
 
     def ask(self, v: Variant, entry: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
         """Why the variant cannot run on the JDKs at hand (one line), or None and the playbook's vars."""
         top = jdk_check.ceiling(entry["server_jvm_flags"])
+        if v.hbase1:  # HBase 1.x: loopback-only namespace of its own, and a JDK 11 at most (heaplab.netns)
+            if not self.netns:
+                self.netns.append(netns.unavailable_why(self.ansible, self.opts.inventory, self.env))
+            if self.netns[0]:
+                return self.netns[0], {}
+            top = min(top or jdk_check.HBASE1_NEWEST_JDK, jdk_check.HBASE1_NEWEST_JDK)
         if top is not None:  # CMS: the variant runs its own JDK, older than the hosts' (heaplab.jdk)
             return self._own(v, top, entry)
         if v.server == "apache-hbase" and self.opts.java_home:
@@ -439,7 +449,7 @@ def _run_variant(
     extra = ansible_vars(spec, v, params, archive, run_dir, java_home=opts.java_home)
     extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # as the JDK needs
     extra["heaplab_client_jvm_flags"] = entry["client_jvm_flags"]  # with the student's seed
-    extra.update(hbase_pe.ansible_vars(v.server, opts.root))  # server: apache-hbase
+    extra.update(hbase_pe.ansible_vars(v.server, opts.root, v.hbase_version))  # server: apache-hbase
     extra.update(runtime_vars)  # the variant's own JDK (CMS), per host (_own_jdk)
     if opts.profile:  # ENGINE_PROFILE of servers and pe/ycsb clients (profiles.py)
         extra[profiles.PLAYBOOK_VAR] = opts.profile

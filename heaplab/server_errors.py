@@ -8,7 +8,8 @@ What counts as an error line:
   engine (java.util.logging)  ``SEVERE: ...``
   engine (its server log)     ``<time> ERROR [thread] ...`` (a full disk under hbase.rootdir, a failed close)
   Apache HBase (log4j)        `` ERROR `` or `` FATAL `` before the region server starts stopping (HBase
-                              logs a ZooKeeper error while it shuts down after the measurements; noise)
+                              logs a ZooKeeper error while it shuts down after the measurements; noise),
+                              but for the ZooKeeper line HBase 1.4 logs at every start (_BENIGN)
   any JVM                     ``Exception in thread "..."``: an uncaught exception ended a thread
 """
 
@@ -25,6 +26,9 @@ _ENGINE_ERROR = re.compile(r"^SEVERE: |^Exception in thread ")
 _LOG4J_ERROR = re.compile(r"^\S+ \S+ (ERROR|FATAL) +\[[^]]*\] ")  # date time LEVEL [thread] logger: message
 _SERVER_LOG_ERROR = re.compile(r"^\S+ ERROR \[[^]]*\] ")  # engine ServerLog: time ERROR [thread] message
 _HBASE_STOPPING = ("***** STOPPING region server", "Shutdown hook starting")
+# ERROR lines that say nothing about the measurements: the ZooKeeper 3.4 inside HBase 1.4's standalone server
+# logs this at every start (its MiniZooKeeperCluster starts the server without a shutdown handler).
+_BENIGN = ("server.ZooKeeperServer: ZKShutdownHandler is not registered",)
 _DIGITS = re.compile(r"\d+")
 SHOWN = 3  # distinct messages shown per variant
 
@@ -52,7 +56,7 @@ def scan_log(path: Path, host: str, into: ServerErrors) -> None:
         if any(marker in line for marker in _HBASE_STOPPING):
             return
         log4j = _LOG4J_ERROR.match(line) or _SERVER_LOG_ERROR.match(line)
-        if not log4j and not _ENGINE_ERROR.match(line):
+        if (not log4j and not _ENGINE_ERROR.match(line)) or any(b in line for b in _BENIGN):
             continue
         message = line[log4j.end() :] if log4j else line
         following = lines[i + 1].strip() if i + 1 < len(lines) else ""

@@ -146,12 +146,16 @@ VARIANT_KEYS = (
     "jdk",  # the lowest JDK feature version the variant's servers need (heaplab.jdk)
     "server",  # engine (default) or apache-hbase (docs/apache-hbase.md)
     "heap",  # the server's -Xms/-Xmx for this variant instead of the scale's `heap` (a size or {param})
+    "hbase_version",  # an apache-hbase variant's HBase: one of HBASE_VERSIONS (default the first)
 )
-# what a variant runs. apache-hbase: Apache HBase 2.6 standalone from
+# what a variant runs. apache-hbase: Apache HBase standalone from
 # infra/apache-hbase/ (fetch.sh), its pe phases run HBase's own PerformanceEvaluation, its admin phases
 # only create|flush|compact|drop TABLE and metrics (org.heaplab.hbase.LabAdmin: HBase's Admin API and the
 # region server's JMX counters); it needs no engine profile.
 SERVERS = ("engine", "apache-hbase")
+# The Apache HBase releases infra/apache-hbase packs (pom.xml's and pom-1.4.xml's hbase.version), the
+# default first. 1.4 runs standalone only, pe and admin phases (docs/apache-hbase.md).
+HBASE_VERSIONS = ("2.6.4", "1.4.14")
 HBASE_ADMIN_COMMANDS = ("create", "flush", "compact", "drop", "metrics")
 METRICS_COMMAND = "metrics"  # `bin/engine admin metrics [--gc]`: the measured admin phase
 
@@ -174,6 +178,12 @@ class Variant:
     jdk: int | None = None  # checked before the variant starts (heaplab.jdk)
     server: str = "engine"  # engine | apache-hbase
     heap: str | None = None  # the server heap instead of the scale's `heap`, e.g. "{epsilon_heap}"
+    hbase_version: str = ""  # an apache-hbase variant's release (HBASE_VERSIONS); "" for the engine
+
+    @property
+    def hbase1(self) -> bool:
+        """An Apache HBase 1.x variant: standalone in its own network namespace, on a JDK 11."""
+        return self.server == "apache-hbase" and self.hbase_version.startswith("1.")
 
     def published_for(self, experiment: str) -> str | None:
         """The article's name for this variant in ``experiment`` (None: the article has no such row)."""
@@ -466,6 +476,7 @@ def _variants(raw: dict[str, Any], where: str, experiments: set[str]) -> dict[st
             jdk=_jdk(v.get("jdk"), vw),
             server=server,
             heap=None if v.get("heap") is None else str(v["heap"]),
+            hbase_version=_hbase_version(v, server, vw),
         )
     return variants
 
@@ -478,12 +489,34 @@ def _server(v: dict[str, Any], where: str) -> str:
     return server
 
 
+def _hbase_version(v: dict[str, Any], server: str, where: str) -> str:
+    """An apache-hbase variant's ``hbase_version`` (default HBASE_VERSIONS[0]); "" for the engine."""
+    raw = v.get("hbase_version")
+    if server != "apache-hbase":
+        if raw is not None:
+            raise SpecError(f"{where}: hbase_version goes with server: apache-hbase, not server: {server}")
+        return ""
+    version = HBASE_VERSIONS[0] if raw is None else str(raw)
+    if version not in HBASE_VERSIONS:
+        raise SpecError(
+            f"{where}: unknown hbase_version {version!r}; valid: {', '.join(HBASE_VERSIONS)} (quote it)"
+        )
+    return version
+
+
 def _check_hbase_phases(variants: dict[str, Variant], phases: list[Phase], where: str) -> None:
     """An apache-hbase variant runs pe and ycsb phases (HBase's PE; the engine's YCSB launcher with HBase's
-    binding) and the admin steps LabAdmin knows; its hiccup phases are left out (Spec.phases_for)."""
+    binding) and the admin steps LabAdmin knows; its hiccup phases are left out (Spec.phases_for); a 1.x
+    one has no ycsb phase (its binding is 2.x's)."""
     if not any(v.server == "apache-hbase" for v in variants.values()):
         return
+    old = sorted(name for name, v in variants.items() if v.hbase1)
     for p in phases:
+        if old and p.tool == "ycsb":
+            raise SpecError(
+                f"{where}: phase {p.name}: variant {old[0]} runs Apache HBase "
+                f"{variants[old[0]].hbase_version}, which runs pe and admin phases only (no ycsb)"
+            )
         words = p.args.split()
         admin_ok = p.tool == "admin" and bool(words) and words[0] in HBASE_ADMIN_COMMANDS
         if p.tool not in ("pe", "ycsb", HICCUP) and not admin_ok:

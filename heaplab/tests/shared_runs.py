@@ -12,8 +12,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from heaplab.hbase_pe import find_archive, unavailable_why
-from heaplab.spec import load_spec
+from heaplab.hbase_pe import FETCH_HINTS, find_archive, unavailable_why
+from heaplab.spec import HBASE_VERSIONS, load_spec
 from heaplab.tests.conftest import REPO, FinishedRun, LabRoot
 
 
@@ -86,14 +86,17 @@ def available_variants(e2e: FinishedRun) -> list[str]:
 ALL_HBASE_TESTS = "HEAPLAB_HBASE_TESTS"
 
 
-def fetched_apache_hbase(*, always: bool = False) -> tuple[Path | None, str]:
-    """This checkout's packed Apache HBase for a test that runs it, or None and why the test cannot.
+def fetched_apache_hbase(
+    *, always: bool = False, version: str = HBASE_VERSIONS[0]
+) -> tuple[Path | None, str]:
+    """This checkout's packed Apache HBase ``version`` for a test that runs it, or None and why the test
+    cannot.
 
-    ``always``: the test is lab 11's run, which needs only the fetch; the others also need
-    HEAPLAB_HBASE_TESTS=all."""
-    archive = find_archive(REPO)
+    ``always``: the test is one of the runs `make test` always makes (lab 11's, HBase 1.4's), which need
+    only the fetch; the others also need HEAPLAB_HBASE_TESTS=all."""
+    archive = find_archive(REPO, version)
     if archive is None:
-        return None, "Apache HBase is not fetched: run make apache-hbase (about 115 MB)"
+        return None, f"Apache HBase {version} is not fetched: {FETCH_HINTS[version]}"
     if not always and os.environ.get(ALL_HBASE_TESTS) != "all":
         return None, f"the longer Apache HBase runs are opt-in: {ALL_HBASE_TESTS}=all make test"
     return archive, ""
@@ -108,7 +111,10 @@ def link_apache_hbase(root: Path) -> bool:
         return False
     target = root / "infra/apache-hbase/target"
     target.mkdir(parents=True, exist_ok=True)
-    (target / archive.name).symlink_to(archive)
+    for version in HBASE_VERSIONS:  # every release fetched here (HBase 1.4 too, when fetched)
+        packed = find_archive(REPO, version)
+        if packed is not None:
+            (target / packed.name).symlink_to(packed)
     return True
 
 
@@ -120,7 +126,9 @@ def assert_run_completed(e2e: FinishedRun) -> None:
     for name, variant in e2e.spec.variants.items():
         entry = e2e.manifest["variants"][name]
         # an Apache HBase variant (lab 11, the CMS ones) is unavailable where HBase's jars are not fetched
-        runs_here = variant.available and unavailable_why(variant.server, e2e.lab.root) is None
+        runs_here = (
+            variant.available and unavailable_why(variant.server, e2e.lab.root, variant.hbase_version) is None
+        )
         assert entry["status"] == ("complete" if runs_here else "unavailable"), name
         assert entry["site"] == e2e.spec.variant_site(e2e.params, variant)
     assert (e2e.run / "report.md").is_file()

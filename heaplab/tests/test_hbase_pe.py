@@ -18,7 +18,7 @@ from heaplab.client_summary import load_client_summary
 from heaplab.gc_events import load_gc_events
 from heaplab.hlog import read_total
 from heaplab.runner import ansible_vars
-from heaplab.spec import SpecError, load_spec, parse_spec
+from heaplab.spec import HBASE_VERSIONS, SpecError, load_spec, parse_spec
 
 DATA = Path(__file__).parent / "data" / "hbase-pe"
 SINGLE_ARGS = (
@@ -140,7 +140,7 @@ def test_ansible_vars_of_an_hbase_variant(tmp_path: Path) -> None:
     engine_vars = ansible_vars(spec, spec.variants["engine"], params, Path("/a.tar.gz"), Path("/r"))
     assert "heaplab_server" not in engine_vars  # engine runs keep their extra vars unchanged
     assert hbase_pe.ansible_vars("engine", tmp_path) == {}
-    assert hbase_pe.unavailable_why("apache-hbase", tmp_path).startswith("Apache HBase is not fetched")
+    assert hbase_pe.unavailable_why("apache-hbase", tmp_path).startswith("Apache HBase 2.6.4 is not fetched")
     packed = tmp_path / "infra/apache-hbase/target/apache-hbase-2.6.4.tar"
     packed.parent.mkdir(parents=True)
     packed.write_bytes(b"")
@@ -205,3 +205,116 @@ def test_with_its_interval_log_the_percentiles_come_from_the_merged_histogram() 
     without = hbase_pe.parse(out.read_text(encoding="utf-8"), args=args, tz=timezone.utc)
     assert (without["hlog"], without["latency_method"]) == (None, "thread-weighted")
     assert without["latency_us"] == s["hbase_latency_us"]
+
+
+# HBase 1.4.14: the fixtures are the unedited stdout and interval logs of lab 03's hbase14-cms at ci scale
+# (bin/hbase-lab pe --report: PE 1.4 with LabPeCommands' commands; 4 threads x 2000 rows).
+ARGS_14 = (
+    "--nomapred --oneCon=true --valueSize=200 --compress=SNAPPY --rows=2000 --autoFlush=true --presplit=4 "
+    "randomWrite 4"
+)
+BATCH_ARGS_14 = ARGS_14.replace("--presplit=4", "--presplit=4 --multiPut=100")
+
+
+def test_hbase_14_output_has_no_tps_line_and_is_parsed_from_its_threads() -> None:
+    out, hlog = DATA / "lab-single-1.4.14.out", DATA / "lab-single-1.4.14.hlog"
+    text = out.read_text(encoding="utf-8")
+    assert "Avg TPS/QPS" not in text and "[LabRandomWrite] Summary of timings" in text
+    s = hbase_pe.parse(text, args=ARGS_14, tz=timezone.utc, hlog=hlog)
+    assert (s["command"], s["test"], s["threads"], s["rows"]) == ("randomWrite", "RandomWriteTest", 4, 8000)
+    assert s["hbase_avg_tps"] is None and s["batch_substitute"] is None and s["batch_size"] == 1
+    # PE 1.4 has no --measureAfter: every row is measured, and LabPeCommands logged each one
+    assert s["operations"] == s["hlog_count"] == 8000 and s["latency_method"] == "merged"
+    assert s["duration_ms"] == max(c["duration_ms"] for c in s["clients"])
+    assert s["throughput"] == pytest.approx(8000 * 1000 / s["duration_ms"], rel=1e-4)
+    assert s["latency_us"]["max"] == read_total([hlog]).get_max_value()
+    # the per-thread maxima PE printed and the merged log's agree, to HdrHistogram's precision
+    assert s["hbase_latency_us"]["max"] == pytest.approx(s["latency_us"]["max"], rel=0.001)
+
+
+def test_hbase_14_batch_is_named_the_buffered_substitute() -> None:
+    out, hlog = DATA / "lab-batch-1.4.14.out", DATA / "lab-batch-1.4.14.hlog"
+    s = hbase_pe.parse(out.read_text(encoding="utf-8"), args=BATCH_ARGS_14, tz=timezone.utc, hlog=hlog)
+    assert s["batch_size"] == 100 and s["rows"] == 8000
+    assert s["batch_substitute"].startswith("buffered substitute for --multiPut=100 (HBase 1.4.14 PE")
+    assert "--autoFlush=false --bufferSize=58399" in s["batch_substitute"]
+    assert s["operations"] == s["hlog_count"] == 8000  # every put is a measure: per-row latencies
+
+
+def test_an_unfinished_hbase_14_output_is_an_error() -> None:
+    text = (DATA / "lab-single-1.4.14.out").read_text(encoding="utf-8")
+    with pytest.raises(hbase_pe.HBasePeError, match="no finished HBase PE run"):
+        hbase_pe.parse(text[: text.index("Summary of timings")], args=ARGS_14, source="x.out")
+
+
+def test_the_report_names_the_substitute(tmp_path: Path) -> None:
+    (tmp_path / "batch_put-localhost.out").write_text(
+        (DATA / "lab-batch-1.4.14.out").read_text(encoding="utf-8")
+    )
+    phases = [{"name": "batch_put", "tool": "pe", "args": BATCH_ARGS_14}]
+    (written,) = hbase_pe.convert_variant(tmp_path, phases, tz=timezone.utc)
+    summary = load_client_summary(written, "batch_put", "localhost")
+    assert summary.batch_substitute is not None and "--multiPut=100" in summary.batch_substitute
+
+
+def test_archives_are_version_exact(tmp_path: Path) -> None:
+    target = tmp_path / "infra/apache-hbase/target"
+    target.mkdir(parents=True)
+    (target / "apache-hbase-1.4.14.tar").write_bytes(b"")
+    assert hbase_pe.find_archive(tmp_path) is None  # 1.4's archive is not the default 2.6.4's
+    assert hbase_pe.unavailable_why("apache-hbase", tmp_path).startswith("Apache HBase 2.6.4 is not fetched")
+    assert hbase_pe.unavailable_why("apache-hbase", tmp_path, "1.4.14") is None
+    assert hbase_pe.ansible_vars("apache-hbase", tmp_path, "1.4.14")["heaplab_hbase_archive"] == str(
+        (target / "apache-hbase-1.4.14.tar").resolve()
+    )
+    (target / "apache-hbase-1.4.14.tar").unlink()
+    why = hbase_pe.unavailable_why("apache-hbase", tmp_path, "1.4.14")
+    assert why.startswith("Apache HBase 1.4.14 is not fetched") and "make apache-hbase-1.4" in why
+
+
+def test_the_versions_are_the_poms() -> None:
+    """spec.HBASE_VERSIONS names what infra/apache-hbase's poms fetch, the default (2.6) first."""
+    root = Path(__file__).parents[2] / "infra/apache-hbase"
+    versions = []
+    for pom in ("pom.xml", "pom-1.4.xml"):
+        text = (root / pom).read_text(encoding="utf-8")
+        versions.append(text.split("<hbase.version>")[1].split("</hbase.version>")[0])
+    assert tuple(versions) == HBASE_VERSIONS
+    assert set(hbase_pe.FETCH_HINTS) == set(HBASE_VERSIONS)
+    assert (root / f"jars-{HBASE_VERSIONS[1]}.sha1").is_file()
+
+
+def test_hbase_version_key() -> None:
+    spec = parse_spec(
+        {
+            **SPEC,
+            "variants": {**SPEC["variants"], "old": {"server": "apache-hbase", "hbase_version": "1.4.14"}},
+        }
+    )
+    assert (spec.variants["old"].hbase_version, spec.variants["old"].hbase1) == ("1.4.14", True)
+    assert (spec.variants["hbase"].hbase_version, spec.variants["hbase"].hbase1) == ("2.6.4", False)
+    assert (spec.variants["engine"].hbase_version, spec.variants["engine"].hbase1) == ("", False)
+    unknown = {**SPEC, "variants": {"v": {"server": "apache-hbase", "hbase_version": 1.4}}}
+    with pytest.raises(SpecError, match=r"variant v: unknown hbase_version '1.4'; valid: 2.6.4, 1.4.14"):
+        parse_spec(unknown)
+    engine = {**SPEC, "variants": {"v": {"profile": "hbase1-onheap", "hbase_version": "1.4.14"}}}
+    with pytest.raises(SpecError, match="variant v: hbase_version goes with server: apache-hbase"):
+        parse_spec(engine)
+
+
+def test_hbase_14_variants_run_no_ycsb() -> None:
+    old = {**SPEC, "variants": {"old": {"server": "apache-hbase", "hbase_version": "1.4.14"}}}
+    ycsb = {**old, "phases": [*SPEC["phases"], {"name": "y", "tool": "ycsb", "args": "run -P workloadc"}]}
+    with pytest.raises(
+        SpecError, match=r"phase y: variant old runs Apache HBase 1\.4\.14, which runs pe and admin"
+    ):
+        parse_spec(ycsb)
+    parse_spec(old)  # pe and admin phases
+
+
+def test_lab03s_hbase14_variant() -> None:
+    spec = load_spec(Path(__file__).parents[2] / "labs/03-offheap-write/experiment.yml")
+    v, cms = spec.variants["hbase14-cms"], spec.variants["cms-onheap-1.x"]
+    assert (v.server, v.hbase_version, v.jdk) == ("apache-hbase", "1.4.14", 11)
+    assert v.server_jvm == cms.server_jvm and v.client_jvm == cms.client_jvm
+    assert v.site == {}  # its own 1.x write path: no 2.x-only keys to turn off

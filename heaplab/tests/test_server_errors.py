@@ -64,6 +64,17 @@ def test_hbase_errors_count_until_the_region_server_stops(tmp_path: Path) -> Non
     assert found.messages == ["localhost: ipc.RpcServer: Unexpected throwable"]
 
 
+def test_hbase_14s_zookeeper_start_line_is_not_an_error(tmp_path: Path) -> None:
+    """HBase 1.4.14's standalone server logs this ERROR at every start (copied from lab 03's hbase14-cms)."""
+    zk = (
+        "2026-12-01 23:47:04,001 ERROR [main] server.ZooKeeperServer: ZKShutdownHandler is not registered, "
+        "so ZooKeeper server won't take any action on ERROR or SHUTDOWN server state changes\n"
+    )
+    assert _scan_text(tmp_path, zk).count == 0
+    other = zk.replace("ZKShutdownHandler is not registered", "Unexpected exception")
+    assert _scan_text(tmp_path, other).count == 1
+
+
 def test_the_engine_server_logs_error_lines_count(tmp_path: Path) -> None:
     full = (
         "no space left on device: WAL write to /data/WALs/wal.1 failed: No space left on device; "

@@ -7,6 +7,7 @@ import java.nio.file.Paths;
 import java.rmi.NotBoundException;
 import java.rmi.registry.LocateRegistry;
 import java.util.Locale;
+import javax.management.AttributeNotFoundException;
 import javax.management.JMException;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -15,6 +16,7 @@ import javax.management.remote.JMXConnector;
 import javax.management.remote.rmi.RMIConnector;
 import javax.management.remote.rmi.RMIServer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.util.VersionInfo;
 
 /**
  * {@code LabAdmin [--report=PREFIX] metrics [--gc]}: the region server's counters in the engine's
@@ -27,9 +29,11 @@ import org.apache.hadoop.conf.Configuration;
  * blooms ({@code block_cache}, one cache "hbase": HBase counts data blocks over its L1 and L2 together),
  * gets ({@code reads.gets}: Get operations), memstore data and heap bytes and regions; from the JVM's beans:
  * heap, direct buffers, process CPU. HBase counts no memstore cells and no data blocks read from store
- * files, so {@code memstore.cells} and {@code store_files} are absent, not zero. The server aggregates
- * its memstore and request counters every hbase.regionserver.metrics.period ms: the report waits one
- * period and a half first, so it covers everything done before it was asked.
+ * files, so {@code memstore.cells} and {@code store_files} are absent, not zero. HBase 1.4 (this same
+ * source, packed by fetch.sh with 1.4's jars) has no memstore heap and off-heap sizes and no L1/L2 cache
+ * sizes either: absent too. The server aggregates its memstore and request counters every
+ * hbase.regionserver.metrics.period ms: the report waits one period and a half first, so it covers
+ * everything done before it was asked.
  */
 final class ServerMetricsReport {
   static final String PORT_KEY = "heaplab.jmx.port";
@@ -82,9 +86,10 @@ final class ServerMetricsReport {
         .field("max_bytes", heap.get("max")).close();
     j.open("direct").field("used_bytes", s.getAttribute(direct, "MemoryUsed"))
         .field("buffers", s.getAttribute(direct, "Count")).close();
+    // HBase 1.4 has one memstore size (its data); the heap and off-heap sizes came with 2.0: absent there
     j.open("memstore").field("data_bytes", s.getAttribute(server, "memStoreSize"))
-        .field("heap_size_bytes", s.getAttribute(server, "memStoreHeapSize"))
-        .field("offheap_size_bytes", s.getAttribute(server, "memStoreOffHeapSize"))
+        .fieldIfPresent("heap_size_bytes", since20(s, server, "memStoreHeapSize"))
+        .fieldIfPresent("offheap_size_bytes", since20(s, server, "memStoreOffHeapSize"))
         .field("regions", s.getAttribute(server, "regionCount")).close();
     j.open("block_cache").openArray("caches").open().text("name", "hbase")
         .field("used_bytes", s.getAttribute(server, "blockCacheSize"))
@@ -100,7 +105,7 @@ final class ServerMetricsReport {
     typeCounts(j, s, server, "bloom", "BloomChunk");
     j.close().open("levels");
     for (String level : new String[] {"l1", "l2"}) {
-      j.open(level).field("used_bytes", s.getAttribute(server, level + "CacheSize"))
+      j.open(level).fieldIfPresent("used_bytes", since20(s, server, level + "CacheSize"))
           .field("hits", s.getAttribute(server, level + "CacheHitCount"))
           .field("misses", s.getAttribute(server, level + "CacheMissCount")).close();
     }
@@ -113,6 +118,22 @@ final class ServerMetricsReport {
     j.open("hbase").field("store_files", s.getAttribute(server, "storeFileCount"))
         .field("store_file_bytes", s.getAttribute(server, "storeFileSize")).close();
     return j.close().toString();
+  }
+
+  /**
+   * An attribute HBase 2.x has and 1.4 does not: null on 1.4, whose archive (infra/apache-hbase/fetch.sh)
+   * packs this report with the server's own jars, so the client's VersionInfo is the server's version.
+   */
+  private static Object since20(MBeanServerConnection s, ObjectName server, String name)
+      throws IOException, JMException {
+    try {
+      return s.getAttribute(server, name);
+    } catch (AttributeNotFoundException e) {
+      if (VersionInfo.getVersion().startsWith("1.")) {
+        return null;
+      }
+      throw e;
+    }
   }
 
   private static void typeCounts(Json j, MBeanServerConnection s, ObjectName server, String ours, String theirs)
@@ -148,6 +169,11 @@ final class ServerMetricsReport {
 
     Json text(String name, String value) {
       return key(name).append("\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"", true);
+    }
+
+    /** The member, or nothing when the server has no such counter (absent, not zero). */
+    Json fieldIfPresent(String name, Object value) {
+      return value == null ? this : field(name, value);
     }
 
     Json field(String name, Object value) {
