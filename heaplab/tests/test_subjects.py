@@ -123,9 +123,25 @@ def test_the_labs_with_cms_variants_judge_their_claims_on_apache_hbase() -> None
         "04-offheap-read": {"hbase1-onheap": "cms-onheap-1.x", "hbase2-offheap": "cms-offheap-2.x"},
     }.items():
         spec = load_spec(REPO / "labs" / lab / "experiment.yml")
-        assert spec.subjects == {"apache-hbase": pairs}, lab
+        assert spec.subjects["apache-hbase"] == pairs, lab
         assert all(spec.variants[v].server == "apache-hbase" for v in pairs.values()), lab
         assert any(c.id.endswith("@apache-hbase") and c.measurable for c in spec.claims), lab
+
+
+def test_the_off_heap_labs_judge_the_article_on_hbase_14_against_26() -> None:
+    """The article's 1.x and 2.x as open-source releases: HBase 1.4.14 for the engine's 1.x variant and, where
+    the lab has a 2.x, HBase 2.6.4 as it ships; each lab's claims are judged on that subject too."""
+    for lab, subject in {
+        "01-tail-latency": "apache-hbase-1.4",
+        "03-offheap-write": "apache-hbase-1.4-2.6",
+        "04-offheap-read": "apache-hbase-1.4-2.6",
+    }.items():
+        spec = load_spec(REPO / "labs" / lab / "experiment.yml")
+        pairs = spec.subjects[subject]
+        assert spec.variants[pairs["hbase1-onheap"]].hbase_version == "1.4.14", lab
+        if "hbase2-offheap" in pairs:
+            assert spec.variants[pairs["hbase2-offheap"]].hbase_version == "2.6.4", lab
+        assert any(c.id.endswith(f"@{subject}") and c.measurable for c in spec.claims), lab
 
 
 def test_verdicts_count_each_subject_in_a_row_of_its_own(tmp_path: Path) -> None:
