@@ -255,7 +255,8 @@ MECHANISM_INTRO = (
     "operation, counted by the engine's threads (of which the RPC handler and reader threads, and the WAL) "
     "and read from the servers' GC logs (any server), bytes copied onto the heap on the "
     "request and response path per operation (and the direct memory in use at the end), the CPU time the "
-    "server processes spent per operation (every thread: calls, WAL, flushes, GC), the young GCs per "
+    "server processes spent per operation (every thread: calls, WAL, flushes, GC; counted by the engine, "
+    "and read from /proc around the phase's command for any server), the young GCs per "
     "million operations, their mean pause, and the tail and throughput the clients saw. docs/analysis.md "
     "defines each metric and what it cannot see."
 )
