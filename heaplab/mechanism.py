@@ -16,8 +16,9 @@ naming the file and the field (MetricsFileError).
 
 Two of the chain's metrics exist for every server, and heaplab.metrics adds them: ``gc_alloc_bytes_per_op``,
 the heap bytes allocated per operation read from the servers' GC logs (heaplab.gc_alloc), and, when the
-summaries carry no server counters, ``server_cpu_us_per_op`` from the ``admin metrics`` reports around the
-phase (heaplab.server_cpu).
+summaries carry no server counters, ``server_cpu_us_per_op`` from the /proc samples around the phase, else
+from the ``admin metrics`` reports around it (heaplab.server_cpu); ``server_cpu_proc_us_per_op``, the /proc
+figure, is given for every server, beside the engine's own counter.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ MECHANISM_UNITS = {
     "young_gc_per_mop": "1/Mop",
     "direct_used_mb": "MB",
     "server_cpu_us_per_op": "us/op",
+    "server_cpu_proc_us_per_op": "us/op",  # from the /proc samples (heaplab.proc_cpu), every server
 }
 ALLOC_GROUPS = ("handler", "reader", "wal", "flush", "other")
 RPC_GROUPS = ("handler", "reader")  # the threads that decode requests and run calls
@@ -242,6 +244,7 @@ CHAIN = (
     ("heap_copy_bytes_per_op", "heap copies (B/op)"),
     ("direct_used_mb", "direct in use (MB)"),
     ("server_cpu_us_per_op", "server CPU (us/op)"),
+    ("server_cpu_proc_us_per_op", "server CPU, /proc (us/op)"),
     ("young_gc_per_mop", "young GCs / M ops"),
     ("young_gc_avg_pause", "mean young pause (ms)"),
     ("latency_p999", "P99.9 (ms)"),
@@ -252,7 +255,8 @@ MECHANISM_INTRO = (
     "operation, counted by the engine's threads (of which the RPC handler and reader threads, and the WAL) "
     "and read from the servers' GC logs (any server), bytes copied onto the heap on the "
     "request and response path per operation (and the direct memory in use at the end), the CPU time the "
-    "server processes spent per operation (every thread: calls, WAL, flushes, GC), the young GCs per "
+    "server processes spent per operation (every thread: calls, WAL, flushes, GC; counted by the engine, "
+    "and read from /proc around the phase's command for any server), the young GCs per "
     "million operations, their mean pause, and the tail and throughput the clients saw. docs/analysis.md "
     "defines each metric and what it cannot see."
 )

@@ -7,8 +7,10 @@ GC metrics of heaplab.gc_stats (pause distribution, safepoints, eden evacuation 
 latency_spike_gc_share of heaplab.timeline, and the tail requests' overlap with the servers' pauses and the
 platform-stall control's figures of heaplab.spike_overlap (docs/analysis.md defines them); over the whole
 phase, the mechanism metrics of heaplab.mechanism and the heap bytes allocated per operation read from the
-servers' GC logs (heaplab.gc_alloc), and, for a variant whose summaries carry no server counters, the
-server CPU per operation from the ``admin metrics`` reports around the phase (heaplab.server_cpu).
+servers' GC logs (heaplab.gc_alloc), the server CPU per operation from the /proc samples around the phase
+(every server: heaplab.proc_cpu, heaplab.server_cpu) with the hosts' CPU shares, and, for a variant whose
+summaries carry no server counters, ``server_cpu_us_per_op`` from those samples, else from the ``admin
+metrics`` reports around the phase (heaplab.server_cpu).
 From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.memory (when
 the reports were taken after a collection, ``admin metrics --gc``; the ``*_after_flush`` ones from the
 ``admin metrics --gc`` phase after an ``admin flush`` that follows it: flushed_phase) and the read metrics of
@@ -38,10 +40,12 @@ from heaplab.memory import (
     flushed_values,
     memory_values,
 )
+from heaplab.proc_cpu import PhaseCpu, ProcCpuFileError, variant_phase_cpu
 from heaplab.read_metrics import READ_UNITS, read_values
 from heaplab.rundir import Run, unavailable_text
 from heaplab.server_cpu import METRIC as SERVER_CPU
-from heaplab.server_cpu import bracketing_phases, cpu_us_per_op
+from heaplab.server_cpu import PROC_METRIC as SERVER_CPU_PROC
+from heaplab.server_cpu import bracketing_phases, cpu_us_per_op, proc_cpu_us_per_op
 from heaplab.spec import HICCUP, Phase, Spec
 from heaplab.spike_overlap import SPIKE_OVERLAP_UNITS, overlap_values
 from heaplab.steady import SteadyState, TooShort, steady_state
@@ -95,6 +99,12 @@ class Measurement:
     # what a count-like metric rests on: metric -> the events counted (GCs, spike seconds; heaplab.claims)
     events: dict[str, int] = field(default_factory=dict)
     absent: dict[str, str] = field(default_factory=dict)  # metric -> why it was left out (one line)
+    # each region server host's CPU over the measured phase from the /proc samples (heaplab.proc_cpu):
+    # host -> figures or why not; None: the run has no samples
+    host_cpu: dict[str, PhaseCpu | str] | None = None
+    # where server_cpu_us_per_op came from: "server_metrics" (the engine pe's counters), "proc" or
+    # "admin metrics"
+    server_cpu_source: str | None = None
 
 
 def _latency_ms(summaries: list[ClientSummary]) -> dict[str, float]:
@@ -142,9 +152,36 @@ def measure(run: Run, variant: str, experiment: str) -> Measurement:
         flushed = flushed_phase(run.spec, memory) if memory.measures_memory else None
         if flushed is not None and m.problem is None:
             m.problem = _measure_flushed(run, m, flushed.name, flushed.baseline or memory.baseline)
-    if phase is not None and m.problem is None and SERVER_CPU not in m.values:
-        m.problem = _bracketed_cpu(run, m, experiment)
+    if phase is not None and m.problem is None:
+        m.problem = _proc_cpu(run, m)
+    if phase is not None and m.problem is None:
+        if SERVER_CPU in m.values:
+            m.server_cpu_source = "server_metrics"
+        elif SERVER_CPU_PROC in m.values:
+            m.values[SERVER_CPU] = m.values[SERVER_CPU_PROC]
+            m.server_cpu_source = "proc"
+        else:
+            m.problem = _bracketed_cpu(run, m, experiment)
     return m
+
+
+def _proc_cpu(run: Run, m: Measurement) -> str | None:
+    """server_cpu_proc_us_per_op and the hosts' CPU shares from the /proc samples (heaplab.proc_cpu)."""
+    try:
+        m.host_cpu = variant_phase_cpu(run.variant_dir(m.variant), m.phase or "")
+    except ProcCpuFileError as e:
+        return str(e)
+    if m.host_cpu is None:
+        m.absent[SERVER_CPU_PROC] = (
+            "no proc-cpu.jsonl from any region server host (a run made before the samples)"
+        )
+        return None
+    value = proc_cpu_us_per_op(m.host_cpu, completed_operations(m.summaries))
+    if isinstance(value, str):
+        m.absent[SERVER_CPU_PROC] = value
+    else:
+        m.values[SERVER_CPU_PROC] = value
+    return None
 
 
 def _bracketed_cpu(run: Run, m: Measurement, experiment: str) -> str | None:
@@ -164,6 +201,7 @@ def _bracketed_cpu(run: Run, m: Measurement, experiment: str) -> str | None:
         m.absent[SERVER_CPU] = value
     else:
         m.values[SERVER_CPU] = value
+        m.server_cpu_source = "admin metrics"
     return None
 
 

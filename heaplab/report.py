@@ -17,6 +17,7 @@ from heaplab.forest import forest_figure
 from heaplab.gc_stats import report_lines as gc_lines  # GC section
 from heaplab.gc_stats import timeline_figure_name
 from heaplab.mechanism import report_lines as mechanism_lines
+from heaplab.proc_cpu import describe
 from heaplab.profiles import report_lines as profile_lines  # Profiles section
 from heaplab.rundir import RunError, load_run, unavailable_text, unfinished
 from heaplab.server_errors import report_lines as server_error_lines
@@ -139,6 +140,7 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
     ]
     lines += _steady_lines(a, experiment)
     lines += _substitute_lines(a, experiment)
+    lines += _host_cpu_lines(a, experiment)
     for name in a.run.spec.variants_of(experiment):
         article_name = a.run.spec.variants[name].published_for(experiment)
         for note in a.published.notes(doc, experiment, article_name or ""):
@@ -183,6 +185,24 @@ def _substitute_lines(a: Analysis, experiment: str) -> list[str]:
                 "enter the client's write buffer), not per batch call; compare its rows/s, not its latencies."
             )
     return [*lines, ""] if lines else []
+
+
+def _host_cpu_lines(a: Analysis, experiment: str) -> list[str]:
+    """The region server hosts' CPU during the measured phase, from the /proc samples (heaplab.proc_cpu):
+    a host that was busy with other work than the server and the client ran disturbed."""
+    measured = [m for m in a.measurements[experiment].values() if m.host_cpu]
+    if not measured:
+        return []
+    notes = [
+        f"{m.variant}: "
+        + "; ".join(h if isinstance(h, str) else describe(h) for h in (m.host_cpu or {}).values())
+        for m in measured
+    ]
+    return [
+        f"- host CPU during `{measured[0].phase}` (/proc; shares of each region server host's CPUs, other: "
+        "neither the server nor a client on that host): " + " | ".join(notes),
+        "",
+    ]
 
 
 def _tally_lines(a: Analysis) -> list[str]:

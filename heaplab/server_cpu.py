@@ -1,5 +1,11 @@
-"""Server CPU per operation for a variant whose client summaries carry no server counters (Apache HBase:
-its PE reads none), from the two ``admin metrics`` reports a lab places around the measured phase.
+"""Server CPU per operation from sources other than the engine pe's own server counters.
+
+Two sources, for any server.  Preferred: the /proc samples every run takes on each region server's host
+right before and right after each measured phase (heaplab.proc_cpu): the server processes' CPU seconds
+over the phase, summed over the hosts, per operation the clients completed (``server_cpu_proc_us_per_op``,
+given for the engine too, beside its own counter).  Otherwise, for a variant whose client summaries carry
+no server counters (Apache HBase: its PE reads none), the two ``admin metrics`` reports a lab places
+around the measured phase.
 
 The engine's pe takes each region server's METRICS report right before its first and right after its last
 operation (heaplab.mechanism: ``server_cpu_us_per_op`` from ``process.cpu_ms``).  HBase's PE cannot, but
@@ -21,9 +27,24 @@ used: the collection's CPU is no operation's.
 from __future__ import annotations
 
 from heaplab.memory import AdminMetrics, number_at
+from heaplab.proc_cpu import PhaseCpu
 from heaplab.spec import Phase, Spec
 
 METRIC = "server_cpu_us_per_op"
+PROC_METRIC = "server_cpu_proc_us_per_op"  # the same from the /proc samples, every server
+
+
+def proc_cpu_us_per_op(hosts: dict[str, PhaseCpu | str], ops: int) -> float | str:
+    """Σ over the region server hosts of the server's CPU seconds over the phase x 10^6 / ``ops``, or why
+    not (one line): a host without figures leaves the metric out, since the sum would be too small."""
+    if ops <= 0:
+        return "no operation completed"
+    if not hosts:
+        return "no region server host"
+    missing = [why for why in hosts.values() if isinstance(why, str)]
+    if missing:
+        return "; ".join(missing)
+    return sum(h.server_cpu_s for h in hosts.values() if isinstance(h, PhaseCpu)) * 1e6 / ops
 
 
 def bracketing_phases(spec: Spec, experiment: str) -> tuple[Phase, Phase] | str:

@@ -115,6 +115,7 @@ MECHANISM_METRICS = (  # heaplab.mechanism: the server's allocation and copies p
     "young_gc_per_mop",
     "direct_used_mb",
     "server_cpu_us_per_op",
+    "server_cpu_proc_us_per_op",  # the same from the /proc samples, every server (heaplab.proc_cpu)
 )
 METRICS = (
     CLIENT_METRICS + GC_METRICS + MEMORY_METRICS + READ_METRICS + MECHANISM_METRICS + SPIKE_OVERLAP_METRICS

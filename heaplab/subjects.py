@@ -37,11 +37,13 @@ _MEASURED_WHY = {
 # The mechanism metrics a pe reads from the engine's own counters around the measured operations
 # (engine/docs/allocation.md) and no other server has: HBase's PE reads no server counters.  Every server
 # has the young GCs per operation and the allocation per operation from its GC log, and the server CPU per
-# operation from the `admin metrics` reports around the phase (heaplab.server_cpu).
+# operation from the /proc samples around the phase, or the `admin metrics` reports around it
+# (heaplab.server_cpu).
 ENGINE_ONLY_METRICS = frozenset(MECHANISM_UNITS) - {
     "young_gc_per_mop",
     GC_ALLOC,
     "server_cpu_us_per_op",
+    "server_cpu_proc_us_per_op",
     *SUBJECT_MEASURES,
 }
 

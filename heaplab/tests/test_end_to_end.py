@@ -21,6 +21,10 @@ from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.comparison import fmt
 from heaplab.hbase_pe import unavailable_why
 from heaplab.hlog import read_intervals, read_total
+from heaplab.metrics import measure
+from heaplab.rundir import load_run
+from heaplab.server_cpu import METRIC as SERVER_CPU
+from heaplab.server_cpu import PROC_METRIC as SERVER_CPU_PROC
 from heaplab.tests.conftest import PUBLISHED, REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import run_lab_at_ci
@@ -187,6 +191,37 @@ def test_claims_are_judged_only_on_available_variants(e2e: FinishedRun) -> None:
                 if _ran(e2e, v):
                     expected = _summary(e2e, v, claim.experiment)["throughput"]
                     assert judged["measured"][v] == pytest.approx(expected, rel=1e-3), (claim.id, v)
+
+
+def test_server_cpu_is_sampled_around_every_measured_phase(e2e: FinishedRun) -> None:
+    """Every variant that ran has /proc samples of its server before and after each measured phase
+    (bin/engine-proc-cpu, docs/contracts.md), and on the engine the CPU per operation they give is within a
+    sane factor of the engine pe's own counter: the same processes, over a slightly wider window (the
+    client JVM's start and stop). Not a timing claim: both count the same CPU seconds."""
+    measured = [p.name for p in e2e.spec.phases if p.measure]
+    assert measured
+    for name, variant in e2e.spec.variants.items():
+        if not _ran(e2e, name):
+            continue
+        lines = (e2e.run / name / "server/localhost/proc-cpu.jsonl").read_text(encoding="utf-8").splitlines()
+        samples = [json.loads(line) for line in lines]
+        assert [(x["phase"], x["at"]) for x in samples] == [
+            (p, at) for p in measured for at in ("before", "after")
+        ]
+        assert all(x["server_cpu_s"] is not None and "error" not in x for x in samples), name
+        assert all("client_cpu_s" in x for x in samples if x["at"] == "after"), "the local target's client"
+        run = load_run(e2e.run)
+        for experiment in (x for x in e2e.spec.experiments if name in e2e.spec.variants_of(x)):
+            m = measure(run, name, experiment)
+            assert m.problem is None, (name, experiment, m.problem)
+            proc = m.values[SERVER_CPU_PROC]
+            assert proc > 0 and m.host_cpu is not None, (name, experiment)
+            if variant.server == "engine":
+                assert m.server_cpu_source == "server_metrics"
+                ratio = proc / m.values[SERVER_CPU]
+                assert 0.5 <= ratio <= 2.0, (name, experiment, proc, m.values[SERVER_CPU])
+            else:  # Apache HBase: its PE reads no server counters, the samples give the metric
+                assert m.server_cpu_source == "proc" and m.values[SERVER_CPU] == proc
 
 
 def test_figures_are_pngs(e2e: FinishedRun) -> None:

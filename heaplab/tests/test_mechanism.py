@@ -256,14 +256,16 @@ def test_report_says_why_a_variant_lacks_the_server_numbers(tmp_path: Path) -> N
     lines = report_lines(measure_all(load_run(run)))
     row = next(line for line in lines if line.startswith("| hbase2-offheap"))
     # young GCs, pause, P99.9 remain; the fabricated run has no GC log, so no allocation from it either
-    assert row.startswith("| hbase2-offheap | - | - | - | - | - | - | - | ")
-    assert row.count(" - ") == 7
+    # ... and a run made without the /proc samples has no server CPU from them
+    assert row.startswith("| hbase2-offheap | - | - | - | - | - | - | - | - | ")
+    assert row.count(" - ") == 8
     note = next(line for line in lines if line.startswith("- hbase2-offheap: "))
     assert note.startswith(
         "- hbase2-offheap: localhost:16020: connection refused (single_put-localhost.json)"
     )
     assert "; no gc_alloc_bytes_per_op: localhost left no GC log" in note
     assert "; no server_cpu_us_per_op: no `admin metrics` phases with a baseline bracket" in note
+    assert "; no server_cpu_proc_us_per_op: no proc-cpu.jsonl from any region server host" in note
 
 
 def test_servers_that_could_not_be_listed(tmp_path: Path) -> None:
