@@ -149,7 +149,10 @@ def test_background_phase_reaches_the_playbook() -> None:
             "until 'create' is not a later phase; valid: before, read, after",
         ),
         (lambda p: p[1].update(background="yes"), "background must be true or false"),
-        (lambda p: p[0].update(background=True), "only a pe, ycsb or hiccup phase can run in the background, not admin"),
+        (
+            lambda p: p[0].update(background=True),
+            "only a pe, ycsb or hiccup phase can run in the background, not admin",
+        ),
         (lambda p: p[1].update(measure="mixed_read_write"), "a background phase cannot measure"),
         (lambda p: p[3].update(until="after"), "until is only for a phase with background: true"),
         (lambda p: p[3].update(wait=True), "unknown key(s) wait; valid: name, tool, args, measure"),
