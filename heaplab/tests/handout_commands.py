@@ -155,7 +155,7 @@ class Checker:
         self.pe = pe  # callable(args: list[str]) -> error text or "" (None: pe flags not checked)
         self.admin_usage = admin_usage
         makefile = (repo / "Makefile").read_text(encoding="utf-8")
-        self.make_targets = set(re.findall(r"^([A-Za-z][\w-]*)\s*:(?!=)", makefile, re.M))
+        self.make_targets = set(re.findall(r"^([A-Za-z][\w.-]*)\s*:(?!=)", makefile, re.M))
         self.make_vars = set(re.findall(r"\$\(([A-Z_][A-Z0-9_]*)\)", makefile))
         self.labs = {p.parent.name: p for p in repo.glob("labs/*/experiment.yml")}
 

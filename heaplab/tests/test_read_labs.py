@@ -304,14 +304,15 @@ def test_lab04_read_metrics_and_claims(tmp_path: Path) -> None:
         150
     )
     verdicts = {r.claim.id: r for r in a.claims}
-    on_hbase = {k for k in verdicts if k.endswith("@apache-hbase")}  # the read tables' claims, on the cms-*
+    # the read tables' claims on the two real-HBase subjects: the cms-* variants and HBase 1.4 against 2.6
+    on_hbase = {k for k in verdicts if k.endswith(("@apache-hbase", "@apache-hbase-1.4-2.6"))}
     measurable_false = CMS_CLAIMS | on_hbase
     judged = {k: r.verdict for k, r in verdicts.items() if k not in measurable_false}
     assert all(v in ARTICLE_SIDE for v in judged.values()), judged
     assert all(verdicts[k].verdict == NOT_MEASURABLE for k in measurable_false)
     assert verdicts["bucket-wastes-space"].verdict == REPRODUCED  # 0.6x: the article's 0.69x +-15%
     assert verdicts["all-cached-heap-copies-per-get"].verdict == PASSED  # a mechanism check
-    assert (len(verdicts), len(on_hbase)) == (49, 21)
+    assert (len(verdicts), len(on_hbase)) == (70, 42)
     engine_only = {k for k in on_hbase if verdicts[k].claim.metric in ENGINE_ONLY_METRICS}
     assert all(HBASE_WHY in verdicts[k].why for k in CMS_CLAIMS | on_hbase - engine_only)
     assert engine_only and all("has no counter of" in verdicts[k].why for k in engine_only)
