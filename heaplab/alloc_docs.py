@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from heaplab import marked_regions
 from heaplab.alloc_report import run_tables
 from heaplab.alloc_stages import (
     ProfileError,
@@ -133,25 +134,14 @@ def documents(root: Path) -> list[Path]:
 
 def regenerate(root: Path, text: str, where: str) -> str:
     """``text`` with every marked region rewritten from its profiles."""
-    out: list[str] = []
-    lines = text.splitlines(keepends=True)
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        out.append(line)
-        i += 1
-        if not line.startswith(BEGIN):
-            continue
+
+    def fill(line: str, at: str) -> str:
         m = _BEGIN_LINE.match(line)
         if m is None:
-            raise ProfileError(f"{where}: a begin marker without profiles= or sites=: {line.strip()}")
-        end = next((j for j in range(i, len(lines)) if lines[j].startswith(END)), None)
-        if end is None:
-            raise ProfileError(f"{where}: a begin marker without its end marker")
-        out.append(generate(root, m["kind"], m["paths"].split(",")) + "\n")
-        out.append(lines[end])
-        i = end + 1
-    return "".join(out)
+            raise ProfileError(f"{at}: a begin marker without profiles= or sites=: {line.strip()}")
+        return generate(root, m["kind"], m["paths"].split(","))
+
+    return marked_regions.rewrite(text, BEGIN, END, fill, where=where, error=ProfileError)
 
 
 def write(root: Path, docs: list[Path]) -> list[Path]:

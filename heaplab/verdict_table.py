@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from heaplab import marked_regions
 from heaplab.rundir import RunError, load_run, newest_run_of
 from heaplab.spec import list_labs
 from heaplab.verdict import LEVELS_BY_KIND  # the labels of each kind of claim (claims.json format 3)
@@ -264,28 +265,14 @@ def generated(root: Path, attrs: dict[str, str], where: str) -> str:
 
 def regenerate(root: Path, text: str, where: str) -> str:
     """``text`` with every generated region's content made anew."""
-    out: list[str] = []
-    lines = text.splitlines(keepends=True)
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        out.append(line)
-        i += 1
-        if not line.startswith(BEGIN):
-            continue
-        at = f"{where}:{i}"
+
+    def fill(line: str, at: str) -> str:
         m = _BEGIN_LINE.match(line)
         if not m:
             raise RunError(f"{at}: a marker must read {marker('DIR')!r}")
-        end = next(
-            (j for j in range(i, len(lines)) if lines[j].startswith(BEGIN) or lines[j].strip() == END), None
-        )
-        if end is None or lines[end].startswith(BEGIN):
-            raise RunError(f"{at}: the region has no {END!r} before the next begin or the end of the file")
-        out.append(generated(root, _attrs(m.group("attrs"), at), at) + "\n")
-        out.append(lines[end])
-        i = end + 1
-    return "".join(out)
+        return generated(root, _attrs(m.group("attrs"), at), at)
+
+    return marked_regions.rewrite(text, BEGIN, END, fill, where=where, error=RunError)
 
 
 def runs_of(root: Path, path: Path) -> list[Path]:
