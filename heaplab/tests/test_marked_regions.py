@@ -15,7 +15,8 @@ def _fill(line: str, at: str) -> str:
 def test_only_the_content_of_each_region_changes() -> None:
     text = f"intro\n{BEGIN} a -->\nold\nolder\n{END}\nmiddle\n{BEGIN} b -->\n{END}\nend\n"
     assert rewrite(text, BEGIN, END, _fill, where="doc.md", error=ValueError) == (
-        f"intro\n{BEGIN} a -->\nmade for doc.md:2\n{END}\nmiddle\n{BEGIN} b -->\nmade for doc.md:7\n{END}\nend\n"
+        f"intro\n{BEGIN} a -->\nmade for doc.md:2\n{END}\n"
+        f"middle\n{BEGIN} b -->\nmade for doc.md:7\n{END}\nend\n"
     )
 
 
