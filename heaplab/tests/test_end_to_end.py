@@ -218,8 +218,11 @@ def test_server_cpu_is_sampled_around_every_measured_phase(e2e: FinishedRun) -> 
             assert proc > 0 and m.host_cpu is not None, (name, experiment)
             if variant.server == "engine":
                 assert m.server_cpu_source == "server_metrics"
+                # The /proc window holds the counter's (it adds the client JVM's start and stop, which on a
+                # ci phase of a second can be most of it), so it reads at least the counter's CPU, less the
+                # samplers' tick granularity; no upper bound: how much wider is timing, not plumbing.
                 ratio = proc / m.values[SERVER_CPU]
-                assert 0.5 <= ratio <= 2.0, (name, experiment, proc, m.values[SERVER_CPU])
+                assert ratio >= 0.5, (name, experiment, proc, m.values[SERVER_CPU])
             else:  # Apache HBase: its PE reads no server counters, the samples give the metric
                 assert m.server_cpu_source == "proc" and m.values[SERVER_CPU] == proc
 
