@@ -41,7 +41,7 @@ from heaplab.rundir import load_run
 
 GZIP_ABOVE = 1_000_000
 SUFFIXES = (".collapsed", ".collapsed.gz")
-DOCUMENTS = ("engine/docs/*.md", "docs/*.md")
+DOCUMENTS = ("engine/docs/*.md", "docs/*.md", "labs/*/README.md")
 
 BEGIN = "<!-- heaplab alloc-stages: begin"
 END = "<!-- heaplab alloc-stages: end -->"

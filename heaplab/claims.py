@@ -304,7 +304,13 @@ def judge_claim(
         complete = [row for row in complete if row[exp.right] != 0]
     if not complete:
         why = "; ".join(problems) or "no run has a value"
-        return result(empty, INCONCLUSIVE, f"{claim.why}; {why}" if claim.why else why, per_run=per_run)
+        # a variant whose tool cannot give the metric in any run: not measurable, not undecided
+        level = (
+            NOT_MEASURABLE
+            if _cannot_measure(str(claim.experiment), str(claim.metric), exp.variants, measured_runs)
+            else INCONCLUSIVE
+        )
+        return result(empty, level, f"{claim.why}; {why}" if claim.why else why, per_run=per_run)
     quantity = [_quantity(exp, row) for row in complete]
     j = judge(
         exp,
@@ -405,6 +411,19 @@ def _precondition_text(p: dict[str, Any]) -> str:
 def _means(exp: Expectation, rows: list[dict[str, float | None]]) -> dict[str, float | None]:
     """Each variant's mean over the runs that have every value."""
     return {v: statistics.fmean(float(row[v] or 0) for row in rows) for v in exp.variants}
+
+
+def _cannot_measure(
+    experiment: str, metric: str, variants: list[str], measured_runs: list[Measurements]
+) -> bool:
+    """True when, in every run, one of the claim's ``variants`` cannot give ``metric`` at all
+    (heaplab.metrics.Measurement.cannot: e.g. HBase 1.4's buffered substitute for a batch's latencies)."""
+
+    def cannot(measurements: Measurements) -> bool:
+        by_variant = measurements.get(experiment, {})
+        return any(v in by_variant and metric in by_variant[v].cannot for v in variants)
+
+    return bool(measured_runs) and all(cannot(m) for m in measured_runs)
 
 
 def _per_run(

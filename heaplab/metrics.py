@@ -99,6 +99,9 @@ class Measurement:
     # what a count-like metric rests on: metric -> the events counted (GCs, spike seconds; heaplab.claims)
     events: dict[str, int] = field(default_factory=dict)
     absent: dict[str, str] = field(default_factory=dict)  # metric -> why it was left out (one line)
+    # the metrics of ``absent`` that this variant's tool cannot give at all (not missing by chance): a claim
+    # on them is not measurable on this variant, not inconclusive
+    cannot: set[str] = field(default_factory=set)
     # each region server host's CPU over the measured phase from the /proc samples (heaplab.proc_cpu):
     # host -> figures or why not; None: the run has no samples
     host_cpu: dict[str, PhaseCpu | str] | None = None
@@ -220,16 +223,23 @@ def flushed_phase(spec: Spec, memory: Phase) -> Phase | None:
     return None
 
 
-def _without_substitute_latencies(m: Measurement) -> None:
+def _without_substitute_pace(m: Measurement) -> None:
     """HBase 1.4's PE batches through the buffered substitute (no --multiPut): it times each row's buffered
-    put, not a call of many rows, so its latencies answer another question than a real batch's. Its rows per
-    second and the server's side (GCs, allocation) stay; the latencies are left out, with the reason."""
+    put, not a call of many rows, and its pace is its client's buffering (each thread flushes its own
+    buffer), not a batch call's. So its latencies, its rows per second and what is counted per second
+    (young GCs per second) answer another question than a real batch's and are left out, with the reason;
+    the server's side per operation (allocation, young GCs per million rows, server CPU) and the pauses
+    stay."""
     said = sorted({s.batch_substitute for s in m.summaries if s.batch_substitute})
     if not said:
         return
-    for metric in [k for k in m.values if k.startswith("latency_")]:
+    paced = [k for k in m.values if k.startswith("latency_") or k in ("throughput", "young_gc_rate")]
+    for metric in paced:
         del m.values[metric]
-        m.absent[metric] = "the buffered substitute for --multiPut times buffered puts, not batch calls"
+        m.absent[metric] = (
+            "the buffered substitute for --multiPut times buffered puts at its client's pace, not batch calls"
+        )
+        m.cannot.add(metric)
 
 
 def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float = 0.0) -> str | None:
@@ -257,7 +267,6 @@ def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float 
         m.values["latency_p999_over_p50"] = m.values["latency_p999"] / m.values["latency_p50"]
     if m.values.get("latency_avg") and "latency_p999" in m.values:  # "average under 1 ms, P999 hundreds"
         m.values["latency_p999_over_avg"] = m.values["latency_p999"] / m.values["latency_avg"]
-    _without_substitute_latencies(m)
     servers = run.server_hosts(m.variant)
     events = run.gc_events(m.variant) if servers else []
     if servers:
@@ -281,6 +290,7 @@ def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float 
     except MetricsFileError as e:
         return str(e)
     _gc_alloc(run, m, phase_start, phase_end)
+    _without_substitute_pace(m)
     return None
 
 

@@ -5,8 +5,9 @@ The fixtures in heaplab/tests/data/gc/ are lines cut from real logs (the safepoi
 metaspace lines left out): alloc-cms-jdk11.log from Apache HBase 2.6.4's region server under CMS on JDK 11
 and alloc-g1-jdk17.log from the engine's region server under G1 on JDK 17 (hbase2-offheap, whose 2 MB
 MSLAB chunks are humongous on 1 MB regions), both of the committed lab 03 run
-03-offheap-write-local-20261125T160856Z; alloc-serial-jdk17.log and alloc-parallel-jdk11.log from a small
-allocating program run here with each collector (a young collection, a System.gc() full one, a young one).
+03-offheap-write-local-20261125T160856Z (since replaced by a newer series); alloc-serial-jdk17.log and
+alloc-parallel-jdk11.log from a small allocating program run here with each collector (a young
+collection, a System.gc() full one, a young one).
 The last test reads the committed lab 03 series whole and compares with the engine's own counters.
 """
 
@@ -162,11 +163,11 @@ def test_a_collector_without_young_occupancy_says_so() -> None:
     assert got == "its GC log gives no young-generation occupancy (a collector without generations?)"
 
 
-# The committed lab 03 series: G1 engine runs with the engine's thread counters, and Apache HBase 2.6.4
-# under CMS on JDK 11.
+# The committed lab 03 series: G1 engine runs with the engine's thread counters, and Apache HBase 2.6.4 and
+# 1.4.14 under CMS on JDK 11.
 LAB03 = sorted((REPO / "results" / "reference").glob("03-offheap-write-local-*"))
 ENGINE_VARIANTS = ("hbase1-onheap", "hbase2-offheap", "hbase2-offheap-min0")
-HBASE_VARIANTS = ("cms-onheap-1.x", "cms-offheap-2.x")
+HBASE_VARIANTS = ("cms-onheap-1.x", "cms-offheap-2.x", "hbase14-cms")
 
 
 @pytest.fixture(scope="module")
@@ -221,5 +222,13 @@ def test_the_allocation_claims_are_judged_on_apache_hbase_from_the_gc_log() -> N
         assert engine.claim.metric == "alloc_bytes_per_op" and not engine.why.startswith("from the GC log")
         assert hbase.claim.metric == "gc_alloc_bytes_per_op" and hbase.verdict != NOT_MEASURABLE
         assert hbase.why.startswith("from the GC log: gc_alloc_bytes_per_op")
-        assert set(hbase.measured) == set(HBASE_VARIANTS) and all(hbase.measured.values())
+        assert set(hbase.measured) == {"cms-onheap-1.x", "cms-offheap-2.x"} and all(hbase.measured.values())
     assert judged["heap-copies-per-put@apache-hbase"].verdict == NOT_MEASURABLE
+    # HBase 1.4.14 against 2.6.4: allocation from both GC logs; a batch's latency and pace are not
+    # measurable on 1.4's buffered substitute, while the engine's twin claim is judged
+    pair = judged["batch-alloc-per-put@apache-hbase-1.4-2.6"]
+    assert set(pair.measured) == {"hbase14-cms", "cms-offheap-2.x"} and pair.verdict != NOT_MEASURABLE
+    for claim in ("batch-p999", "batch-throughput-up"):
+        assert judged[f"{claim}@apache-hbase-1.4-2.6"].verdict == NOT_MEASURABLE, claim
+        assert "buffered substitute" in judged[f"{claim}@apache-hbase-1.4-2.6"].why
+        assert judged[claim].verdict != NOT_MEASURABLE
