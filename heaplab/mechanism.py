@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from heaplab.claims_table import number
 from heaplab.client_summary import ClientSummary
 from heaplab.gc_events import YoungGcStats
 from heaplab.memory import MB, MetricsFileError, number_at
@@ -262,14 +263,10 @@ MECHANISM_INTRO = (
 )
 
 
-def _number(v: float) -> str:
-    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
-
-
 def _cell(metric: str, values: dict[str, float], base: dict[str, float] | None) -> str:
     if metric not in values:
         return "-"
-    text = _number(values[metric])
+    text = number(values[metric])
     if base is not None and base.get(metric):
         ratio = values[metric] / base[metric]
         text += f" ({ratio:,.0f}x)" if ratio >= 100 else f" ({ratio:.2f}x)"

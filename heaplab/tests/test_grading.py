@@ -44,8 +44,8 @@ from heaplab.tests.conftest import REPO
 REFERENCE = REPO / "results/reference"
 # every graded lab's newest reference run (real local runs); lab 01's class uses its series by name
 RUNS = {lab: newest_run_of(lab, REFERENCE) for lab in graded_labs(REPO)}
-OTHER_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261125T115452Z"
-THIRD_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261125T115836Z"
+OTHER_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261202T053922Z"
+THIRD_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261202T054549Z"
 COURSE_KEY = "test-course-key"
 
 

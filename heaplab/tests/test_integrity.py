@@ -16,7 +16,7 @@ from heaplab.integrity import code_files, manifest_problems, recomputation_misma
 from heaplab.submit import MANIFEST, submit
 from heaplab.tests.conftest import REPO
 
-LAB01 = REPO / "results/reference/01-tail-latency-local-20261125T120222Z"
+LAB01 = REPO / "results/reference/01-tail-latency-local-20261202T055218Z"
 
 
 def _copy(tmp_path: Path, run: Path) -> Path:
