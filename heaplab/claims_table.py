@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from heaplab import marked_regions
+from heaplab.number_format import number
 from heaplab.rundir import RunError, newest_run_of
 
 BEGIN = "<!-- heaplab claims: begin"
@@ -32,20 +33,13 @@ def marker(runs: str, lab: str) -> str:
     return f"{BEGIN} runs={runs} lab={lab} {GENERATED_BY}"
 
 
-def number(v: float | None) -> str:
-    """Three significant digits, thousands separated; '-' for no value."""
-    if v is None:
-        return "-"
-    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
-
-
 def _quantity(c: dict[str, Any]) -> str:
     """The claim's quantity over the series: the ratio of its two variants or its value, with the
     95% interval over the runs."""
     if c.get("mean") is None:
         return "-"
     ratio = c.get("ratio") is not None
-    unit = "x" if ratio else f" {c.get('unit') or ''}".rstrip()
+    unit = "x" if ratio or c.get("unit") == "x" else f" {c.get('unit') or ''}".rstrip()
     interval = ""
     if c.get("low") is not None and c.get("high") is not None:
         interval = f" [{number(c['low'])}, {number(c['high'])}]"

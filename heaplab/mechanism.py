@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from heaplab.claims_table import number
 from heaplab.client_summary import ClientSummary
 from heaplab.gc_events import YoungGcStats
 from heaplab.memory import MB, MetricsFileError, number_at
+from heaplab.number_format import number
 
 if TYPE_CHECKING:  # heaplab.metrics imports this module
     from heaplab.metrics import Measurement
