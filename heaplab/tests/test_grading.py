@@ -124,6 +124,28 @@ def test_an_honest_submission_gets_every_auto_point(
     assert most > 0 and score == most, g.scores
 
 
+def test_run_dir_set_as_the_handout_says_gets_every_auto_point(
+    tmp_path: Path, course: dict[str, tuple[Path, Path]]
+) -> None:
+    """Part 3 of the handouts: "set `run_dir` to your run". The student's path exists on their machine,
+    not the grader's; the graded notebook reads the run handed in, and scores as the default does."""
+    lab = "03-offheap-write"
+    student, autograder = course[lab]
+    notebook = answered(student, tmp_path / "nb", _solutions(lab))
+    nb = nbformat.read(notebook, as_version=4)
+    (params,) = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert "run_dir = None" in params.source
+    params.source = params.source.replace(
+        "run_dir = None", f'run_dir = "/home/ada/heaplab/results/runs/{RUNS[lab].name}"'
+    )
+    nbformat.write(nb, notebook)
+    _submission(tmp_path, "ada", RUNS[lab], notebook, tmp_path / "class")
+    (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE, COURSE_KEY)
+    assert g.flags == [] and g.rejected is None, g.flags
+    score, most = g.total
+    assert most > 0 and score == most, g.scores
+
+
 NEEDS_MAVEN = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs Maven (the engine's build)")
 BUCKET_ENTRY = "engine/core/src/main/java/org/heaplab/core/cache/bucket/BucketEntry.java"
 
