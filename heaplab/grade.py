@@ -4,7 +4,8 @@ For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on
 1. integrity (heaplab.integrity): the manifest holds; no code in the zip and a run that completed (else
    rejected: not graded); the run agrees with itself (claims recorded at its report and latency logs
    against the raw files); with the course key, the run's student seed is the student's
-   (heaplab.student); no two submissions share a run or a seed;
+   (heaplab.student); no two submissions share a run or a seed, and none shares a raw latency log with
+   another or with a committed reference run (a copied run, renamed or not);
 2. `otter run` with the lab's autograder zip (the instructor's, from `otter assign`) in a subprocess with a
    timeout: the score of every question, hidden tests included, from otter's results.json;
 3. the lab's claims judged on the submitted run alone, with heaplab's own loaders: each claim's measured
@@ -31,7 +32,13 @@ from heaplab.class_view import write_class_html
 from heaplab.edition import EditionError, load_exercises
 from heaplab.exercise_sources import RUN_FIELD, SOURCE_DIR, source_problems
 from heaplab.exercise_tests import grade_source
-from heaplab.integrity import code_files, manifest_problems, recomputation_mismatches
+from heaplab.integrity import (
+    code_files,
+    copied_runs,
+    manifest_problems,
+    raw_fingerprints,
+    recomputation_mismatches,
+)
 from heaplab.rundir import unfinished
 from heaplab.student import seed_problems, shared_runs
 from heaplab.submit import MANIFEST, RESULTS
@@ -196,9 +203,20 @@ def grade_all(
     for g in graded:
         if g.name in shared:
             g.flags.append(f"the same run or seed as {', '.join(shared[g.name])}")
+    mine = {g.name: raw_fingerprints(g.run_dir) for g in graded if g.run_dir is not None and not g.rejected}
+    copies = copied_runs(mine, _reference_fingerprints(reference_dir))
+    for g in graded:
+        g.flags += copies.get(g.name, [])
     write_class_csv(graded, out / "class.csv")
     write_class_html(graded, out / "class.html", reference_dir)
     return graded
+
+
+def _reference_fingerprints(reference_dir: Path | None) -> dict[str, dict[str, str]]:
+    """raw_fingerprints of every committed reference run (run name -> fingerprints)."""
+    if reference_dir is None or not reference_dir.is_dir():
+        return {}
+    return {run.name: raw_fingerprints(run) for run in sorted(reference_dir.iterdir()) if run.is_dir()}
 
 
 def write_class_csv(graded: list[Graded], path: Path) -> None:

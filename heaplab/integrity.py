@@ -7,6 +7,9 @@
   recomputed from the raw files with heaplab's own loaders, and every client's per-second latency log
   (.hlog) must add up to the client's own summary (operations, mean, max); a difference means a raw file
   was edited after the run.
+- The run against every other: no raw latency log of it may be byte for byte one of a committed
+  reference run or of another submission (raw_fingerprints). Two runs never write the same .hlog: each
+  log's header holds the time its recording started, and its intervals the latencies of that run.
 
 A student controls the machine the run was made on: these checks catch edits after the fact and copied
 runs, not a run that was faked before its report (docs/grading.md: spot reruns are the remedy).
@@ -82,6 +85,35 @@ def recomputation_mismatches(run_dir: Path, measurements: Measurements | None = 
                     f"{claim_id}: {variant} {claim['metric']} was {value} at the run's report, "
                     f"the raw files now give {now}"
                 )
+    return out
+
+
+def raw_fingerprints(run_dir: Path) -> dict[str, str]:
+    """{sha256: the file's path in the run} of each raw latency log (.hlog) of the run's clients."""
+    return {
+        hashlib.sha256(path.read_bytes()).hexdigest(): str(path.relative_to(run_dir))
+        for path in sorted(run_dir.glob("*/client/*.hlog"))
+    }
+
+
+def copied_runs(
+    fingerprints: dict[str, dict[str, str]], reference: dict[str, dict[str, str]]
+) -> dict[str, list[str]]:
+    """For each submission (name -> its raw_fingerprints), one line per run it shares a raw latency log
+    with: a reference run (``reference``: run name -> fingerprints) or another submission."""
+    out: dict[str, list[str]] = {}
+    for name, mine in fingerprints.items():
+        for ref, theirs in sorted(reference.items()):
+            shared = sorted(mine[h] for h in set(mine) & set(theirs))
+            if shared:
+                out.setdefault(name, []).append(
+                    f"its raw latency logs are the reference run {ref}'s ({shared[0]}"
+                    f"{f' and {len(shared) - 1} more' if len(shared) > 1 else ''}): not a run of its own"
+                )
+        for other, theirs in sorted(fingerprints.items()):
+            shared = sorted(mine[h] for h in set(mine) & set(theirs))
+            if other != name and shared:
+                out.setdefault(name, []).append(f"the same raw latency logs as {other} ({shared[0]})")
     return out
 
 

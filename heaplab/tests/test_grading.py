@@ -82,13 +82,20 @@ def _submission(
     into: Path,
     student: dict[str, str] | None = None,
     source: Path | None = None,
+    made_by: str | None = "",
 ) -> Path:
     """`heaplab submit` of a copy of ``run``. The reference runs were made without `--student`: the copy's
-    run.json gets the student record `heaplab run --student <name>` writes (a stand-in for a real run per
-    student, which would take minutes each; the seeding itself is tested on a real run in
-    test_student_seed.py)."""
+    run.json gets the student record `heaplab run --student <name>` writes, and each of its latency logs a
+    comment line naming the student who made it (``made_by``, default ``name``), so its bytes are that
+    student's, not the reference run's (a stand-in for a real run per student, which would take minutes
+    each; the seeding itself is tested on a real run in test_student_seed.py). ``made_by=None``: the
+    reference run handed in as it is."""
     copy = tmp / name / "runs" / run.name
     shutil.copytree(run, copy)
+    if made_by is not None:
+        for hlog in copy.glob("*/client/*.hlog"):
+            with hlog.open("a", encoding="utf-8") as f:
+                f.write(f"#[a stand-in for {made_by or name}'s own run]\n")
     manifest = json.loads((copy / "run.json").read_text(encoding="utf-8"))
     if "secrets_check" not in manifest:  # lab 04's reference run predates the check: give its copy one
         manifest["secrets_check"] = {"clean": True, "findings": []}
@@ -207,7 +214,13 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
 
     # eve hands in ada's run with her own id in it: the seed is still ada's
     ada_seed = student_seed(COURSE_KEY, "ada")
-    _submission(tmp_path, "eve", RUNS[lab], honest, submissions, student={"id": "eve", "seed": ada_seed})
+    _submission(
+        tmp_path, "eve", RUNS[lab], honest, submissions, student={"id": "eve", "seed": ada_seed}, made_by="ada"
+    )
+    # fin hands in the committed reference run, renamed, as her own (its seed her own: she has the key)
+    renamed = tmp_path / "renamed" / "01-tail-latency-local-20261203T101010Z"
+    shutil.copytree(OTHER_RUN_OF_THE_SERIES, renamed)
+    _submission(tmp_path, "fin", renamed, honest, submissions, made_by=None)
 
     _submission(tmp_path, "dee", RUNS[lab], honest, submissions)
     with zipfile.ZipFile(submissions / "dee.zip", "a") as z:
@@ -218,12 +231,18 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     }
     full = graded["ada"].total
     assert full[0] == full[1] > 0
-    assert graded["ada"].flags == ["the same run or seed as eve"]  # the copy puts the original up for review
+    # the copy puts the original up for review
+    ada_flags, eve_flags = graded["ada"].flags, graded["eve"].flags
+    assert ada_flags[0] == "the same run or seed as eve" and len(ada_flags) == 2
+    assert ada_flags[1].startswith("the same raw latency logs as eve (") and ada_flags[1].endswith(".hlog)")
     assert graded["eve"].total == full
-    assert graded["eve"].flags == [
+    assert eve_flags[:2] == [
         "the run's seed is not eve's under the course key (typed in, or another course)",
         "the same run or seed as ada",
     ]
+    assert len(eve_flags) == 3 and eve_flags[2].startswith("the same raw latency logs as ada (")
+    (copied,) = graded["fin"].flags
+    assert copied.startswith(f"its raw latency logs are the reference run {OTHER_RUN_OF_THE_SERIES.name}'s")
     assert any("get-localhost.hlog" in f and "its summary" in f for f in graded["bob"].flags), graded[
         "bob"
     ].flags
@@ -238,8 +257,9 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
 
     with (tmp_path / "graded/class.csv").open(encoding="utf-8") as f:
         rows = {r["submission"]: r for r in csv.DictReader(f)}
-    assert set(rows) == {"ada", "bob", "cy", "dee", "eve"}
+    assert set(rows) == {"ada", "bob", "cy", "dee", "eve", "fin"}
     assert rows["cy"]["status"] == "ok" and rows["bob"]["status"] == "review" == rows["eve"]["status"]
+    assert rows["fin"]["status"] == "review"
     assert rows["dee"]["status"].startswith("ships code")
     assert rows["ada"]["p999-far-above-avg verdict"] in (
         "reproduced",
