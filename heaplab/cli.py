@@ -42,7 +42,7 @@ from heaplab.runner import (
     utc_stamp,
 )
 from heaplab.spec import Spec, SpecError, list_labs, load_spec, resolve_lab
-from heaplab.student import COURSE_KEY_ENV, StudentError, student_record
+from heaplab.student import COURSE_KEY_ENV, TOKEN_ENV, StudentError, course_tokens, student_record
 from heaplab.submit import SubmitError, submit
 
 EXIT_USAGE = 2
@@ -93,7 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--student",
         metavar="ID",
-        help=f"your course id: the workload gets your own seed, kept in run.json (needs ${COURSE_KEY_ENV})",
+        help=f"your course id: the workload gets your own seed, kept in run.json (needs ${TOKEN_ENV}, the "
+        "token your instructor gave you)",
     )
     cmp_ = sub.add_parser("compare", help="a lab's metrics across runs: mean and 95%% CI per variant")
     cmp_.add_argument("runs", nargs="+", help="run directories of one lab and scale")
@@ -142,14 +143,19 @@ def _parser() -> argparse.ArgumentParser:
     crs = sub.add_parser("course", help="instructors: build the graded notebooks and their autograders")
     crs.add_argument(
         "action",
-        choices=["build", "student-edition", "check-edition", "grade-source"],
-        help="build: otter assign for every lab with questions.yml; student-edition: this checkout with the "
+        choices=["build", "tokens", "student-edition", "check-edition", "grade-source"],
+        help="build: otter assign for every lab with questions.yml; tokens: each student's token (their "
+        f"seed, from ${COURSE_KEY_ENV}) for the ids in the file given, one per line; student-edition: this "
+        "checkout with the "
         "exercises' solutions and hidden tests taken out (engine/exercises.yml); check-edition: build one "
         "and prove its public tests fail on the stubs and pass here, with the hidden tests; grade-source: "
         "run the public and hidden tests on a student's solution files",
     )
     crs.add_argument(
-        "submission", nargs="?", help="grade-source: the student's edition (or a folder of their solutions)"
+        "submission",
+        nargs="?",
+        help="grade-source: the student's edition (or a folder of their solutions); tokens: a file of course "
+        "ids, one per line",
     )
     crs.add_argument(
         "--out",
@@ -576,6 +582,8 @@ def cmd_course(root: Path, args: argparse.Namespace) -> int:
         return 0
     if args.action == "grade-source":
         return _grade_source(root, args)
+    if args.action == "tokens":
+        return _tokens(args)
     if args.action == "check-edition":
         work = _under(root, args.out, Path("dist/edition-check"))
         print(f"building the student edition in {work / 'student'} and running the exercises' tests in both")
@@ -596,6 +604,23 @@ def cmd_course(root: Path, args: argparse.Namespace) -> int:
         print(f"{lab}: student notebook {student}, autograder {autograder}")
         if args.write_notebooks:
             shutil.copyfile(student, root / "notebooks" / f"{lab}.ipynb")
+    return 0
+
+
+def _tokens(args: argparse.Namespace) -> int:
+    """`heaplab course tokens IDS_FILE`: id,token lines for the instructor to hand out, one per student."""
+    key = os.environ.get(COURSE_KEY_ENV, "")
+    if not key:
+        raise StudentError(f"course tokens needs the course key: export {COURSE_KEY_ENV}=<your secret>")
+    if not args.submission:
+        raise StudentError("course tokens needs a file of course ids, one per line: heaplab course tokens IDS")
+    try:
+        lines = Path(args.submission).read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise StudentError(f"cannot read {args.submission}: {e.strerror}") from None
+    print("id,token")
+    for student_id, token in course_tokens(key, [line.strip() for line in lines if line.strip()]):
+        print(f"{student_id},{token}")
     return 0
 
 

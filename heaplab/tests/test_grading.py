@@ -237,7 +237,7 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     assert ada_flags[1].startswith("the same raw latency logs as eve (") and ada_flags[1].endswith(".hlog)")
     assert graded["eve"].total == full
     assert eve_flags[:2] == [
-        "the run's seed is not eve's under the course key (typed in, or another course)",
+        "the run's seed is not eve's under the course key (typed in, another student's token, or another course)",
         "the same run or seed as ada",
     ]
     assert len(eve_flags) == 3 and eve_flags[2].startswith("the same raw latency logs as ada (")
