@@ -180,6 +180,12 @@ def _parser() -> argparse.ArgumentParser:
     grd.add_argument("--autograder", required=True, help="the lab's autograder zip (heaplab course build)")
     grd.add_argument("--out", default="graded", help="where class.csv, class.html and the work go")
     grd.add_argument(
+        "--since",
+        metavar="REV",
+        help="the course's first commit (a tag or sha): a run made from an older commit is flagged; every "
+        "run must in any case come from a commit of this checkout's history",
+    )
+    grd.add_argument(
         "--source",
         action="store_true",
         help="also grade the student's code in each zip: the lab's exercises' public and hidden tests, run "
@@ -629,6 +635,12 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
     key = os.environ.get(COURSE_KEY_ENV, "")
     if not key:
         print(f"note: ${COURSE_KEY_ENV} is not set: the students' seeds are not checked", file=sys.stderr)
+    if args.since and subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{args.since}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    ).returncode:
+        raise GradeError(f"--since {args.since}: no such commit in {root}")
     graded = grade_all(
         Path(args.submissions),
         Path(args.autograder),
@@ -636,6 +648,8 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
         root / "results/reference",
         course_key=key or None,
         source_root=root if args.source else None,
+        course=root,
+        since=args.since,
     )
     for g in graded:
         score, most = g.total

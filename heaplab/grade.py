@@ -5,7 +5,8 @@ For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on
    rejected: not graded); the run agrees with itself (claims recorded at its report and latency logs
    against the raw files); with the course key, the run's student seed is the student's
    (heaplab.student); no two submissions share a run or a seed, and none shares a raw latency log with
-   another or with a committed reference run (a copied run, renamed or not);
+   another or with a committed reference run (a copied run, renamed or not); with the course's checkout,
+   the run was made from a commit of its history (and with ``since``, not before that commit);
 2. `otter run` with the lab's autograder zip (the instructor's, from `otter assign`) in a subprocess with a
    timeout: the score of every question, hidden tests included, from otter's results.json;
 3. the lab's claims judged on the submitted run alone, with heaplab's own loaders: each claim's measured
@@ -125,12 +126,30 @@ def _first_failure_per_class(failures: tuple[str, ...]) -> list[str]:
     return list(seen.values())
 
 
+def commit_problems(commit: str | None, course: Path, since: str | None = None) -> list[str]:
+    """Whether a run's commit belongs to the course: in the history of the course's checkout
+    (``course``), and with ``since`` (a revision: the course's release) not older than it."""
+    if not commit:
+        return ["the run records no commit (made outside a git checkout)"]
+
+    def git(*args: str) -> int:
+        return subprocess.run(["git", "-C", str(course), *args], capture_output=True, check=False).returncode
+
+    if git("merge-base", "--is-ancestor", commit, "HEAD") != 0:
+        return [f"the run's commit {commit[:12]} is not in the course's history (a fork, or a changed course)"]
+    if since and git("merge-base", "--is-ancestor", since, commit) != 0:
+        return [f"the run's commit {commit[:12]} is older than the course's {since}: made for another term"]
+    return []
+
+
 def grade_one(
     zip_path: Path,
     autograder: Path,
     work: Path,
     *,
     course_key: str | None = None,
+    course: Path | None = None,
+    since: str | None = None,
     source_root: Path | None = None,
     source_timeout_s: float = SOURCE_TIMEOUT_S,
 ) -> Graded:
@@ -164,6 +183,8 @@ def grade_one(
         recorded = run_json.get(RUN_FIELD)
         if course_key:  # the run's own record: the manifest's copy is the student's to edit
             g.flags += seed_problems(run_json.get("student"), course_key)
+        if course is not None:
+            g.flags += commit_problems((run_json.get("git") or {}).get("commit"), course, since)
         a = analyse(run_dir)  # the submitted run alone: no other run of its series is in the zip
         g.flags += recomputation_mismatches(run_dir, a.measurements)
         g.claims = {r.claim.id: (r.quantity[0] if r.quantity else None, r.verdict) for r in a.claims}
@@ -184,10 +205,14 @@ def grade_all(
     course_key: str | None = None,
     *,
     source_root: Path | None = None,
+    course: Path | None = None,
+    since: str | None = None,
 ) -> list[Graded]:
     """Grade every zip under ``submissions``; write class.csv and class.html into ``out`` (the class view
     draws the lab's newest run under ``reference_dir`` beside the students' values). With the course key,
-    each run's student seed is checked (heaplab.student); without, only runs handed in twice are found."""
+    each run's student seed is checked (heaplab.student); without, only runs handed in twice are found.
+    With ``course`` (the course's checkout), each run's commit must be in its history, and with ``since``
+    not older than that revision."""
     zips = sorted(submissions.glob("*.zip")) if submissions.is_dir() else []
     if not zips:
         raise GradeError(f"no submission zips in {submissions}")
@@ -198,7 +223,17 @@ def grade_all(
     graded = []
     for i, zip_path in enumerate(zips, start=1):
         print(f"[{i}/{len(zips)}] {zip_path.name}", flush=True)
-        graded.append(grade_one(zip_path, autograder, work, course_key=course_key, source_root=source_root))
+        graded.append(
+            grade_one(
+                zip_path,
+                autograder,
+                work,
+                course_key=course_key,
+                course=course,
+                since=since,
+                source_root=source_root,
+            )
+        )
     shared = shared_runs({g.name: (g.run, g.seed) for g in graded if not g.rejected})
     for g in graded:
         if g.name in shared:

@@ -33,7 +33,7 @@ import pytest
 
 from heaplab import exercise_sources
 from heaplab.course import build_lab, graded_labs
-from heaplab.grade import grade_all
+from heaplab.grade import commit_problems, grade_all
 from heaplab.questions import load_questions
 from heaplab.rundir import newest_run_of
 from heaplab.spec import load_spec
@@ -125,10 +125,24 @@ def test_an_honest_submission_gets_every_auto_point(
     student, autograder = course[lab]
     notebook = answered(student, tmp_path / "nb", _solutions(lab))
     _submission(tmp_path, "honest", RUNS[lab], notebook, tmp_path / "class")
-    (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE, COURSE_KEY)
+    (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE, COURSE_KEY, course=REPO)
     assert g.flags == [] and g.rejected is None, g.flags
     score, most = g.total
     assert most > 0 and score == most, g.scores
+
+
+def test_a_run_from_outside_the_course_is_flagged(tmp_path: Path) -> None:
+    """The run's commit against the course's checkout: in its history, and not older than --since."""
+    run_commit = json.loads((RUNS["03-offheap-write"] / "run.json").read_text(encoding="utf-8"))["git"]["commit"]
+    assert commit_problems(run_commit, REPO) == []
+    assert commit_problems(run_commit, REPO, since=run_commit) == []
+    (foreign,) = commit_problems("0123456789ab" * 3 + "0123", REPO)
+    assert foreign == "the run's commit 0123456789ab is not in the course's history (a fork, or a changed course)"
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    if head.strip() != run_commit:  # the series was made before this checkout's HEAD
+        (old,) = commit_problems(run_commit, REPO, since=head.strip())
+        assert old.startswith(f"the run's commit {run_commit[:12]} is older than the course's ")
+    assert commit_problems(None, REPO) == ["the run records no commit (made outside a git checkout)"]
 
 
 def test_run_dir_set_as_the_handout_says_gets_every_auto_point(
