@@ -25,6 +25,7 @@ from heaplab.edition import EditionError, build_student_edition, exercises_of_la
 from heaplab.exercise_perf import grade_performance
 from heaplab.exercise_tests import check_command, check_edition, grade_source
 from heaplab.grade import GradeError, grade_all
+from heaplab.manual_marks import MarksError
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
 from heaplab.profiles import ProfileError, parse_events
 from heaplab.questions import QuestionError
@@ -179,6 +180,12 @@ def _parser() -> argparse.ArgumentParser:
     grd.add_argument("submissions", help="a folder of submission zips (one per student)")
     grd.add_argument("--autograder", required=True, help="the lab's autograder zip (heaplab course build)")
     grd.add_argument("--out", default="graded", help="where class.csv, class.html and the work go")
+    grd.add_argument(
+        "--marks",
+        metavar="CSV",
+        help="the manual.csv of an earlier grading with its score column filled: the hand-graded questions' "
+        "marks go into class.csv and class.html",
+    )
     grd.add_argument(
         "--since",
         metavar="REV",
@@ -650,6 +657,7 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
         source_root=root if args.source else None,
         course=root,
         since=args.since,
+        marks=Path(args.marks) if args.marks else None,
     )
     for g in graded:
         score, most = g.total
@@ -657,8 +665,12 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
             f"{g.name}: {score:g} / {most:g}"
             + (f" REJECTED: {g.rejected}" if g.rejected else "")
             + (f" REVIEW: {len(g.flags)} flag(s)" if g.flags else "")
+            + (f" UNMARKED: {', '.join(g.unmarked)}" if g.unmarked else "")
         )
     print(f"class view: {out / 'class.csv'}, {out / 'class.html'}")
+    if any(g.unmarked for g in graded):
+        print(f"to mark by hand: {out / 'manual.csv'} (fill its score column; rubrics in {out / 'rubrics.md'}),")
+        print("then grade again with --marks <that file>")
     return 1 if any(g.rejected for g in graded) else 0  # a rejected submission needs the instructor
 
 
@@ -681,7 +693,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "grade": lambda: cmd_grade(root, args),
         }
         return commands[args.cmd]()
-    except (SpecError, SubmitError, QuestionError, StudentError) as e:
+    except (SpecError, SubmitError, QuestionError, StudentError, MarksError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except (RunSetupError, RunError, CourseError, GradeError, EditionError) as e:

@@ -40,7 +40,11 @@ from heaplab.integrity import (
     raw_fingerprints,
     recomputation_mismatches,
 )
+from heaplab.manual_marks import Manual, answer_of, read_marks, write_sheet
+from heaplab.paths import SPEC_NAME
+from heaplab.questions import load_questions, rubric_text
 from heaplab.rundir import unfinished
+from heaplab.spec import load_spec
 from heaplab.student import seed_problems, shared_runs
 from heaplab.submit import MANIFEST, RESULTS
 
@@ -64,6 +68,8 @@ class Graded:
     flags: list[str] = field(default_factory=list)  # integrity findings for the instructor to review
     scores: dict[str, tuple[float, float]] = field(default_factory=dict)  # question -> (score, max)
     claims: dict[str, tuple[float | None, str]] = field(default_factory=dict)  # id -> (quantity, verdict)
+    notebook: Path | None = None  # the submitted notebook, unpacked
+    unmarked: dict[str, float] = field(default_factory=dict)  # hand-graded question -> its points
 
     @property
     def total(self) -> tuple[float, float]:
@@ -167,6 +173,8 @@ def grade_one(
     manifest_path = unpacked / MANIFEST
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
     g.lab, g.run = manifest.get("lab"), manifest.get("run")
+    notebook = unpacked / str(manifest.get("notebook") or "")
+    g.notebook = notebook if notebook.suffix == ".ipynb" and notebook.is_file() else None
     student = manifest.get("student")
     g.student = student.get("id") if isinstance(student, dict) else None
     g.seed = str(student.get("seed")) if isinstance(student, dict) and student.get("seed") else None
@@ -207,12 +215,14 @@ def grade_all(
     source_root: Path | None = None,
     course: Path | None = None,
     since: str | None = None,
+    marks: Path | None = None,
 ) -> list[Graded]:
     """Grade every zip under ``submissions``; write class.csv and class.html into ``out`` (the class view
     draws the lab's newest run under ``reference_dir`` beside the students' values). With the course key,
     each run's student seed is checked (heaplab.student); without, only runs handed in twice are found.
     With ``course`` (the course's checkout), each run's commit must be in its history, and with ``since``
-    not older than that revision."""
+    not older than that revision; its labs' hand-graded questions go to manual.csv and rubrics.md for
+    marking, and ``marks`` (a filled manual.csv) merges their marks in (heaplab.manual_marks)."""
     zips = sorted(submissions.glob("*.zip")) if submissions.is_dir() else []
     if not zips:
         raise GradeError(f"no submission zips in {submissions}")
@@ -242,9 +252,44 @@ def grade_all(
     copies = copied_runs(mine, _reference_fingerprints(reference_dir))
     for g in graded:
         g.flags += copies.get(g.name, [])
+    if course is not None:
+        _hand_graded(graded, course, out, marks)
     write_class_csv(graded, out / "class.csv")
     write_class_html(graded, out / "class.html", reference_dir)
     return graded
+
+
+def _hand_graded(graded: list[Graded], course: Path, out: Path, marks: Path | None) -> None:
+    """Each graded submission's answers to its lab's manual questions into manual.csv (and the rubrics
+    into rubrics.md); with ``marks``, each mark becomes the question's score, else it is unmarked."""
+    questions: dict[str, list[Manual]] = {}
+    for lab in sorted({g.lab for g in graded if g.lab and not g.rejected}):
+        lab_dir = course / "labs" / lab
+        if (lab_dir / "questions.yml").is_file():
+            _, manual = load_questions(lab_dir, load_spec(lab_dir / SPEC_NAME))
+            questions[lab] = [
+                Manual(lab, str(q["id"]), float(q["points"]), str(q["prompt"]), rubric_text(q)) for q in manual
+            ]
+    rows, points = [], {}
+    for g in graded:
+        for q in questions.get(g.lab or "", []) if not g.rejected else []:
+            answer = answer_of(g.notebook, q.id) if g.notebook else ""
+            rows.append(
+                {"submission": g.name, "student": g.student or "", "lab": g.lab, "question": q.id,
+                 "points": f"{q.points:g}", "answer": answer}
+            )  # fmt: skip
+            points[(g.name, q.id)] = q.points
+    given = read_marks(marks, points) if marks is not None else {}
+    for row in rows:  # the sheet written again keeps the marks it was given
+        mark = given.get((row["submission"], row["question"]))
+        row["score"] = "" if mark is None else f"{mark:g}"
+    for g in graded:
+        for q in questions.get(g.lab or "", []) if not g.rejected else []:
+            if (g.name, q.id) in given:
+                g.scores[q.id] = (given[(g.name, q.id)], q.points)
+            else:
+                g.unmarked[q.id] = q.points
+    write_sheet(rows, [q for qs in questions.values() for q in qs], out)
 
 
 def _reference_fingerprints(reference_dir: Path | None) -> dict[str, dict[str, str]]:
@@ -257,7 +302,7 @@ def _reference_fingerprints(reference_dir: Path | None) -> dict[str, dict[str, s
 def write_class_csv(graded: list[Graded], path: Path) -> None:
     questions = sorted({q for g in graded for q in g.scores})
     claims = sorted({c for g in graded for c in g.claims})
-    header = ["submission", "student", "lab", "run", "score", "max_score", "status", "flags"]
+    header = ["submission", "student", "lab", "run", "score", "max_score", "status", "flags", "unmarked"]
     header += [f"{q} score" for q in questions]
     header += [f"{c} {what}" for c in claims for what in ("value", "verdict")]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -269,6 +314,7 @@ def write_class_csv(graded: list[Graded], path: Path) -> None:
             status = g.rejected or ("review" if g.flags else "ok")
             row = [g.name, g.student or "", g.lab or "", g.run or "", f"{score:g}", f"{most:g}", status]
             row.append("; ".join(g.flags))
+            row.append(", ".join(f"{q} ({p:g} points)" for q, p in g.unmarked.items()))
             row += [f"{g.scores[q][0]:g}" if q in g.scores else "" for q in questions]
             for c in claims:
                 value, verdict = g.claims.get(c, (None, ""))

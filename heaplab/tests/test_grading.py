@@ -30,10 +30,12 @@ from pathlib import Path
 import matplotlib.image
 import nbformat
 import pytest
+import yaml
 
 from heaplab import exercise_sources
 from heaplab.course import build_lab, graded_labs
 from heaplab.grade import commit_problems, grade_all
+from heaplab.manual_marks import MarksError
 from heaplab.questions import load_questions
 from heaplab.rundir import newest_run_of
 from heaplab.spec import load_spec
@@ -165,6 +167,60 @@ def test_run_dir_set_as_the_handout_says_gets_every_auto_point(
     assert g.flags == [] and g.rejected is None, g.flags
     score, most = g.total
     assert most > 0 and score == most, g.scores
+
+
+def test_hand_graded_answers_go_out_for_marking_and_the_marks_come_back(
+    tmp_path: Path, course: dict[str, tuple[Path, Path]]
+) -> None:
+    """The manual question's answer, as the student wrote it, lands in manual.csv beside its rubric; the
+    marks typed into that sheet become the question's score, and survive grading again."""
+    lab = "03-offheap-write"
+    student, autograder = course[lab]
+    notebook = answered(student, tmp_path / "nb", _solutions(lab))
+    nb = nbformat.read(notebook, as_version=4)
+    (prompt,) = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("**q4**")]
+    nb.cells[prompt + 1].source = "The copies went, the rest of the garbage stayed."
+    nbformat.write(nb, notebook)
+    _submission(tmp_path, "ada", RUNS[lab], notebook, tmp_path / "class")
+    out = tmp_path / "graded"
+    (g,) = grade_all(tmp_path / "class", autograder, out, REFERENCE, COURSE_KEY, course=REPO)
+    assert g.unmarked == {"q4": 6.0} and "q4" not in g.scores
+    with (out / "manual.csv").open(encoding="utf-8") as f:
+        (row,) = csv.DictReader(f)
+    assert (row["submission"], row["question"], row["points"], row["score"]) == ("ada", "q4", "6", "")
+    assert row["answer"] == "The copies went, the rest of the garbage stayed."
+    model = yaml.safe_load((REPO / "labs" / lab / "questions.yml").read_text(encoding="utf-8"))["manual"][0]
+    rubrics = (out / "rubrics.md").read_text(encoding="utf-8")
+    assert model["model_answer"] in rubrics and model["rubric"][0]["criterion"] in rubrics
+
+    marks = tmp_path / "marks.csv"
+    marks.write_text((out / "manual.csv").read_text(encoding="utf-8").replace(",6,,", ",6,4.5,"), encoding="utf-8")
+    (g,) = grade_all(tmp_path / "class", autograder, out, REFERENCE, COURSE_KEY, course=REPO, marks=marks)
+    assert g.scores["q4"] == (4.5, 6.0) and g.unmarked == {}
+    with (out / "class.csv").open(encoding="utf-8") as f:
+        (row,) = csv.DictReader(f)
+    assert row["q4 score"] == "4.5" and row["unmarked"] == ""
+    with (out / "manual.csv").open(encoding="utf-8") as f:
+        assert next(csv.DictReader(f))["score"] == "4.5"
+
+    marks.write_text(marks.read_text(encoding="utf-8").replace(",6,4.5,", ",6,7,"), encoding="utf-8")
+    with pytest.raises(MarksError, match=r"marks.csv:2: score 7 is outside 0..6"):
+        grade_all(tmp_path / "class", autograder, out, REFERENCE, COURSE_KEY, course=REPO, marks=marks)
+
+
+@pytest.mark.parametrize("lab", sorted(RUNS))
+def test_no_model_answer_reaches_the_student(course: dict[str, tuple[Path, Path]], lab: str) -> None:
+    """The rubric and model answer are in the instructor's master notebook only: not in the student
+    notebook otter assign made, nor in the student's handout."""
+    student, _ = course[lab]
+    _, manual = load_questions(REPO / "labs" / lab, load_spec(REPO / "labs" / lab / "experiment.yml"))
+    master = (student.parents[2] / "master" / f"{lab}.ipynb").read_text(encoding="utf-8")
+    handout = (student.parent / "README.md").read_text(encoding="utf-8")
+    text = student.read_text(encoding="utf-8")
+    for q in manual:
+        first_words = " ".join(q["model_answer"].split()[:12])
+        assert json.dumps(first_words)[1:-1] in master, "the master notebook should hold the model answer"
+        assert json.dumps(first_words)[1:-1] not in text and first_words not in handout
 
 
 NEEDS_MAVEN = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs Maven (the engine's build)")
