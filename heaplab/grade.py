@@ -70,6 +70,7 @@ class Graded:
     claims: dict[str, tuple[float | None, str]] = field(default_factory=dict)  # id -> (quantity, verdict)
     notebook: Path | None = None  # the submitted notebook, unpacked
     unmarked: dict[str, float] = field(default_factory=dict)  # hand-graded question -> its points
+    why: dict[str, str] = field(default_factory=dict)  # question short of full marks -> its failed check
 
     @property
     def total(self) -> tuple[float, float]:
@@ -81,26 +82,39 @@ def _unsafe_names(names: list[str]) -> list[str]:
     return [n for n in names if n.startswith("/") or ".." in PurePosixPath(n).parts]
 
 
+def _failure(output: str) -> str:
+    """One line of a failed test's output: its assertion's message, as the hidden tests word it."""
+    lines = [line.strip() for line in str(output or "").splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error" in line:
+            return line[:240]
+    return lines[-1][:240] if lines else "failed"
+
+
 def _otter_scores(
     submission: Path, autograder: Path, out: Path
-) -> tuple[dict[str, tuple[float, float]], str]:
-    """Each question's (score, max) from `otter run`, and an error line ("" when it ran)."""
+) -> tuple[dict[str, tuple[float, float]], str, dict[str, str]]:
+    """Each question's (score, max) from `otter run`, an error line ("" when it ran), and for each
+    question short of full marks why (its failed test's message)."""
     out.mkdir(parents=True, exist_ok=True)
     otter = Path(sys.executable).with_name("otter")
     cmd = [str(otter), "run", "--no-logo", "-a", str(autograder), "-o", str(out), str(submission)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=OTTER_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
-        return {}, f"otter run took more than {OTTER_TIMEOUT_S} s"
+        return {}, f"otter run took more than {OTTER_TIMEOUT_S} s", {}
     results = out / "results.json"
     if proc.returncode != 0 or not results.is_file():
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-        return {}, f"otter run failed ({proc.returncode}): {tail[0]}"
-    scores = {}
+        return {}, f"otter run failed ({proc.returncode}): {tail[0]}", {}
+    scores, why = {}, {}
     for test in json.loads(results.read_text(encoding="utf-8")).get("tests", []):
         if test.get("max_score") is not None:
-            scores[str(test["name"])] = (float(test.get("score") or 0.0), float(test["max_score"]))
-    return scores, ""
+            name, score, most = str(test["name"]), float(test.get("score") or 0.0), float(test["max_score"])
+            scores[name] = (score, most)
+            if score < most:
+                why[name] = _failure(test.get("output", ""))
+    return scores, "", why
 
 
 def _source_scores(g: Graded, unpacked: Path, source_root: Path, work: Path, timeout_s: float) -> None:
@@ -197,7 +211,7 @@ def grade_one(
         g.flags += recomputation_mismatches(run_dir, a.measurements)
         g.claims = {r.claim.id: (r.quantity[0] if r.quantity else None, r.verdict) for r in a.claims}
     g.flags += source_problems(unpacked, names, recorded)
-    g.scores, error = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
+    g.scores, error, g.why = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
     if error:
         g.flags.append(error)
     if source_root is not None and any(n.startswith(f"{SOURCE_DIR}/") for n in names):
@@ -302,7 +316,7 @@ def _reference_fingerprints(reference_dir: Path | None) -> dict[str, dict[str, s
 def write_class_csv(graded: list[Graded], path: Path) -> None:
     questions = sorted({q for g in graded for q in g.scores})
     claims = sorted({c for g in graded for c in g.claims})
-    header = ["submission", "student", "lab", "run", "score", "max_score", "status", "flags", "unmarked"]
+    header = ["submission", "student", "lab", "run", "score", "max_score", "status", "flags", "unmarked", "why"]
     header += [f"{q} score" for q in questions]
     header += [f"{c} {what}" for c in claims for what in ("value", "verdict")]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -315,6 +329,7 @@ def write_class_csv(graded: list[Graded], path: Path) -> None:
             row = [g.name, g.student or "", g.lab or "", g.run or "", f"{score:g}", f"{most:g}", status]
             row.append("; ".join(g.flags))
             row.append(", ".join(f"{q} ({p:g} points)" for q, p in g.unmarked.items()))
+            row.append("; ".join(f"{q}: {w}" for q, w in sorted(g.why.items())))
             row += [f"{g.scores[q][0]:g}" if q in g.scores else "" for q in questions]
             for c in claims:
                 value, verdict = g.claims.get(c, (None, ""))

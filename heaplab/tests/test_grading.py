@@ -20,6 +20,7 @@ local runs of the labs), with the student notebook answered by code as a student
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
 import shutil
@@ -338,7 +339,12 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
         "inconclusive",
     )
     page = (tmp_path / "graded/class.html").read_text(encoding="utf-8")
-    assert page.count("<svg") == len({c for g in graded.values() for c in g.claims}) >= 2
+    claims = {c for g in graded.values() for c in g.claims}
+    valued = {c for c in claims if any(g.claims.get(c, (None,))[0] is not None for g in graded.values())}
+    assert page.count("<svg") == len(valued) >= 2  # a panel without any value says why instead
+    assert page.count("no submission's run gives this claim a value") == len(claims - valued)
+    assert graded["cy"].why["q1"] and "of the submitted run is" in graded["cy"].why["q1"]
+    assert html.escape(graded["cy"].why["q1"]) in page  # a score short of full marks says why
     assert "article 100" in page and "reference run" in page
     png = tmp_path / "class.png"
     screenshot(tmp_path / "graded/class.html", png)
