@@ -14,6 +14,8 @@ questions.yml:
       - {id: q1, kind: p999, variant: V, experiment: E, points: 4}        # P99.9 (ms) from the .hlog files
       - {id: q2, kind: young_gc_rate, variant: V, experiment: E, points: 3}  # young pauses a second
       - {id: q3, kind: ratio, claim: C, points: 3}                         # the claim's L / R on this run
+      - {id: q5, kind: largest, variant: V, experiment: E, metrics: [M1, M2], why: "...", points: 2}
+                                                     # which mechanism figure is largest (a string)
     manual:
       - id: q4
         points: 5
@@ -222,7 +224,66 @@ def _ratio(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
     )
 
 
-KINDS = {"p999": _p999, "young_gc_rate": _young_gc_rate, "ratio": _ratio}
+def _largest(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
+    """Which of a few mechanism figures of one variant is the largest: an explanation checked against the
+    run's own numbers (a string answer; the hidden test names the right one from the submitted run)."""
+    variant, experiment, metrics = q["variant"], q["experiment"], list(q.get("metrics") or [])
+    if len(metrics) < 2:
+        raise QuestionError(f"{lab}/questions.yml: {q['id']}: a largest question names two metrics or more")
+    answer = f"{q['id']}_largest"
+    names = ", ".join(f"`{m}`" for m in metrics)
+    why = f"{q['why']} " if q.get("why") else ""
+    prompt = (
+        f"**{q['id']}** ({q['points']} points). {why}Of {names} of `{variant}` in experiment "
+        f"`{experiment}` on your run (the Mechanism section of report.md; docs/analysis.md defines them; "
+        f'`heaplab.measure(run, "{variant}", "{experiment}").values` gives them), which is the largest? '
+        f"Assign its name, as a string, to `{answer}`."
+    )
+    solution = (
+        "import heaplab
+
+"
+        f'_values = heaplab.measure(heaplab.load_run(run_dir), "{variant}", "{experiment}").values
+'
+        f"{answer} = max({metrics!r}, key=lambda m: _values[m])
+"
+    )
+    public = (
+        f"def test_{q['id']}_names_one_of_the_metrics({answer}):
+"
+        f'    assert {answer} in {metrics!r}, "one of the names, as a string, please"
+
+'
+        f"test_{q['id']}_names_one_of_the_metrics({answer})
+"
+    )
+    hidden = (
+        f"def test_{q['id']}_recomputed_from_the_submitted_run({answer}):
+"
+        "    from pathlib import Path
+
+"
+        "    import heaplab
+"
+        "    from heaplab.metrics import measure
+
+"
+        f'    run = heaplab.load_run(heaplab.find_lab_run("{lab}", Path.cwd())[0])
+'
+        f'    values = measure(run, "{variant}", "{experiment}").values
+'
+        f"    expected = max({metrics!r}, key=lambda m: values[m])
+"
+        f'    assert {answer} == expected, f"the submitted run\'s largest is {{expected}}, the answer {{{answer}}}"
+
+'
+        f"test_{q['id']}_recomputed_from_the_submitted_run({answer})
+"
+    )
+    return Question(q["id"], q["points"], prompt, answer, solution, public, hidden)
+
+
+KINDS = {"p999": _p999, "young_gc_rate": _young_gc_rate, "ratio": _ratio, "largest": _largest}
 
 
 def load_questions(lab_dir: Path, spec: Spec) -> tuple[list[Question], list[dict[str, Any]]]:
