@@ -39,6 +39,7 @@ from heaplab.integrity import (
     manifest_problems,
     raw_fingerprints,
     recomputation_mismatches,
+    typed_answers,
 )
 from heaplab.manual_marks import Manual, answer_of, read_marks, write_sheet
 from heaplab.paths import SPEC_NAME
@@ -211,6 +212,8 @@ def grade_one(
         g.flags += recomputation_mismatches(run_dir, a.measurements)
         g.claims = {r.claim.id: (r.quantity[0] if r.quantity else None, r.verdict) for r in a.claims}
     g.flags += source_problems(unpacked, names, recorded)
+    if g.notebook is not None:
+        g.flags += typed_answers(g.notebook)
     g.scores, error, g.why = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
     if error:
         g.flags.append(error)

@@ -224,6 +224,21 @@ def test_no_model_answer_reaches_the_student(course: dict[str, tuple[Path, Path]
         assert json.dumps(first_words)[1:-1] not in text and first_words not in handout
 
 
+def test_a_right_number_typed_in_from_the_report_is_flagged(
+    tmp_path: Path, course: dict[str, tuple[Path, Path]]
+) -> None:
+    """q1 answered with the P99.9 that report.md prints instead of computing it: the value is right, the
+    hidden test passes, and the grader still says it was typed in."""
+    lab = "03-offheap-write"
+    student, autograder = course[lab]
+    summary = RUNS[lab] / "hbase1-onheap" / "client" / "single_put-localhost.json"
+    p999 = round(json.loads(summary.read_text(encoding="utf-8"))["latency_us"]["p999"] / 1000, 2)
+    answers = [f"q1_p999_ms = {p999}", *_solutions(lab)[1:]]
+    _submission(tmp_path, "ray", RUNS[lab], answered(student, tmp_path / "nb", answers), tmp_path / "class")
+    (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE, COURSE_KEY)
+    assert g.flags == [f"q1_p999_ms is typed in (q1_p999_ms = {p999}), not computed from the run"]
+
+
 NEEDS_MAVEN = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs Maven (the engine's build)")
 BUCKET_ENTRY = "engine/core/src/main/java/org/heaplab/core/cache/bucket/BucketEntry.java"
 
@@ -318,7 +333,9 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
         "bob"
     ].flags
     assert graded["bob"].scores["q1"][0] < graded["bob"].scores["q1"][1]  # P99.9 from the edited log
-    assert graded["cy"].flags == [] and graded["cy"].scores["q1"][0] < graded["cy"].scores["q1"][1]
+    (typed_in,) = graded["cy"].flags  # typed in, and wrong for his own run
+    assert typed_in == f"q1_p999_ms is typed in (q1_p999_ms = {p999}), not computed from the run"
+    assert graded["cy"].scores["q1"][0] < graded["cy"].scores["q1"][1]
     assert graded["cy"].scores["q2"] == graded["ada"].scores["q2"]
     assert (
         graded["dee"].rejected
@@ -329,7 +346,7 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     with (tmp_path / "graded/class.csv").open(encoding="utf-8") as f:
         rows = {r["submission"]: r for r in csv.DictReader(f)}
     assert set(rows) == {"ada", "bob", "cy", "dee", "eve", "fin"}
-    assert rows["cy"]["status"] == "ok" and rows["bob"]["status"] == "review" == rows["eve"]["status"]
+    assert rows["cy"]["status"] == "review" == rows["bob"]["status"] == rows["eve"]["status"]
     assert rows["fin"]["status"] == "review"
     assert rows["dee"]["status"].startswith("ships code")
     assert rows["ada"]["p999-far-above-avg verdict"] in (
