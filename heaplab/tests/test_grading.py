@@ -312,9 +312,21 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     with zipfile.ZipFile(submissions / "dee.zip", "a") as z:
         z.writestr("heaplab/__init__.py", "raise SystemExit('shadowed')\n")
 
+    # gil's run was made from a commit the course never had (a fork of it)
+    forked = tmp_path / "forked" / "01-tail-latency-local-20261204T080000Z"
+    shutil.copytree(THIRD_RUN_OF_THE_SERIES, forked)
+    manifest = json.loads((forked / "run.json").read_text(encoding="utf-8"))
+    manifest["git"]["commit"] = "f" * 40
+    (forked / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    _submission(tmp_path, "gil", forked, honest, submissions)
+
     graded = {
-        g.name: g for g in grade_all(submissions, autograder, tmp_path / "graded", REFERENCE, COURSE_KEY)
+        g.name: g
+        for g in grade_all(submissions, autograder, tmp_path / "graded", REFERENCE, COURSE_KEY, course=REPO)
     }
+    assert graded["gil"].flags == [
+        "the run's commit ffffffffffff is not in the course's history (a fork, or a changed course)"
+    ]
     full = graded["ada"].total
     assert full[0] == full[1] > 0
     # the copy puts the original up for review
@@ -345,7 +357,7 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
 
     with (tmp_path / "graded/class.csv").open(encoding="utf-8") as f:
         rows = {r["submission"]: r for r in csv.DictReader(f)}
-    assert set(rows) == {"ada", "bob", "cy", "dee", "eve", "fin"}
+    assert set(rows) == {"ada", "bob", "cy", "dee", "eve", "fin", "gil"}
     assert rows["cy"]["status"] == "review" == rows["bob"]["status"] == rows["eve"]["status"]
     assert rows["fin"]["status"] == "review"
     assert rows["dee"]["status"].startswith("ships code")
