@@ -626,7 +626,9 @@ def _tokens(args: argparse.Namespace) -> int:
     if not key:
         raise StudentError(f"course tokens needs the course key: export {COURSE_KEY_ENV}=<your secret>")
     if not args.submission:
-        raise StudentError("course tokens needs a file of course ids, one per line: heaplab course tokens IDS")
+        raise StudentError(
+            "course tokens needs a file of course ids, one per line: heaplab course tokens IDS"
+        )
     try:
         lines = Path(args.submission).read_text(encoding="utf-8").splitlines()
     except OSError as e:
@@ -642,11 +644,14 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
     key = os.environ.get(COURSE_KEY_ENV, "")
     if not key:
         print(f"note: ${COURSE_KEY_ENV} is not set: the students' seeds are not checked", file=sys.stderr)
-    if args.since and subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{args.since}^{{commit}}"],
-        capture_output=True,
-        check=False,
-    ).returncode:
+    if (
+        args.since
+        and subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{args.since}^{{commit}}"],
+            capture_output=True,
+            check=False,
+        ).returncode
+    ):
         raise GradeError(f"--since {args.since}: no such commit in {root}")
     graded = grade_all(
         Path(args.submissions),
@@ -669,7 +674,9 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
         )
     print(f"class view: {out / 'class.csv'}, {out / 'class.html'}")
     if any(g.unmarked for g in graded):
-        print(f"to mark by hand: {out / 'manual.csv'} (fill its score column; rubrics in {out / 'rubrics.md'}),")
+        print(
+            f"to mark by hand: {out / 'manual.csv'} (fill its score column; rubrics in {out / 'rubrics.md'}),"
+        )
         print("then grade again with --marks <that file>")
     return 1 if any(g.rejected for g in graded) else 0  # a rejected submission needs the instructor
 

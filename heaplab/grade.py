@@ -157,7 +157,9 @@ def commit_problems(commit: str | None, course: Path, since: str | None = None) 
         return subprocess.run(["git", "-C", str(course), *args], capture_output=True, check=False).returncode
 
     if git("merge-base", "--is-ancestor", commit, "HEAD") != 0:
-        return [f"the run's commit {commit[:12]} is not in the course's history (a fork, or a changed course)"]
+        return [
+            f"the run's commit {commit[:12]} is not in the course's history (a fork, or a changed course)"
+        ]
     if since and git("merge-base", "--is-ancestor", since, commit) != 0:
         return [f"the run's commit {commit[:12]} is older than the course's {since}: made for another term"]
     return []
@@ -285,7 +287,8 @@ def _hand_graded(graded: list[Graded], course: Path, out: Path, marks: Path | No
         if (lab_dir / "questions.yml").is_file():
             _, manual = load_questions(lab_dir, load_spec(lab_dir / SPEC_NAME))
             questions[lab] = [
-                Manual(lab, str(q["id"]), float(q["points"]), str(q["prompt"]), rubric_text(q)) for q in manual
+                Manual(lab, str(q["id"]), float(q["points"]), str(q["prompt"]), rubric_text(q))
+                for q in manual
             ]
     rows, points = [], {}
     for g in graded:
@@ -319,7 +322,18 @@ def _reference_fingerprints(reference_dir: Path | None) -> dict[str, dict[str, s
 def write_class_csv(graded: list[Graded], path: Path) -> None:
     questions = sorted({q for g in graded for q in g.scores})
     claims = sorted({c for g in graded for c in g.claims})
-    header = ["submission", "student", "lab", "run", "score", "max_score", "status", "flags", "unmarked", "why"]
+    header = [
+        "submission",
+        "student",
+        "lab",
+        "run",
+        "score",
+        "max_score",
+        "status",
+        "flags",
+        "unmarked",
+        "why",
+    ]
     header += [f"{q} score" for q in questions]
     header += [f"{c} {what}" for c in claims for what in ("value", "verdict")]
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -115,14 +115,20 @@ def typed_answers(notebook: Path) -> list[str]:
             if isinstance(node, ast.Assign) and _bare_number(node.value):
                 for target in node.targets:
                     if isinstance(target, ast.Name) and re.fullmatch(r"q\d+_\w+", target.id):
-                        out.append(f"{target.id} is typed in ({ast.unparse(node)}), not computed from the run")
+                        out.append(
+                            f"{target.id} is typed in ({ast.unparse(node)}), not computed from the run"
+                        )
     return out
 
 
 def _bare_number(node: ast.expr) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
-    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    )
 
 
 def raw_fingerprints(run_dir: Path) -> dict[str, str]:

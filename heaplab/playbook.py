@@ -94,24 +94,27 @@ class Progress:
             return None
         return pm if self.phases is None or pm.group("phase") in self.phases else None
 
+    def _task(self, kind: str, name: str, now: float) -> None:
+        """A task (or play) starts: it may end a phase and start another; only a background phase's start
+        and stop are shown as tasks."""
+        self.task, self.task_started = name, now
+        pm = self._phase_of(name) if kind == "TASK" else None
+        if pm is None or pm.group("phase") != self.phase:
+            self._end_phase(now)
+        if pm is not None and pm.group("phase") != self.phase:
+            self.phase, self.phase_started = pm.group("phase"), now
+            self.out(f"[{self.variant}] phase {self.phase} started")
+        if "background phase" in name.lower():
+            self.out(f"[{self.variant}] {kind.lower()}: {name}")
+
     def line(self, text: str) -> None:
         if _NO_SPACE in text.lower():
             self.disk_full.append(text.strip())
         if self._continues_scalar(text):
             return
-        now = time.monotonic()
         m = _TASK.match(text)
         if m:
-            kind, name = m.group(1), m.group("name")
-            self.task, self.task_started = name, now
-            pm = self._phase_of(name) if kind == "TASK" else None
-            if pm is None or pm.group("phase") != self.phase:
-                self._end_phase(now)
-            if pm is not None and pm.group("phase") != self.phase:
-                self.phase, self.phase_started = pm.group("phase"), now
-                self.out(f"[{self.variant}] phase {self.phase} started")
-            if "background phase" in name.lower():
-                self.out(f"[{self.variant}] {kind.lower()}: {name}")
+            self._task(m.group(1), m.group("name"), time.monotonic())
         elif _SHOW.match(text):
             if self.task is not None and not any(q in self.task for q in _QUIET):
                 self.out(f"[{self.variant}] task failed: {self.task}")

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-
 # What a student changes by following the handouts and that no run reads: the notebooks they answer in
 # place. A change there does not make a run's checkout "modified" (heaplab submit refuses those).
 NOT_RUN_INPUTS = ("notebooks/*.ipynb",)

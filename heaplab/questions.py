@@ -240,45 +240,27 @@ def _largest(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
         f"Assign its name, as a string, to `{answer}`."
     )
     solution = (
-        "import heaplab
-
-"
-        f'_values = heaplab.measure(heaplab.load_run(run_dir), "{variant}", "{experiment}").values
-'
-        f"{answer} = max({metrics!r}, key=lambda m: _values[m])
-"
+        "import heaplab\n\n"
+        f'_values = heaplab.measure(heaplab.load_run(run_dir), "{variant}", "{experiment}").values\n'
+        f"{answer} = max({metrics!r}, key=lambda m: _values[m])\n"
     )
     public = (
-        f"def test_{q['id']}_names_one_of_the_metrics({answer}):
-"
-        f'    assert {answer} in {metrics!r}, "one of the names, as a string, please"
-
-'
-        f"test_{q['id']}_names_one_of_the_metrics({answer})
-"
+        f"def test_{q['id']}_names_one_of_the_metrics({answer}):\n"
+        f'    assert {answer} in {metrics!r}, "one of the names, as a string, please"\n\n'
+        f"test_{q['id']}_names_one_of_the_metrics({answer})\n"
     )
     hidden = (
-        f"def test_{q['id']}_recomputed_from_the_submitted_run({answer}):
-"
-        "    from pathlib import Path
-
-"
-        "    import heaplab
-"
-        "    from heaplab.metrics import measure
-
-"
-        f'    run = heaplab.load_run(heaplab.find_lab_run("{lab}", Path.cwd())[0])
-'
-        f'    values = measure(run, "{variant}", "{experiment}").values
-'
-        f"    expected = max({metrics!r}, key=lambda m: values[m])
-"
-        f'    assert {answer} == expected, f"the submitted run\'s largest is {{expected}}, the answer {{{answer}}}"
-
-'
-        f"test_{q['id']}_recomputed_from_the_submitted_run({answer})
-"
+        f"def test_{q['id']}_recomputed_from_the_submitted_run({answer}):\n"
+        "    from pathlib import Path\n\n"
+        "    import heaplab\n"
+        "    from heaplab.metrics import measure\n\n"
+        f'    run = heaplab.load_run(heaplab.find_lab_run("{lab}", Path.cwd())[0])\n'
+        f'    values = measure(run, "{variant}", "{experiment}").values\n'
+        f"    expected = max({metrics!r}, key=lambda m: values[m])\n"
+        f"    assert {answer} == expected, (\n"
+        f'        f"the largest on the submitted run is {{expected}}, not {{{answer}}}"\n'
+        "    )\n\n"
+        f"test_{q['id']}_recomputed_from_the_submitted_run({answer})\n"
     )
     return Question(q["id"], q["points"], prompt, answer, solution, public, hidden)
 
@@ -303,10 +285,14 @@ def load_questions(lab_dir: Path, spec: Spec) -> tuple[list[Question], list[dict
                 f"{path}: a manual question needs id, points, prompt, rubric and model_answer: {q.get('id')}"
             )
         rubric = q["rubric"]
-        if not isinstance(rubric, list) or not all(isinstance(r, dict) and {"points", "criterion"} <= set(r) for r in rubric):
+        if not isinstance(rubric, list) or not all(
+            isinstance(r, dict) and {"points", "criterion"} <= set(r) for r in rubric
+        ):
             raise QuestionError(f"{path}: {q['id']}: rubric must be a list of {{points, criterion}}")
         if abs(sum(float(r["points"]) for r in rubric) - float(q["points"])) > 1e-9:
-            raise QuestionError(f"{path}: {q['id']}: the rubric's points do not add up to the question's {q['points']}")
+            raise QuestionError(
+                f"{path}: {q['id']}: the rubric's points do not add up to the question's {q['points']}"
+            )
     return auto, manual
 
 

@@ -216,6 +216,7 @@ def _given_run(lab: str, given: Path, here: Path, repo: Path) -> tuple[Path, str
         if (path / RUN_JSON).is_file():
             return path, f"Reading `run_dir`: `{path}`."
     raise RunError(
-        f"run_dir = {str(given)!r}: no run there (no {RUN_JSON}); set it to the directory `heaplab run {lab}` "
+        f"run_dir = {str(given)!r}: no run there (no {RUN_JSON}); set it to the directory "
+        f"`heaplab run {lab}` "
         "printed, or to None for your newest run"
     )

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 COURSE_KEY_ENV = "HEAPLAB_COURSE_KEY"  # the instructor's secret
-TOKEN_ENV = "HEAPLAB_STUDENT_TOKEN"  # one student's seed, from the instructor
+TOKEN_ENV = "HEAPLAB_STUDENT_TOKEN"  # noqa: S105 (a variable name): one student's seed, from the instructor
 SEED_PROPERTY = "heaplab.pe.seed"  # the engine's PeClient.SEED_PROPERTY
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 _TOKEN = re.compile(r"[0-9]{1,19}")
@@ -53,7 +53,9 @@ def student_record(student_id: str, environ: Mapping[str, str] | None = None) ->
     token, key = env.get(TOKEN_ENV, "").strip(), env.get(COURSE_KEY_ENV, "")
     if token:
         if not _TOKEN.fullmatch(token) or int(token) >= 1 << 63:
-            raise StudentError(f"${TOKEN_ENV} is not a course token (digits only, as your instructor gave it)")
+            raise StudentError(
+                f"${TOKEN_ENV} is not a course token (digits only, as your instructor gave it)"
+            )
         return {"id": student_id, "seed": token}
     if key:
         return {"id": student_id, "seed": student_seed(key, student_id)}

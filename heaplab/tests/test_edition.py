@@ -134,7 +134,9 @@ def test_no_rubric_or_model_answer_is_in_the_edition(edition: Path) -> None:
         for q in yaml.safe_load(questions.read_text())["manual"]:
             answers += [q["model_answer"], *(r["criterion"] for r in q["rubric"])]
     assert len(answers) >= 2 * len(list(REPO.glob("labs/*/questions.yml")))
-    for path in (p for p in edition.rglob("*") if p.is_file() and p.suffix in (".yml", ".md", ".ipynb", ".py")):
+    for path in (
+        p for p in edition.rglob("*") if p.is_file() and p.suffix in (".yml", ".md", ".ipynb", ".py")
+    ):
         text = " ".join(path.read_text(encoding="utf-8", errors="replace").split())
         found = [a[:40] for a in answers if " ".join(a.split()) in text]
         assert found == [], (path, found)

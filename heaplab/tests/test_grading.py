@@ -136,12 +136,19 @@ def test_an_honest_submission_gets_every_auto_point(
 
 def test_a_run_from_outside_the_course_is_flagged(tmp_path: Path) -> None:
     """The run's commit against the course's checkout: in its history, and not older than --since."""
-    run_commit = json.loads((RUNS["03-offheap-write"] / "run.json").read_text(encoding="utf-8"))["git"]["commit"]
+    run_commit = json.loads((RUNS["03-offheap-write"] / "run.json").read_text(encoding="utf-8"))["git"][
+        "commit"
+    ]
     assert commit_problems(run_commit, REPO) == []
     assert commit_problems(run_commit, REPO, since=run_commit) == []
     (foreign,) = commit_problems("0123456789ab" * 3 + "0123", REPO)
-    assert foreign == "the run's commit 0123456789ab is not in the course's history (a fork, or a changed course)"
-    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    assert (
+        foreign
+        == "the run's commit 0123456789ab is not in the course's history (a fork, or a changed course)"
+    )
+    head = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout
     if head.strip() != run_commit:  # the series was made before this checkout's HEAD
         (old,) = commit_problems(run_commit, REPO, since=head.strip())
         assert old.startswith(f"the run's commit {run_commit[:12]} is older than the course's ")
@@ -179,7 +186,9 @@ def test_hand_graded_answers_go_out_for_marking_and_the_marks_come_back(
     student, autograder = course[lab]
     notebook = answered(student, tmp_path / "nb", _solutions(lab))
     nb = nbformat.read(notebook, as_version=4)
-    (prompt,) = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("**q4**")]
+    (prompt,) = [
+        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("**q4**")
+    ]
     nb.cells[prompt + 1].source = "The copies went, the rest of the garbage stayed."
     nbformat.write(nb, notebook)
     _submission(tmp_path, "ada", RUNS[lab], notebook, tmp_path / "class")
@@ -195,7 +204,9 @@ def test_hand_graded_answers_go_out_for_marking_and_the_marks_come_back(
     assert model["model_answer"] in rubrics and model["rubric"][0]["criterion"] in rubrics
 
     marks = tmp_path / "marks.csv"
-    marks.write_text((out / "manual.csv").read_text(encoding="utf-8").replace(",6,,", ",6,4.5,"), encoding="utf-8")
+    marks.write_text(
+        (out / "manual.csv").read_text(encoding="utf-8").replace(",6,,", ",6,4.5,"), encoding="utf-8"
+    )
     (g,) = grade_all(tmp_path / "class", autograder, out, REFERENCE, COURSE_KEY, course=REPO, marks=marks)
     assert g.scores["q4"] == (4.5, 6.0) and g.unmarked == {}
     with (out / "class.csv").open(encoding="utf-8") as f:
@@ -301,7 +312,13 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     # eve hands in ada's run with her own id in it: the seed is still ada's
     ada_seed = student_seed(COURSE_KEY, "ada")
     _submission(
-        tmp_path, "eve", RUNS[lab], honest, submissions, student={"id": "eve", "seed": ada_seed}, made_by="ada"
+        tmp_path,
+        "eve",
+        RUNS[lab],
+        honest,
+        submissions,
+        student={"id": "eve", "seed": ada_seed},
+        made_by="ada",
     )
     # fin hands in the committed reference run, renamed, as her own (its seed her own: she has the key)
     renamed = tmp_path / "renamed" / "01-tail-latency-local-20261203T101010Z"
@@ -335,7 +352,8 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     assert ada_flags[1].startswith("the same raw latency logs as eve (") and ada_flags[1].endswith(".hlog)")
     assert graded["eve"].total == full
     assert eve_flags[:2] == [
-        "the run's seed is not eve's under the course key (typed in, another student's token, or another course)",
+        "the run's seed is not eve's under the course key (typed in, another student's token, or another "
+        "course)",
         "the same run or seed as ada",
     ]
     assert len(eve_flags) == 3 and eve_flags[2].startswith("the same raw latency logs as ada (")

@@ -12,7 +12,9 @@ from heaplab.spec import list_labs
 from heaplab.tests.conftest import REPO
 
 LABS = [p.parent.name for p in list_labs(REPO) if (p.parent / "questions.yml").is_file()]
-POINTS = re.compile(r"graded notebook \((?P<n>[\d.]+) points\)|\*\*Graded questions\*\* \((?P<m>[\d.]+) points\)")
+POINTS = re.compile(
+    r"graded notebook \((?P<n>[\d.]+) points\)|\*\*Graded questions\*\* \((?P<m>[\d.]+) points\)"
+)
 
 
 @pytest.mark.parametrize("lab", LABS)

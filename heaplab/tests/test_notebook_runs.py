@@ -69,7 +69,10 @@ def test_the_grader_reads_the_submitted_run_whatever_run_dir_says(tmp_path: Path
     lab = "03-offheap-write"
     submitted = _run(notebooks / "results", f"{lab}-local-20261201T000000Z")
     given = f"/home/ada/heaplab/results/runs/{submitted.name}"
-    assert find_lab_run(lab, notebooks, given) == (submitted, f"Reading the submitted run `{submitted.name}`.")
+    assert find_lab_run(lab, notebooks, given) == (
+        submitted,
+        f"Reading the submitted run `{submitted.name}`.",
+    )
     run, which = find_lab_run(lab, notebooks, "results/runs/03-offheap-write-local-20261130T000000Z")
     assert run == submitted and "the grader reads the run handed in" in which
 

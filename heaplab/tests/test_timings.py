@@ -27,7 +27,10 @@ def test_every_lab_has_a_timed_series() -> None:
 
 
 def test_the_reference_table_states_each_series_measured_minutes() -> None:
-    rows = {m["lab"]: int(m["minutes"]) for m in ROW.finditer((REFERENCE / "README.md").read_text(encoding="utf-8"))}
+    rows = {
+        m["lab"]: int(m["minutes"])
+        for m in ROW.finditer((REFERENCE / "README.md").read_text(encoding="utf-8"))
+    }
     assert set(rows) == set(TIMES), set(rows) ^ set(TIMES)
     for lab, minutes in rows.items():
         assert abs(minutes - TIMES[lab].total) <= 1, (lab, minutes, round(TIMES[lab].total, 1))
@@ -41,4 +44,8 @@ def test_the_handouts_time_for_a_run_is_its_series(lab: str) -> None:
     low = float(found["low"])
     high = float(found["high"] or found["low"])
     t = TIMES[lab]
-    assert low * (1 - SLACK) <= t.per_run <= high * (1 + SLACK), (lab, found[0], [round(m, 1) for m in t.runs])
+    assert low * (1 - SLACK) <= t.per_run <= high * (1 + SLACK), (
+        lab,
+        found[0],
+        [round(m, 1) for m in t.runs],
+    )
