@@ -11,6 +11,7 @@ without a mark is listed as unmarked.
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,15 +39,24 @@ class Manual:
     rubric: str  # markdown: criteria and model answer
 
 
+def _prompt_of(cell: Any, question: str) -> bool:
+    """Whether a cell is the question's prompt: markdown that starts, after otter's ``<!-- BEGIN QUESTION
+    -->`` marker, with ``**<id>**``."""
+    if cell.cell_type != "markdown":
+        return False
+    text = re.sub(r"<!--.*?-->", "", cell.source, flags=re.S).lstrip()
+    return text.startswith(f"**{question}**")
+
+
 def answer_of(notebook: Path, question: str) -> str:
-    """The student's answer to a manual question: the markdown cell after the question's prompt (which
-    starts with ``**<id>**``), or "" when it is missing or still the placeholder."""
+    """The student's answer to a manual question: the markdown cell after the question's prompt, or ""
+    when it is missing or still the placeholder."""
     try:
         cells = nbformat.read(notebook, as_version=4).cells
     except (OSError, ValueError):
         return ""
     for i, cell in enumerate(cells[:-1]):
-        if cell.cell_type == "markdown" and cell.source.startswith(f"**{question}**"):
+        if _prompt_of(cell, question):
             answer = cells[i + 1]
             text = answer.source.strip() if answer.cell_type == "markdown" else ""
             return "" if text in PLACEHOLDERS else text

@@ -187,7 +187,7 @@ def test_hand_graded_answers_go_out_for_marking_and_the_marks_come_back(
     notebook = answered(student, tmp_path / "nb", _solutions(lab))
     nb = nbformat.read(notebook, as_version=4)
     (prompt,) = [
-        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("**q4**")
+        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "**q4** (6 points" in c.source
     ]
     nb.cells[prompt + 1].source = "The copies went, the rest of the garbage stayed."
     nbformat.write(nb, notebook)
