@@ -30,11 +30,13 @@ DIST := $(wildcard engine/dist/target/heaplab-engine-*-bin.tar.gz)
 .PHONY: setup venv engine engine-junit apache-hbase apache-hbase-1.4 jdk11 reproduce check provision infra-check notebook test lint lint-python bench clean
 
 setup: venv engine
+	@echo "setup: ready. heaplab is $(BIN)/heaplab (put it on your PATH: source $(VENV)/bin/activate); the engine is engine/dist/target"
 
 venv: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	@command -v $(PYTHON) >/dev/null || { echo "ERROR: $(PYTHON) not found: install Python 3.11+"; exit 1; }
+	@echo "setup: the Python venv $(VENV) with the pinned packages (a minute or two the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c requirements.lock -e '.[dev]'
@@ -43,6 +45,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 
 engine:
 	@command -v mvn >/dev/null || { echo "ERROR: mvn not found: install Maven 3.8+ and a JDK 17+"; exit 1; }
+	@echo "setup: the engine with Maven (quiet; a few minutes the first time, while Maven downloads its dependencies)"
 	$(MVN) install -DskipTests
 	@ls engine/dist/target/heaplab-engine-*-bin.tar.gz
 

@@ -28,6 +28,7 @@ STYLE = (
     "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
     "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}.review{background:#fde8e8}"
     ".plots{display:flex;flex-wrap:wrap;gap:1em}.plot{border:1px solid #eee}"
+    ".empty{width:20em;padding:1em;color:#555}"
 )
 
 
@@ -75,6 +76,26 @@ def strip_plot(claim: str, graded: list[Graded], article: float | None, referenc
     return svg[svg.index("<svg") :]
 
 
+def _breakdown(g: Graded) -> str:
+    """Each question's score, with why it fell short (its failed check) or that it is not marked yet."""
+    parts = []
+    for q, (score, most) in sorted(g.scores.items()):
+        why = f" ({g.why[q]})" if q in g.why else ""
+        parts.append(html.escape(f"{q} {score:g}/{most:g}{why}"))
+    parts += [html.escape(f"{q} unmarked (0/{p:g} so far)") for q, p in sorted(g.unmarked.items())]
+    return "<br>".join(parts)
+
+
+def _has_values(claim: str, graded: list[Graded]) -> bool:
+    return any(claim in g.claims and g.claims[claim][0] is not None for g in graded)
+
+
+def _why_empty(claim: str, graded: list[Graded]) -> str:
+    """Why a claim's panel has no dot: the verdicts its submissions got instead of a value."""
+    verdicts = sorted({g.claims[claim][1] for g in graded if claim in g.claims})
+    return f"no submission's run gives this claim a value (verdict: {', '.join(verdicts) or 'none'})"
+
+
 def write_class_html(graded: list[Graded], path: Path, reference_dir: Path | None = None) -> None:
     article, reference = _thresholds(graded), _reference(graded, reference_dir)
     rows = []
@@ -85,17 +106,22 @@ def write_class_html(graded: list[Graded], path: Path, reference_dir: Path | Non
         notes = "<br>".join(html.escape(f) for f in g.flags)
         rows.append(
             f"<tr{css}><td>{html.escape(g.name)}</td><td>{html.escape(g.student or '')}</td>"
-            f"<td>{score:g} / {most:g}</td><td>{html.escape(status)}</td><td>{notes}</td></tr>"
+            f"<td>{score:g} / {most:g}</td><td>{_breakdown(g)}</td><td>{html.escape(status)}</td>"
+            f"<td>{notes}</td></tr>"
         )
     claims = sorted({c for g in graded for c in g.claims})
     plots = [
-        f'<div class="plot">{strip_plot(c, graded, article.get(c), reference.get(c))}</div>' for c in claims
+        f'<div class="plot">{strip_plot(c, graded, article.get(c), reference.get(c))}</div>'
+        if _has_values(c, graded)
+        else f'<div class="plot empty"><b>{html.escape(c)}</b><br>{html.escape(_why_empty(c, graded))}</div>'
+        for c in claims
     ]
     lab = next((g.lab for g in graded if g.lab), "?")
     page = (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(lab)}: class view</title>"
         f"<style>{STYLE}</style></head><body><h1>{html.escape(lab)}: {len(graded)} submissions</h1>"
-        "<table><tr><th>submission</th><th>student</th><th>score</th><th>status</th><th>review</th></tr>"
+        "<table><tr><th>submission</th><th>student</th><th>score</th><th>by question</th><th>status</th>"
+        "<th>review</th></tr>"
         + "".join(rows)
         + "</table><h2>Claims: every submission's value</h2><div class='plots'>"
         + "".join(plots)

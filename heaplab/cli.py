@@ -25,6 +25,7 @@ from heaplab.edition import EditionError, build_student_edition, exercises_of_la
 from heaplab.exercise_perf import grade_performance
 from heaplab.exercise_tests import check_command, check_edition, grade_source
 from heaplab.grade import GradeError, grade_all
+from heaplab.manual_marks import MarksError
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
 from heaplab.profiles import ProfileError, parse_events
 from heaplab.questions import QuestionError
@@ -42,7 +43,7 @@ from heaplab.runner import (
     utc_stamp,
 )
 from heaplab.spec import Spec, SpecError, list_labs, load_spec, resolve_lab
-from heaplab.student import COURSE_KEY_ENV, StudentError, student_record
+from heaplab.student import COURSE_KEY_ENV, TOKEN_ENV, StudentError, course_tokens, student_record
 from heaplab.submit import SubmitError, submit
 
 EXIT_USAGE = 2
@@ -93,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--student",
         metavar="ID",
-        help=f"your course id: the workload gets your own seed, kept in run.json (needs ${COURSE_KEY_ENV})",
+        help=f"your course id: the workload gets your own seed, kept in run.json (needs ${TOKEN_ENV}, the "
+        "token your instructor gave you)",
     )
     cmp_ = sub.add_parser("compare", help="a lab's metrics across runs: mean and 95%% CI per variant")
     cmp_.add_argument("runs", nargs="+", help="run directories of one lab and scale")
@@ -142,14 +144,19 @@ def _parser() -> argparse.ArgumentParser:
     crs = sub.add_parser("course", help="instructors: build the graded notebooks and their autograders")
     crs.add_argument(
         "action",
-        choices=["build", "student-edition", "check-edition", "grade-source"],
-        help="build: otter assign for every lab with questions.yml; student-edition: this checkout with the "
+        choices=["build", "tokens", "student-edition", "check-edition", "grade-source"],
+        help="build: otter assign for every lab with questions.yml; tokens: each student's token (their "
+        f"seed, from ${COURSE_KEY_ENV}) for the ids in the file given, one per line; student-edition: this "
+        "checkout with the "
         "exercises' solutions and hidden tests taken out (engine/exercises.yml); check-edition: build one "
         "and prove its public tests fail on the stubs and pass here, with the hidden tests; grade-source: "
         "run the public and hidden tests on a student's solution files",
     )
     crs.add_argument(
-        "submission", nargs="?", help="grade-source: the student's edition (or a folder of their solutions)"
+        "submission",
+        nargs="?",
+        help="grade-source: the student's edition (or a folder of their solutions); tokens: a file of course "
+        "ids, one per line",
     )
     crs.add_argument(
         "--out",
@@ -173,6 +180,18 @@ def _parser() -> argparse.ArgumentParser:
     grd.add_argument("submissions", help="a folder of submission zips (one per student)")
     grd.add_argument("--autograder", required=True, help="the lab's autograder zip (heaplab course build)")
     grd.add_argument("--out", default="graded", help="where class.csv, class.html and the work go")
+    grd.add_argument(
+        "--marks",
+        metavar="CSV",
+        help="the manual.csv of an earlier grading with its score column filled: the hand-graded questions' "
+        "marks go into class.csv and class.html",
+    )
+    grd.add_argument(
+        "--since",
+        metavar="REV",
+        help="the course's first commit (a tag or sha): a run made from an older commit is flagged; every "
+        "run must in any case come from a commit of this checkout's history",
+    )
     grd.add_argument(
         "--source",
         action="store_true",
@@ -576,6 +595,8 @@ def cmd_course(root: Path, args: argparse.Namespace) -> int:
         return 0
     if args.action == "grade-source":
         return _grade_source(root, args)
+    if args.action == "tokens":
+        return _tokens(args)
     if args.action == "check-edition":
         work = _under(root, args.out, Path("dist/edition-check"))
         print(f"building the student edition in {work / 'student'} and running the exercises' tests in both")
@@ -599,11 +620,39 @@ def cmd_course(root: Path, args: argparse.Namespace) -> int:
     return 0
 
 
+def _tokens(args: argparse.Namespace) -> int:
+    """`heaplab course tokens IDS_FILE`: id,token lines for the instructor to hand out, one per student."""
+    key = os.environ.get(COURSE_KEY_ENV, "")
+    if not key:
+        raise StudentError(f"course tokens needs the course key: export {COURSE_KEY_ENV}=<your secret>")
+    if not args.submission:
+        raise StudentError(
+            "course tokens needs a file of course ids, one per line: heaplab course tokens IDS"
+        )
+    try:
+        lines = Path(args.submission).read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise StudentError(f"cannot read {args.submission}: {e.strerror}") from None
+    print("id,token")
+    for student_id, token in course_tokens(key, [line.strip() for line in lines if line.strip()]):
+        print(f"{student_id},{token}")
+    return 0
+
+
 def cmd_grade(root: Path, args: argparse.Namespace) -> int:
     out = _under(root, args.out, Path("graded"))
     key = os.environ.get(COURSE_KEY_ENV, "")
     if not key:
         print(f"note: ${COURSE_KEY_ENV} is not set: the students' seeds are not checked", file=sys.stderr)
+    if (
+        args.since
+        and subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{args.since}^{{commit}}"],
+            capture_output=True,
+            check=False,
+        ).returncode
+    ):
+        raise GradeError(f"--since {args.since}: no such commit in {root}")
     graded = grade_all(
         Path(args.submissions),
         Path(args.autograder),
@@ -611,6 +660,9 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
         root / "results/reference",
         course_key=key or None,
         source_root=root if args.source else None,
+        course=root,
+        since=args.since,
+        marks=Path(args.marks) if args.marks else None,
     )
     for g in graded:
         score, most = g.total
@@ -618,8 +670,14 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
             f"{g.name}: {score:g} / {most:g}"
             + (f" REJECTED: {g.rejected}" if g.rejected else "")
             + (f" REVIEW: {len(g.flags)} flag(s)" if g.flags else "")
+            + (f" UNMARKED: {', '.join(g.unmarked)}" if g.unmarked else "")
         )
     print(f"class view: {out / 'class.csv'}, {out / 'class.html'}")
+    if any(g.unmarked for g in graded):
+        print(
+            f"to mark by hand: {out / 'manual.csv'} (fill its score column; rubrics in {out / 'rubrics.md'}),"
+        )
+        print("then grade again with --marks <that file>")
     return 1 if any(g.rejected for g in graded) else 0  # a rejected submission needs the instructor
 
 
@@ -642,7 +700,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "grade": lambda: cmd_grade(root, args),
         }
         return commands[args.cmd]()
-    except (SpecError, SubmitError, QuestionError, StudentError) as e:
+    except (SpecError, SubmitError, QuestionError, StudentError, MarksError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except (RunSetupError, RunError, CourseError, GradeError, EditionError) as e:

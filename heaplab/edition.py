@@ -167,6 +167,8 @@ def build_student_edition(root: Path, out: Path) -> Edition:
             dst.write_text(_public_manifest(src), encoding="utf-8")
         elif re.fullmatch(r"labs/[^/]+/README\.md", rel):  # the handouts: without "What we measured"
             dst.write_text(student_handout(src.read_text(encoding="utf-8")), encoding="utf-8")
+        elif re.fullmatch(r"labs/[^/]+/questions\.yml", rel):  # without the rubrics and model answers
+            dst.write_text(_public_questions(src), encoding="utf-8")
         elif rel.endswith(".java") and "BEGIN SOLUTION" in (text := src.read_text(encoding="utf-8")):
             stripped, ids = strip_solutions(text, rel)
             seen[rel] = ids
@@ -176,6 +178,16 @@ def build_student_edition(root: Path, out: Path) -> Edition:
         written += 1
     _check_markers_match(exercises, declared, seen)
     return Edition(out, exercises, written, tuple(sorted(hidden)))
+
+
+def _public_questions(src: Path) -> str:
+    raw = yaml.safe_load(src.read_text(encoding="utf-8")) or {}
+    for q in raw.get("manual") or []:
+        q.pop("rubric", None)
+        q.pop("model_answer", None)
+    return "# The student edition's graded questions (rubrics and model answers are the instructor's).\n" + (
+        yaml.safe_dump(raw, sort_keys=False, width=100)
+    )
 
 
 def _public_manifest(src: Path) -> str:

@@ -4,7 +4,9 @@ For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on
 1. integrity (heaplab.integrity): the manifest holds; no code in the zip and a run that completed (else
    rejected: not graded); the run agrees with itself (claims recorded at its report and latency logs
    against the raw files); with the course key, the run's student seed is the student's
-   (heaplab.student); no two submissions share a run or a seed;
+   (heaplab.student); no two submissions share a run or a seed, and none shares a raw latency log with
+   another or with a committed reference run (a copied run, renamed or not); with the course's checkout,
+   the run was made from a commit of its history (and with ``since``, not before that commit);
 2. `otter run` with the lab's autograder zip (the instructor's, from `otter assign`) in a subprocess with a
    timeout: the score of every question, hidden tests included, from otter's results.json;
 3. the lab's claims judged on the submitted run alone, with heaplab's own loaders: each claim's measured
@@ -31,8 +33,19 @@ from heaplab.class_view import write_class_html
 from heaplab.edition import EditionError, load_exercises
 from heaplab.exercise_sources import RUN_FIELD, SOURCE_DIR, source_problems
 from heaplab.exercise_tests import grade_source
-from heaplab.integrity import code_files, manifest_problems, recomputation_mismatches
+from heaplab.integrity import (
+    code_files,
+    copied_runs,
+    manifest_problems,
+    raw_fingerprints,
+    recomputation_mismatches,
+    typed_answers,
+)
+from heaplab.manual_marks import Manual, answer_of, read_marks, write_sheet
+from heaplab.paths import SPEC_NAME
+from heaplab.questions import load_questions, rubric_text
 from heaplab.rundir import unfinished
+from heaplab.spec import load_spec
 from heaplab.student import seed_problems, shared_runs
 from heaplab.submit import MANIFEST, RESULTS
 
@@ -56,6 +69,9 @@ class Graded:
     flags: list[str] = field(default_factory=list)  # integrity findings for the instructor to review
     scores: dict[str, tuple[float, float]] = field(default_factory=dict)  # question -> (score, max)
     claims: dict[str, tuple[float | None, str]] = field(default_factory=dict)  # id -> (quantity, verdict)
+    notebook: Path | None = None  # the submitted notebook, unpacked
+    unmarked: dict[str, float] = field(default_factory=dict)  # hand-graded question -> its points
+    why: dict[str, str] = field(default_factory=dict)  # question short of full marks -> its failed check
 
     @property
     def total(self) -> tuple[float, float]:
@@ -67,26 +83,39 @@ def _unsafe_names(names: list[str]) -> list[str]:
     return [n for n in names if n.startswith("/") or ".." in PurePosixPath(n).parts]
 
 
+def _failure(output: str) -> str:
+    """One line of a failed test's output: its assertion's message, as the hidden tests word it."""
+    lines = [line.strip() for line in str(output or "").splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error" in line:
+            return line[:240]
+    return lines[-1][:240] if lines else "failed"
+
+
 def _otter_scores(
     submission: Path, autograder: Path, out: Path
-) -> tuple[dict[str, tuple[float, float]], str]:
-    """Each question's (score, max) from `otter run`, and an error line ("" when it ran)."""
+) -> tuple[dict[str, tuple[float, float]], str, dict[str, str]]:
+    """Each question's (score, max) from `otter run`, an error line ("" when it ran), and for each
+    question short of full marks why (its failed test's message)."""
     out.mkdir(parents=True, exist_ok=True)
     otter = Path(sys.executable).with_name("otter")
     cmd = [str(otter), "run", "--no-logo", "-a", str(autograder), "-o", str(out), str(submission)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=OTTER_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
-        return {}, f"otter run took more than {OTTER_TIMEOUT_S} s"
+        return {}, f"otter run took more than {OTTER_TIMEOUT_S} s", {}
     results = out / "results.json"
     if proc.returncode != 0 or not results.is_file():
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-        return {}, f"otter run failed ({proc.returncode}): {tail[0]}"
-    scores = {}
+        return {}, f"otter run failed ({proc.returncode}): {tail[0]}", {}
+    scores, why = {}, {}
     for test in json.loads(results.read_text(encoding="utf-8")).get("tests", []):
         if test.get("max_score") is not None:
-            scores[str(test["name"])] = (float(test.get("score") or 0.0), float(test["max_score"]))
-    return scores, ""
+            name, score, most = str(test["name"]), float(test.get("score") or 0.0), float(test["max_score"])
+            scores[name] = (score, most)
+            if score < most:
+                why[name] = _failure(test.get("output", ""))
+    return scores, "", why
 
 
 def _source_scores(g: Graded, unpacked: Path, source_root: Path, work: Path, timeout_s: float) -> None:
@@ -118,12 +147,32 @@ def _first_failure_per_class(failures: tuple[str, ...]) -> list[str]:
     return list(seen.values())
 
 
+def commit_problems(commit: str | None, course: Path, since: str | None = None) -> list[str]:
+    """Whether a run's commit belongs to the course: in the history of the course's checkout
+    (``course``), and with ``since`` (a revision: the course's release) not older than it."""
+    if not commit:
+        return ["the run records no commit (made outside a git checkout)"]
+
+    def git(*args: str) -> int:
+        return subprocess.run(["git", "-C", str(course), *args], capture_output=True, check=False).returncode
+
+    if git("merge-base", "--is-ancestor", commit, "HEAD") != 0:
+        return [
+            f"the run's commit {commit[:12]} is not in the course's history (a fork, or a changed course)"
+        ]
+    if since and git("merge-base", "--is-ancestor", since, commit) != 0:
+        return [f"the run's commit {commit[:12]} is older than the course's {since}: made for another term"]
+    return []
+
+
 def grade_one(
     zip_path: Path,
     autograder: Path,
     work: Path,
     *,
     course_key: str | None = None,
+    course: Path | None = None,
+    since: str | None = None,
     source_root: Path | None = None,
     source_timeout_s: float = SOURCE_TIMEOUT_S,
 ) -> Graded:
@@ -141,6 +190,8 @@ def grade_one(
     manifest_path = unpacked / MANIFEST
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
     g.lab, g.run = manifest.get("lab"), manifest.get("run")
+    notebook = unpacked / str(manifest.get("notebook") or "")
+    g.notebook = notebook if notebook.suffix == ".ipynb" and notebook.is_file() else None
     student = manifest.get("student")
     g.student = student.get("id") if isinstance(student, dict) else None
     g.seed = str(student.get("seed")) if isinstance(student, dict) and student.get("seed") else None
@@ -157,11 +208,15 @@ def grade_one(
         recorded = run_json.get(RUN_FIELD)
         if course_key:  # the run's own record: the manifest's copy is the student's to edit
             g.flags += seed_problems(run_json.get("student"), course_key)
+        if course is not None:
+            g.flags += commit_problems((run_json.get("git") or {}).get("commit"), course, since)
         a = analyse(run_dir)  # the submitted run alone: no other run of its series is in the zip
         g.flags += recomputation_mismatches(run_dir, a.measurements)
         g.claims = {r.claim.id: (r.quantity[0] if r.quantity else None, r.verdict) for r in a.claims}
     g.flags += source_problems(unpacked, names, recorded)
-    g.scores, error = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
+    if g.notebook is not None:
+        g.flags += typed_answers(g.notebook)
+    g.scores, error, g.why = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
     if error:
         g.flags.append(error)
     if source_root is not None and any(n.startswith(f"{SOURCE_DIR}/") for n in names):
@@ -177,10 +232,16 @@ def grade_all(
     course_key: str | None = None,
     *,
     source_root: Path | None = None,
+    course: Path | None = None,
+    since: str | None = None,
+    marks: Path | None = None,
 ) -> list[Graded]:
     """Grade every zip under ``submissions``; write class.csv and class.html into ``out`` (the class view
     draws the lab's newest run under ``reference_dir`` beside the students' values). With the course key,
-    each run's student seed is checked (heaplab.student); without, only runs handed in twice are found."""
+    each run's student seed is checked (heaplab.student); without, only runs handed in twice are found.
+    With ``course`` (the course's checkout), each run's commit must be in its history, and with ``since``
+    not older than that revision; its labs' hand-graded questions go to manual.csv and rubrics.md for
+    marking, and ``marks`` (a filled manual.csv) merges their marks in (heaplab.manual_marks)."""
     zips = sorted(submissions.glob("*.zip")) if submissions.is_dir() else []
     if not zips:
         raise GradeError(f"no submission zips in {submissions}")
@@ -191,20 +252,88 @@ def grade_all(
     graded = []
     for i, zip_path in enumerate(zips, start=1):
         print(f"[{i}/{len(zips)}] {zip_path.name}", flush=True)
-        graded.append(grade_one(zip_path, autograder, work, course_key=course_key, source_root=source_root))
+        graded.append(
+            grade_one(
+                zip_path,
+                autograder,
+                work,
+                course_key=course_key,
+                course=course,
+                since=since,
+                source_root=source_root,
+            )
+        )
     shared = shared_runs({g.name: (g.run, g.seed) for g in graded if not g.rejected})
     for g in graded:
         if g.name in shared:
             g.flags.append(f"the same run or seed as {', '.join(shared[g.name])}")
+    mine = {g.name: raw_fingerprints(g.run_dir) for g in graded if g.run_dir is not None and not g.rejected}
+    copies = copied_runs(mine, _reference_fingerprints(reference_dir))
+    for g in graded:
+        g.flags += copies.get(g.name, [])
+    if course is not None:
+        _hand_graded(graded, course, out, marks)
     write_class_csv(graded, out / "class.csv")
     write_class_html(graded, out / "class.html", reference_dir)
     return graded
 
 
+def _hand_graded(graded: list[Graded], course: Path, out: Path, marks: Path | None) -> None:
+    """Each graded submission's answers to its lab's manual questions into manual.csv (and the rubrics
+    into rubrics.md); with ``marks``, each mark becomes the question's score, else it is unmarked."""
+    questions: dict[str, list[Manual]] = {}
+    for lab in sorted({g.lab for g in graded if g.lab and not g.rejected}):
+        lab_dir = course / "labs" / lab
+        if (lab_dir / "questions.yml").is_file():
+            _, manual = load_questions(lab_dir, load_spec(lab_dir / SPEC_NAME))
+            questions[lab] = [
+                Manual(lab, str(q["id"]), float(q["points"]), str(q["prompt"]), rubric_text(q))
+                for q in manual
+            ]
+    rows, points = [], {}
+    for g in graded:
+        for q in questions.get(g.lab or "", []) if not g.rejected else []:
+            answer = answer_of(g.notebook, q.id) if g.notebook else ""
+            rows.append(
+                {"submission": g.name, "student": g.student or "", "lab": g.lab, "question": q.id,
+                 "points": f"{q.points:g}", "answer": answer}
+            )  # fmt: skip
+            points[(g.name, q.id)] = q.points
+    given = read_marks(marks, points) if marks is not None else {}
+    for row in rows:  # the sheet written again keeps the marks it was given
+        mark = given.get((row["submission"], row["question"]))
+        row["score"] = "" if mark is None else f"{mark:g}"
+    for g in graded:
+        for q in questions.get(g.lab or "", []) if not g.rejected else []:
+            if (g.name, q.id) in given:
+                g.scores[q.id] = (given[(g.name, q.id)], q.points)
+            else:
+                g.unmarked[q.id] = q.points
+    write_sheet(rows, [q for qs in questions.values() for q in qs], out)
+
+
+def _reference_fingerprints(reference_dir: Path | None) -> dict[str, dict[str, str]]:
+    """raw_fingerprints of every committed reference run (run name -> fingerprints)."""
+    if reference_dir is None or not reference_dir.is_dir():
+        return {}
+    return {run.name: raw_fingerprints(run) for run in sorted(reference_dir.iterdir()) if run.is_dir()}
+
+
 def write_class_csv(graded: list[Graded], path: Path) -> None:
     questions = sorted({q for g in graded for q in g.scores})
     claims = sorted({c for g in graded for c in g.claims})
-    header = ["submission", "student", "lab", "run", "score", "max_score", "status", "flags"]
+    header = [
+        "submission",
+        "student",
+        "lab",
+        "run",
+        "score",
+        "max_score",
+        "status",
+        "flags",
+        "unmarked",
+        "why",
+    ]
     header += [f"{q} score" for q in questions]
     header += [f"{c} {what}" for c in claims for what in ("value", "verdict")]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -216,6 +345,8 @@ def write_class_csv(graded: list[Graded], path: Path) -> None:
             status = g.rejected or ("review" if g.flags else "ok")
             row = [g.name, g.student or "", g.lab or "", g.run or "", f"{score:g}", f"{most:g}", status]
             row.append("; ".join(g.flags))
+            row.append(", ".join(f"{q} ({p:g} points)" for q, p in g.unmarked.items()))
+            row.append("; ".join(f"{q}: {w}" for q, w in sorted(g.why.items())))
             row += [f"{g.scores[q][0]:g}" if q in g.scores else "" for q in questions]
             for c in claims:
                 value, verdict = g.claims.get(c, (None, ""))

@@ -7,6 +7,11 @@
   recomputed from the raw files with heaplab's own loaders, and every client's per-second latency log
   (.hlog) must add up to the client's own summary (operations, mean, max); a difference means a raw file
   was edited after the run.
+- The notebook's answers: each auto-graded answer must be computed, not typed in: an answer cell that
+  assigns its answer a bare number is flagged, right or wrong (typed_answers).
+- The run against every other: no raw latency log of it may be byte for byte one of a committed
+  reference run or of another submission (raw_fingerprints). Two runs never write the same .hlog: each
+  log's header holds the time its recording started, and its intervals the latencies of that run.
 
 A student controls the machine the run was made on: these checks catch edits after the fact and copied
 runs, not a run that was faked before its report (docs/grading.md: spot reruns are the remedy).
@@ -14,8 +19,10 @@ runs, not a run that was faked before its report (docs/grading.md: spot reruns a
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
+import re
 import zipfile
 from pathlib import Path, PurePosixPath
 
@@ -82,6 +89,74 @@ def recomputation_mismatches(run_dir: Path, measurements: Measurements | None = 
                     f"{claim_id}: {variant} {claim['metric']} was {value} at the run's report, "
                     f"the raw files now give {now}"
                 )
+    return out
+
+
+ANSWER_CELL_TAG = "otter_answer_cell"  # otter assign tags the cells a student answers in
+
+
+def typed_answers(notebook: Path) -> list[str]:
+    """One line per answer cell that assigns a bare number (``q1_p999_ms = 23.9``) instead of computing
+    it from the run: a number copied from report.md or another run, whether or not it is right."""
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError):
+        return []
+    out = []
+    for cell in cells:
+        if cell.get("cell_type") != "code" or ANSWER_CELL_TAG not in cell.get("metadata", {}).get("tags", []):
+            continue
+        source = "".join(cell.get("source", []))
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and _bare_number(node.value):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and re.fullmatch(r"q\d+_\w+", target.id):
+                        out.append(
+                            f"{target.id} is typed in ({ast.unparse(node)}), not computed from the run"
+                        )
+    return out
+
+
+def _bare_number(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    )
+
+
+def raw_fingerprints(run_dir: Path) -> dict[str, str]:
+    """{sha256: the file's path in the run} of each raw latency log (.hlog) of the run's clients."""
+    return {
+        hashlib.sha256(path.read_bytes()).hexdigest(): str(path.relative_to(run_dir))
+        for path in sorted(run_dir.glob("*/client/*.hlog"))
+    }
+
+
+def copied_runs(
+    fingerprints: dict[str, dict[str, str]], reference: dict[str, dict[str, str]]
+) -> dict[str, list[str]]:
+    """For each submission (name -> its raw_fingerprints), one line per run it shares a raw latency log
+    with: a reference run (``reference``: run name -> fingerprints) or another submission."""
+    out: dict[str, list[str]] = {}
+    for name, mine in fingerprints.items():
+        for ref, theirs in sorted(reference.items()):
+            shared = sorted(mine[h] for h in set(mine) & set(theirs))
+            if shared:
+                out.setdefault(name, []).append(
+                    f"its raw latency logs are the reference run {ref}'s ({shared[0]}"
+                    f"{f' and {len(shared) - 1} more' if len(shared) > 1 else ''}): not a run of its own"
+                )
+        for other, theirs in sorted(fingerprints.items()):
+            shared = sorted(mine[h] for h in set(mine) & set(theirs))
+            if other != name and shared:
+                out.setdefault(name, []).append(f"the same raw latency logs as {other} ({shared[0]})")
     return out
 
 

@@ -1,8 +1,11 @@
 """Run ansible-playbook for one variant, logging everything and showing a condensed progress view.
 
-The full output goes to ``<variant>/ansible.log``.  The terminal sees play and task names, failures,
-the recap, phase start/end (a task whose name ends in ``phase <name>`` for one of the run's phases, e.g.
-``engine_workload : Run phase single_put``) and a heartbeat every HEARTBEAT_S seconds while a task runs long.
+The full output goes to ``<variant>/ansible.log``.  The terminal sees what a student needs to follow a
+run: each phase's start and end with its length (a task whose name ends in ``phase <name>`` for one of
+the run's phases, e.g. ``engine_workload : Run phase single_put``), a background phase started and
+stopped, a heartbeat every HEARTBEAT_S seconds while a task runs long, and on a failure the failed task's
+name, its message and the recap. A task that merely ran (or was skipped: "Fail when the phase failed",
+another subject's tasks) is not shown.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ import yaml
 HEARTBEAT_S = 15.0
 _TASK = re.compile(r"^(TASK|PLAY|RUNNING HANDLER) \[(?P<name>.*)\]")
 _PHASE = re.compile(r"\bphase (?P<phase>[A-Za-z0-9_.-]+)$", re.IGNORECASE)
-_SHOW = re.compile(r"^(fatal:|failed:|ERROR!|PLAY RECAP|\S+\s+: ok=)")
+_SHOW = re.compile(r"^(fatal:|failed:|ERROR!)")
+_RECAP = re.compile(r"^\S+\s+: ok=")
+_RECAP_FAILED = re.compile(r"\b(failed|unreachable)=[1-9]")
 _FAILURE = re.compile(r"^(fatal:|failed:|ERROR!)")
 _MSG = re.compile(r"^\s+msg: ?(?P<rest>.*)$")
 _QUIET = ("Validating arguments against arg spec", "Gathering Facts")
@@ -89,27 +94,34 @@ class Progress:
             return None
         return pm if self.phases is None or pm.group("phase") in self.phases else None
 
+    def _task(self, kind: str, name: str, now: float) -> None:
+        """A task (or play) starts: it may end a phase and start another; only a background phase's start
+        and stop are shown as tasks."""
+        self.task, self.task_started = name, now
+        pm = self._phase_of(name) if kind == "TASK" else None
+        if pm is None or pm.group("phase") != self.phase:
+            self._end_phase(now)
+        if pm is not None and pm.group("phase") != self.phase:
+            self.phase, self.phase_started = pm.group("phase"), now
+            self.out(f"[{self.variant}] phase {self.phase} started")
+        if "background phase" in name.lower():
+            self.out(f"[{self.variant}] {kind.lower()}: {name}")
+
     def line(self, text: str) -> None:
         if _NO_SPACE in text.lower():
             self.disk_full.append(text.strip())
         if self._continues_scalar(text):
             return
-        now = time.monotonic()
         m = _TASK.match(text)
         if m:
-            kind, name = m.group(1), m.group("name")
-            self.task, self.task_started = name, now
-            pm = self._phase_of(name) if kind == "TASK" else None
-            if pm is None or pm.group("phase") != self.phase:
-                self._end_phase(now)
-            if pm is not None and pm.group("phase") != self.phase:
-                self.phase, self.phase_started = pm.group("phase"), now
-                self.out(f"[{self.variant}] phase {self.phase} started")
-            if not any(q in name for q in _QUIET):
-                self.out(f"[{self.variant}] {kind.lower()}: {name}")
+            self._task(m.group(1), m.group("name"), time.monotonic())
         elif _SHOW.match(text):
+            if self.task is not None and not any(q in self.task for q in _QUIET):
+                self.out(f"[{self.variant}] task failed: {self.task}")
             self.out(f"[{self.variant}]   {text}")
             self.after_failure = 40 if _FAILURE.match(text) else 0
+        elif _RECAP.match(text) and _RECAP_FAILED.search(text):
+            self.out(f"[{self.variant}]   {text}")
         elif self.msg_lines and text.startswith("    "):
             self.msg_lines -= 1
             self.out(f"[{self.variant}]     {text.strip()}")
@@ -128,9 +140,11 @@ class Progress:
                     self.failures.append("")
 
     def heartbeat(self) -> None:
-        if self.task is not None:
-            elapsed = time.monotonic() - self.task_started
-            self.out(f"[{self.variant}]   ... still running: {self.task} ({elapsed:.0f} s)")
+        now = time.monotonic()
+        if self.phase is not None:
+            self.out(f"[{self.variant}]   ... phase {self.phase} running ({now - self.phase_started:.0f} s)")
+        elif self.task is not None:
+            self.out(f"[{self.variant}]   ... still running: {self.task} ({now - self.task_started:.0f} s)")
 
     def finish(self) -> None:
         self._end_scalar()

@@ -7,15 +7,21 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+# What a student changes by following the handouts and that no run reads: the notebooks they answer in
+# place. A change there does not make a run's checkout "modified" (heaplab submit refuses those).
+NOT_RUN_INPUTS = ("notebooks/*.ipynb",)
+
 
 def git_state(root: Path) -> dict[str, Any]:
-    """{"commit": sha or None, "dirty": bool or None}; None when root is not a git checkout."""
+    """{"commit": sha or None, "dirty": bool or None}: dirty when a tracked file other than NOT_RUN_INPUTS
+    differs from the commit; None when root is not a git checkout."""
+    excluded = [f":(exclude){pattern}" for pattern in NOT_RUN_INPUTS]
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
         ).stdout.strip()
         status = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--", ".", *excluded],
             capture_output=True,
             text=True,
             check=True,

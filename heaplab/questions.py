@@ -4,7 +4,9 @@ Every auto-graded question asks the student to compute one number from the raw f
 its public test checks only that the answer is a plausible number (students run it with
 ``grader.check``), its hidden test recomputes the number from the run submitted with the notebook, with
 heaplab's own loaders, so a number typed in from elsewhere fails. Manual questions ask why a claim did or
-did not reproduce; the instructor grades them.
+did not reproduce; the instructor grades them with their rubric (criteria whose points add up to the
+question's) and model answer, which only the instructor's edition holds: the master notebook's solution
+cell, never the student notebook or the student edition (heaplab.edition).
 
 questions.yml:
 
@@ -12,8 +14,14 @@ questions.yml:
       - {id: q1, kind: p999, variant: V, experiment: E, points: 4}        # P99.9 (ms) from the .hlog files
       - {id: q2, kind: young_gc_rate, variant: V, experiment: E, points: 3}  # young pauses a second
       - {id: q3, kind: ratio, claim: C, points: 3}                         # the claim's L / R on this run
+      - {id: q5, kind: largest, variant: V, experiment: E, metrics: [M1, M2], why: "...", points: 2}
+                                                     # which mechanism figure is largest (a string)
     manual:
-      - {id: q4, claim: C, points: 5, prompt: "..."}
+      - id: q4
+        points: 5
+        prompt: "..."
+        rubric: [{points: 3, criterion: "..."}, {points: 2, criterion: "..."}]
+        model_answer: "..."
 """
 
 from __future__ import annotations
@@ -216,7 +224,48 @@ def _ratio(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
     )
 
 
-KINDS = {"p999": _p999, "young_gc_rate": _young_gc_rate, "ratio": _ratio}
+def _largest(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
+    """Which of a few mechanism figures of one variant is the largest: an explanation checked against the
+    run's own numbers (a string answer; the hidden test names the right one from the submitted run)."""
+    variant, experiment, metrics = q["variant"], q["experiment"], list(q.get("metrics") or [])
+    if len(metrics) < 2:
+        raise QuestionError(f"{lab}/questions.yml: {q['id']}: a largest question names two metrics or more")
+    answer = f"{q['id']}_largest"
+    names = ", ".join(f"`{m}`" for m in metrics)
+    why = f"{q['why']} " if q.get("why") else ""
+    prompt = (
+        f"**{q['id']}** ({q['points']} points). {why}Of {names} of `{variant}` in experiment "
+        f"`{experiment}` on your run (the Mechanism section of report.md; docs/analysis.md defines them; "
+        f'`heaplab.measure(run, "{variant}", "{experiment}").values` gives them), which is the largest? '
+        f"Assign its name, as a string, to `{answer}`."
+    )
+    solution = (
+        "import heaplab\n\n"
+        f'_values = heaplab.measure(heaplab.load_run(run_dir), "{variant}", "{experiment}").values\n'
+        f"{answer} = max({metrics!r}, key=lambda m: _values[m])\n"
+    )
+    public = (
+        f"def test_{q['id']}_names_one_of_the_metrics({answer}):\n"
+        f'    assert {answer} in {metrics!r}, "one of the names, as a string, please"\n\n'
+        f"test_{q['id']}_names_one_of_the_metrics({answer})\n"
+    )
+    hidden = (
+        f"def test_{q['id']}_recomputed_from_the_submitted_run({answer}):\n"
+        "    from pathlib import Path\n\n"
+        "    import heaplab\n"
+        "    from heaplab.metrics import measure\n\n"
+        f'    run = heaplab.load_run(heaplab.find_lab_run("{lab}", Path.cwd())[0])\n'
+        f'    values = measure(run, "{variant}", "{experiment}").values\n'
+        f"    expected = max({metrics!r}, key=lambda m: values[m])\n"
+        f"    assert {answer} == expected, (\n"
+        f'        f"the largest on the submitted run is {{expected}}, not {{{answer}}}"\n'
+        "    )\n\n"
+        f"test_{q['id']}_recomputed_from_the_submitted_run({answer})\n"
+    )
+    return Question(q["id"], q["points"], prompt, answer, solution, public, hidden)
+
+
+KINDS = {"p999": _p999, "young_gc_rate": _young_gc_rate, "ratio": _ratio, "largest": _largest}
 
 
 def load_questions(lab_dir: Path, spec: Spec) -> tuple[list[Question], list[dict[str, Any]]]:
@@ -231,9 +280,26 @@ def load_questions(lab_dir: Path, spec: Spec) -> tuple[list[Question], list[dict
         auto.append(kind(spec.lab, spec, q))
     manual = list(raw.get("manual") or [])
     for q in manual:
-        if not {"id", "points", "prompt"} <= set(q):
-            raise QuestionError(f"{path}: a manual question needs id, points and prompt: {q}")
+        if not {"id", "points", "prompt", "rubric", "model_answer"} <= set(q):
+            raise QuestionError(
+                f"{path}: a manual question needs id, points, prompt, rubric and model_answer: {q.get('id')}"
+            )
+        rubric = q["rubric"]
+        if not isinstance(rubric, list) or not all(
+            isinstance(r, dict) and {"points", "criterion"} <= set(r) for r in rubric
+        ):
+            raise QuestionError(f"{path}: {q['id']}: rubric must be a list of {{points, criterion}}")
+        if abs(sum(float(r["points"]) for r in rubric) - float(q["points"])) > 1e-9:
+            raise QuestionError(
+                f"{path}: {q['id']}: the rubric's points do not add up to the question's {q['points']}"
+            )
     return auto, manual
+
+
+def rubric_text(q: dict[str, Any]) -> str:
+    """A manual question's rubric and model answer as the instructor reads them (markdown)."""
+    criteria = "\n".join(f"- ({r['points']} points) {r['criterion']}" for r in q["rubric"])
+    return f"**Rubric**\n\n{criteria}\n\n**Model answer.** {q['model_answer']}"
 
 
 def _solution_cell(solution: str) -> str:
@@ -265,7 +331,7 @@ def master_cells(auto: list[Question], manual: list[dict[str, Any]]) -> list[nbf
             v4.new_raw_cell(f"# BEGIN QUESTION\nname: {q['id']}\npoints: {q['points']}\nmanual: true"),
             v4.new_markdown_cell(f"**{q['id']}** ({q['points']} points, graded by hand). {q['prompt']}"),
             v4.new_raw_cell("# BEGIN SOLUTION"),
-            v4.new_markdown_cell("_Your answer here._"),
+            v4.new_markdown_cell(rubric_text(q)),  # otter assign leaves students a placeholder instead
             v4.new_raw_cell("# END SOLUTION"),
             v4.new_raw_cell("# END QUESTION"),
         ]

@@ -187,6 +187,12 @@ def _substitute_lines(a: Analysis, experiment: str) -> list[str]:
     return [*lines, ""] if lines else []
 
 
+# The share of a region server host's CPUs that other processes may take before a run is said to have
+# shared the machine: the committed reference runs, on an idle VM, show at most 14% (the kernel,
+# ansible's polling, the hiccup meter's JVM).
+BUSY_OTHER_SHARE = 0.25
+
+
 def _host_cpu_lines(a: Analysis, experiment: str) -> list[str]:
     """The region server hosts' CPU during the measured phase, from the /proc samples (heaplab.proc_cpu):
     a host that was busy with other work than the server and the client ran disturbed."""
@@ -198,9 +204,28 @@ def _host_cpu_lines(a: Analysis, experiment: str) -> list[str]:
         + "; ".join(h if isinstance(h, str) else describe(h) for h in (m.host_cpu or {}).values())
         for m in measured
     ]
+    busy = sorted(
+        {
+            f"{h.host} ({m.variant}: other work {h.other_share:.0%} of its CPUs)"
+            for m in measured
+            for h in (m.host_cpu or {}).values()
+            if not isinstance(h, str) and h.other_share > BUSY_OTHER_SHARE
+        }
+    )
+    warning = (
+        [
+            f"- **The machine was busy with other work while `{measured[0].phase}` was measured**: "
+            + ", ".join(busy)
+            + ". Its tail latencies and pauses are not the variants' alone: rerun on an idle machine before "
+            "you trust them (no build, test or other program beside the run).",
+        ]
+        if busy
+        else []
+    )
     return [
         f"- host CPU during `{measured[0].phase}` (/proc; shares of each region server host's CPUs, other: "
         "neither the server nor a client on that host): " + " | ".join(notes),
+        *warning,
         "",
     ]
 

@@ -174,17 +174,27 @@ def newest_run_of(lab: str, parent: Path) -> Path | None:
     return max(runs, key=lambda p: _STAMPED.search(p.name).group(1), default=None)  # type: ignore[union-attr]
 
 
-def find_lab_run(lab: str, notebook_dir: Path) -> tuple[Path, str]:
-    """The run a lab's notebook reads when none is given, and a sentence saying which.
+def find_lab_run(lab: str, notebook_dir: Path, given: str | Path | None = None) -> tuple[Path, str]:
+    """The run a lab's notebook reads, and a sentence saying which.
 
     In order: a submission's run beside the notebook (``results/<run>/``, as the grader unpacks a
-    `heaplab submit` zip), the student's newest run of the lab (the repository's ``results/runs/``), else
-    the newest committed reference run (``results/reference/``), so the notebook opens before any run."""
+    `heaplab submit` zip: what is graded is the run handed in, whatever ``run_dir`` the notebook names);
+    ``given``, the notebook's ``run_dir`` (a path from the notebook's directory or the repository's, or a
+    run's bare name under ``results/runs/`` or ``results/reference/``); the student's newest run of the lab
+    (the repository's ``results/runs/``); else the newest committed reference run (``results/reference/``),
+    so the notebook opens before any run."""
     here = notebook_dir.resolve()
+    repo = here.parent
     submitted = newest_run_of(lab, here / "results")
     if submitted is not None:
+        if given is not None and Path(given).name != submitted.name:
+            return submitted, (
+                f"Reading the submitted run `{submitted.name}`: the grader reads the run handed in, not "
+                f"`run_dir` = `{given}`."
+            )
         return submitted, f"Reading the submitted run `{submitted.name}`."
-    repo = here.parent
+    if given is not None:
+        return _given_run(lab, Path(given), here, repo)
     yours = newest_run_of(lab, repo / "results/runs")
     if yours is not None:
         return yours, f"Reading your newest run of {lab}: `results/runs/{yours.name}`."
@@ -195,3 +205,18 @@ def find_lab_run(lab: str, notebook_dir: Path) -> tuple[Path, str]:
             f"reference run `results/reference/{reference.name}`, made on a 2-core VM."
         )
     raise RunError(f"no run of {lab} in {repo / 'results/runs'} or the reference runs: `heaplab run {lab}`")
+
+
+def _given_run(lab: str, given: Path, here: Path, repo: Path) -> tuple[Path, str]:
+    """The notebook's ``run_dir``, found where a student would mean it."""
+    candidates = [given] if given.is_absolute() else [here / given, repo / given]
+    if len(given.parts) == 1:  # a run's name, as `heaplab run` prints it
+        candidates += [repo / "results/runs" / given, repo / "results/reference" / given]
+    for path in candidates:
+        if (path / RUN_JSON).is_file():
+            return path, f"Reading `run_dir`: `{path}`."
+    raise RunError(
+        f"run_dir = {str(given)!r}: no run there (no {RUN_JSON}); set it to the directory "
+        f"`heaplab run {lab}` "
+        "printed, or to None for your newest run"
+    )

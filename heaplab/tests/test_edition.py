@@ -126,6 +126,24 @@ def test_the_edition_has_stubs_no_solutions_and_no_hidden_tests(edition: Path) -
     assert "your instructor has the reference runs' results" in handout, "the student edition of the handout"
 
 
+def test_no_rubric_or_model_answer_is_in_the_edition(edition: Path) -> None:
+    """The hand-graded questions' rubrics and model answers are the instructor's: no file of the student
+    edition holds one (its questions.yml keeps the prompts)."""
+    answers = []
+    for questions in sorted(REPO.glob("labs/*/questions.yml")):
+        for q in yaml.safe_load(questions.read_text())["manual"]:
+            answers += [q["model_answer"], *(r["criterion"] for r in q["rubric"])]
+    assert len(answers) >= 2 * len(list(REPO.glob("labs/*/questions.yml")))
+    for path in (
+        p for p in edition.rglob("*") if p.is_file() and p.suffix in (".yml", ".md", ".ipynb", ".py")
+    ):
+        text = " ".join(path.read_text(encoding="utf-8", errors="replace").split())
+        found = [a[:40] for a in answers if " ".join(a.split()) in text]
+        assert found == [], (path, found)
+    public = yaml.safe_load((edition / "labs/03-offheap-write/questions.yml").read_text())
+    assert public["manual"][0]["prompt"] and "model_answer" not in public["manual"][0]
+
+
 def test_a_non_empty_directory_is_never_written_into(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(EditionError, match="is not empty"):

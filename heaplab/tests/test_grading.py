@@ -20,6 +20,7 @@ local runs of the labs), with the student notebook answered by code as a student
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
 import shutil
@@ -30,10 +31,12 @@ from pathlib import Path
 import matplotlib.image
 import nbformat
 import pytest
+import yaml
 
 from heaplab import exercise_sources
 from heaplab.course import build_lab, graded_labs
-from heaplab.grade import grade_all
+from heaplab.grade import commit_problems, grade_all
+from heaplab.manual_marks import MarksError
 from heaplab.questions import load_questions
 from heaplab.rundir import newest_run_of
 from heaplab.spec import load_spec
@@ -82,13 +85,20 @@ def _submission(
     into: Path,
     student: dict[str, str] | None = None,
     source: Path | None = None,
+    made_by: str | None = "",
 ) -> Path:
     """`heaplab submit` of a copy of ``run``. The reference runs were made without `--student`: the copy's
-    run.json gets the student record `heaplab run --student <name>` writes (a stand-in for a real run per
-    student, which would take minutes each; the seeding itself is tested on a real run in
-    test_student_seed.py)."""
+    run.json gets the student record `heaplab run --student <name>` writes, and each of its latency logs a
+    comment line naming the student who made it (``made_by``, default ``name``), so its bytes are that
+    student's, not the reference run's (a stand-in for a real run per student, which would take minutes
+    each; the seeding itself is tested on a real run in test_student_seed.py). ``made_by=None``: the
+    reference run handed in as it is."""
     copy = tmp / name / "runs" / run.name
     shutil.copytree(run, copy)
+    if made_by is not None:
+        for hlog in copy.glob("*/client/*.hlog"):
+            with hlog.open("a", encoding="utf-8") as f:
+                f.write(f"#[a stand-in for {made_by or name}'s own run]\n")
     manifest = json.loads((copy / "run.json").read_text(encoding="utf-8"))
     if "secrets_check" not in manifest:  # lab 04's reference run predates the check: give its copy one
         manifest["secrets_check"] = {"clean": True, "findings": []}
@@ -118,10 +128,126 @@ def test_an_honest_submission_gets_every_auto_point(
     student, autograder = course[lab]
     notebook = answered(student, tmp_path / "nb", _solutions(lab))
     _submission(tmp_path, "honest", RUNS[lab], notebook, tmp_path / "class")
+    (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE, COURSE_KEY, course=REPO)
+    assert g.flags == [] and g.rejected is None, g.flags
+    score, most = g.total
+    assert most > 0 and score == most, g.scores
+
+
+def test_a_run_from_outside_the_course_is_flagged(tmp_path: Path) -> None:
+    """The run's commit against the course's checkout: in its history, and not older than --since."""
+    run_commit = json.loads((RUNS["03-offheap-write"] / "run.json").read_text(encoding="utf-8"))["git"][
+        "commit"
+    ]
+    assert commit_problems(run_commit, REPO) == []
+    assert commit_problems(run_commit, REPO, since=run_commit) == []
+    (foreign,) = commit_problems("0123456789ab" * 3 + "0123", REPO)
+    assert (
+        foreign
+        == "the run's commit 0123456789ab is not in the course's history (a fork, or a changed course)"
+    )
+    head = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout
+    if head.strip() != run_commit:  # the series was made before this checkout's HEAD
+        (old,) = commit_problems(run_commit, REPO, since=head.strip())
+        assert old.startswith(f"the run's commit {run_commit[:12]} is older than the course's ")
+    assert commit_problems(None, REPO) == ["the run records no commit (made outside a git checkout)"]
+
+
+def test_run_dir_set_as_the_handout_says_gets_every_auto_point(
+    tmp_path: Path, course: dict[str, tuple[Path, Path]]
+) -> None:
+    """Part 3 of the handouts: "set `run_dir` to your run". The student's path exists on their machine,
+    not the grader's; the graded notebook reads the run handed in, and scores as the default does."""
+    lab = "03-offheap-write"
+    student, autograder = course[lab]
+    notebook = answered(student, tmp_path / "nb", _solutions(lab))
+    nb = nbformat.read(notebook, as_version=4)
+    (params,) = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert "run_dir = None" in params.source
+    params.source = params.source.replace(
+        "run_dir = None", f'run_dir = "/home/ada/heaplab/results/runs/{RUNS[lab].name}"'
+    )
+    nbformat.write(nb, notebook)
+    _submission(tmp_path, "ada", RUNS[lab], notebook, tmp_path / "class")
     (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE, COURSE_KEY)
     assert g.flags == [] and g.rejected is None, g.flags
     score, most = g.total
     assert most > 0 and score == most, g.scores
+
+
+def test_hand_graded_answers_go_out_for_marking_and_the_marks_come_back(
+    tmp_path: Path, course: dict[str, tuple[Path, Path]]
+) -> None:
+    """The manual question's answer, as the student wrote it, lands in manual.csv beside its rubric; the
+    marks typed into that sheet become the question's score, and survive grading again."""
+    lab = "03-offheap-write"
+    student, autograder = course[lab]
+    notebook = answered(student, tmp_path / "nb", _solutions(lab))
+    nb = nbformat.read(notebook, as_version=4)
+    (prompt,) = [
+        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "**q4** (6 points" in c.source
+    ]
+    nb.cells[prompt + 1].source = "The copies went, the rest of the garbage stayed."
+    nbformat.write(nb, notebook)
+    _submission(tmp_path, "ada", RUNS[lab], notebook, tmp_path / "class")
+    out = tmp_path / "graded"
+    (g,) = grade_all(tmp_path / "class", autograder, out, REFERENCE, COURSE_KEY, course=REPO)
+    assert g.unmarked == {"q4": 6.0} and "q4" not in g.scores
+    with (out / "manual.csv").open(encoding="utf-8") as f:
+        (row,) = csv.DictReader(f)
+    assert (row["submission"], row["question"], row["points"], row["score"]) == ("ada", "q4", "6", "")
+    assert row["answer"] == "The copies went, the rest of the garbage stayed."
+    model = yaml.safe_load((REPO / "labs" / lab / "questions.yml").read_text(encoding="utf-8"))["manual"][0]
+    rubrics = (out / "rubrics.md").read_text(encoding="utf-8")
+    assert model["model_answer"] in rubrics and model["rubric"][0]["criterion"] in rubrics
+
+    marks = tmp_path / "marks.csv"
+    marks.write_text(
+        (out / "manual.csv").read_text(encoding="utf-8").replace(",6,,", ",6,4.5,"), encoding="utf-8"
+    )
+    (g,) = grade_all(tmp_path / "class", autograder, out, REFERENCE, COURSE_KEY, course=REPO, marks=marks)
+    assert g.scores["q4"] == (4.5, 6.0) and g.unmarked == {}
+    with (out / "class.csv").open(encoding="utf-8") as f:
+        (row,) = csv.DictReader(f)
+    assert row["q4 score"] == "4.5" and row["unmarked"] == ""
+    with (out / "manual.csv").open(encoding="utf-8") as f:
+        assert next(csv.DictReader(f))["score"] == "4.5"
+
+    marks.write_text(marks.read_text(encoding="utf-8").replace(",6,4.5,", ",6,7,"), encoding="utf-8")
+    with pytest.raises(MarksError, match=r"marks.csv:2: score 7 is outside 0..6"):
+        grade_all(tmp_path / "class", autograder, out, REFERENCE, COURSE_KEY, course=REPO, marks=marks)
+
+
+@pytest.mark.parametrize("lab", sorted(RUNS))
+def test_no_model_answer_reaches_the_student(course: dict[str, tuple[Path, Path]], lab: str) -> None:
+    """The rubric and model answer are in the instructor's master notebook only: not in the student
+    notebook otter assign made, nor in the student's handout."""
+    student, _ = course[lab]
+    _, manual = load_questions(REPO / "labs" / lab, load_spec(REPO / "labs" / lab / "experiment.yml"))
+    master = (student.parents[2] / "master" / f"{lab}.ipynb").read_text(encoding="utf-8")
+    handout = (student.parent / "README.md").read_text(encoding="utf-8")
+    text = student.read_text(encoding="utf-8")
+    for q in manual:
+        first_words = " ".join(q["model_answer"].split()[:12])
+        assert json.dumps(first_words)[1:-1] in master, "the master notebook should hold the model answer"
+        assert json.dumps(first_words)[1:-1] not in text and first_words not in handout
+
+
+def test_a_right_number_typed_in_from_the_report_is_flagged(
+    tmp_path: Path, course: dict[str, tuple[Path, Path]]
+) -> None:
+    """q1 answered with the P99.9 that report.md prints instead of computing it: the value is right, the
+    hidden test passes, and the grader still says it was typed in."""
+    lab = "03-offheap-write"
+    student, autograder = course[lab]
+    summary = RUNS[lab] / "hbase1-onheap" / "client" / "single_put-localhost.json"
+    p999 = round(json.loads(summary.read_text(encoding="utf-8"))["latency_us"]["p999"] / 1000, 2)
+    answers = [f"q1_p999_ms = {p999}", *_solutions(lab)[1:]]
+    _submission(tmp_path, "ray", RUNS[lab], answered(student, tmp_path / "nb", answers), tmp_path / "class")
+    (g,) = grade_all(tmp_path / "class", autograder, tmp_path / "graded", REFERENCE, COURSE_KEY)
+    assert g.flags == [f"q1_p999_ms is typed in (q1_p999_ms = {p999}), not computed from the run"]
 
 
 NEEDS_MAVEN = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs Maven (the engine's build)")
@@ -185,28 +311,67 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
 
     # eve hands in ada's run with her own id in it: the seed is still ada's
     ada_seed = student_seed(COURSE_KEY, "ada")
-    _submission(tmp_path, "eve", RUNS[lab], honest, submissions, student={"id": "eve", "seed": ada_seed})
+    _submission(
+        tmp_path,
+        "eve",
+        RUNS[lab],
+        honest,
+        submissions,
+        student={"id": "eve", "seed": ada_seed},
+        made_by="ada",
+    )
+    # fin hands in the committed reference run, renamed, as her own (its seed her own: she has the key)
+    renamed = tmp_path / "renamed" / "01-tail-latency-local-20261203T101010Z"
+    shutil.copytree(OTHER_RUN_OF_THE_SERIES, renamed)
+    _submission(tmp_path, "fin", renamed, honest, submissions, made_by=None)
 
     _submission(tmp_path, "dee", RUNS[lab], honest, submissions)
     with zipfile.ZipFile(submissions / "dee.zip", "a") as z:
         z.writestr("heaplab/__init__.py", "raise SystemExit('shadowed')\n")
 
+    # gil's run was made from a commit the course never had (a fork of it)
+    forked = tmp_path / "forked" / "01-tail-latency-local-20261204T080000Z"
+    shutil.copytree(THIRD_RUN_OF_THE_SERIES, forked)
+    manifest = json.loads((forked / "run.json").read_text(encoding="utf-8"))
+    manifest["git"]["commit"] = "f" * 40
+    (forked / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    _submission(tmp_path, "gil", forked, honest, submissions)
+
+    # hal hands in a run of his own (the stand-in: a renamed copy), honestly answered: nothing to flag
+    own = tmp_path / "own" / "01-tail-latency-local-20261205T090000Z"
+    shutil.copytree(THIRD_RUN_OF_THE_SERIES, own)
+    _submission(tmp_path, "hal", own, honest, submissions)
+
     graded = {
-        g.name: g for g in grade_all(submissions, autograder, tmp_path / "graded", REFERENCE, COURSE_KEY)
+        g.name: g
+        for g in grade_all(submissions, autograder, tmp_path / "graded", REFERENCE, COURSE_KEY, course=REPO)
     }
+    assert graded["hal"].flags == [] and graded["hal"].total == graded["ada"].total
+    assert graded["gil"].flags == [
+        "the run's commit ffffffffffff is not in the course's history (a fork, or a changed course)"
+    ]
     full = graded["ada"].total
     assert full[0] == full[1] > 0
-    assert graded["ada"].flags == ["the same run or seed as eve"]  # the copy puts the original up for review
+    # the copy puts the original up for review
+    ada_flags, eve_flags = graded["ada"].flags, graded["eve"].flags
+    assert ada_flags[0] == "the same run or seed as eve" and len(ada_flags) == 2
+    assert ada_flags[1].startswith("the same raw latency logs as eve (") and ada_flags[1].endswith(".hlog)")
     assert graded["eve"].total == full
-    assert graded["eve"].flags == [
-        "the run's seed is not eve's under the course key (typed in, or another course)",
+    assert eve_flags[:2] == [
+        "the run's seed is not eve's under the course key (typed in, another student's token, or another "
+        "course)",
         "the same run or seed as ada",
     ]
+    assert len(eve_flags) == 3 and eve_flags[2].startswith("the same raw latency logs as ada (")
+    (copied,) = graded["fin"].flags
+    assert copied.startswith(f"its raw latency logs are the reference run {OTHER_RUN_OF_THE_SERIES.name}'s")
     assert any("get-localhost.hlog" in f and "its summary" in f for f in graded["bob"].flags), graded[
         "bob"
     ].flags
     assert graded["bob"].scores["q1"][0] < graded["bob"].scores["q1"][1]  # P99.9 from the edited log
-    assert graded["cy"].flags == [] and graded["cy"].scores["q1"][0] < graded["cy"].scores["q1"][1]
+    (typed_in,) = graded["cy"].flags  # typed in, and wrong for his own run
+    assert typed_in == f"q1_p999_ms is typed in (q1_p999_ms = {p999}), not computed from the run"
+    assert graded["cy"].scores["q1"][0] < graded["cy"].scores["q1"][1]
     assert graded["cy"].scores["q2"] == graded["ada"].scores["q2"]
     assert (
         graded["dee"].rejected
@@ -216,8 +381,9 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
 
     with (tmp_path / "graded/class.csv").open(encoding="utf-8") as f:
         rows = {r["submission"]: r for r in csv.DictReader(f)}
-    assert set(rows) == {"ada", "bob", "cy", "dee", "eve"}
-    assert rows["cy"]["status"] == "ok" and rows["bob"]["status"] == "review" == rows["eve"]["status"]
+    assert set(rows) == {"ada", "bob", "cy", "dee", "eve", "fin", "gil", "hal"}
+    assert rows["cy"]["status"] == "review" == rows["bob"]["status"] == rows["eve"]["status"]
+    assert rows["fin"]["status"] == "review" and rows["hal"]["status"] == "ok"
     assert rows["dee"]["status"].startswith("ships code")
     assert rows["ada"]["p999-far-above-avg verdict"] in (
         "reproduced",
@@ -226,7 +392,12 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
         "inconclusive",
     )
     page = (tmp_path / "graded/class.html").read_text(encoding="utf-8")
-    assert page.count("<svg") == len({c for g in graded.values() for c in g.claims}) >= 2
+    claims = {c for g in graded.values() for c in g.claims}
+    valued = {c for c in claims if any(g.claims.get(c, (None,))[0] is not None for g in graded.values())}
+    assert page.count("<svg") == len(valued) >= 2  # a panel without any value says why instead
+    assert page.count(html.escape("no submission's run gives this claim a value")) == len(claims - valued)
+    assert graded["cy"].why["q1"] and "of the submitted run is" in graded["cy"].why["q1"]
+    assert html.escape(graded["cy"].why["q1"]) in page  # a score short of full marks says why
     assert "article 100" in page and "reference run" in page
     png = tmp_path / "class.png"
     screenshot(tmp_path / "graded/class.html", png)
@@ -242,7 +413,7 @@ def screenshot(page: Path, png: Path) -> None:
         pytest.skip("chromium is not installed: apt-get install chromium (.ci/run does)")
     subprocess.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         f"--screenshot={png}", "--window-size=1400,1400", page.as_uri()],
+         f"--screenshot={png}", "--window-size=1400,3000", page.as_uri()],
         capture_output=True, timeout=120, check=True,
     )  # fmt: skip
 

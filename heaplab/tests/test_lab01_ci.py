@@ -1,7 +1,7 @@
 """Lab 01 end to end at --scale ci: the real spec (plus a free RPC port), CLI, playbooks and engine.
 
 One run (module fixture) of ``heaplab run 01-tail-latency --scale ci --report --student ada.lovelace``
-with a course key; then:
+with the student's token (the seed the instructor derived from the course key); then:
 - run.json records the student's seed, and every pe phase's output says it drew its rows from it;
 - the run completed, the background writer ran beside the measured gets and was stopped at their end;
 - the server's unified GC log parses (no malformed line) and its pauses agree with gc-events.jsonl;
@@ -30,7 +30,7 @@ from heaplab.expectation import parse_expectation
 from heaplab.gc_log import parse
 from heaplab.metrics import measure
 from heaplab.rundir import load_run
-from heaplab.student import COURSE_KEY_ENV, student_seed
+from heaplab.student import TOKEN_ENV, student_seed
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (
@@ -63,7 +63,7 @@ def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
         tmp_path_factory.mktemp("runs"),
         timeout=600,
         extra=["--student", STUDENT],
-        env={COURSE_KEY_ENV: COURSE_KEY},
+        env={TOKEN_ENV: student_seed(COURSE_KEY, STUDENT)},
     )
 
 

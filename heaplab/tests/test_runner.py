@@ -235,8 +235,10 @@ def test_progress_lines_and_log(complete_run: FinishedRun) -> None:
         ended = next(i for i, x in enumerate(lines) if x.startswith(f"[hbase1-onheap] phase {phase} ended ("))
         assert started < ended
     assert "phase failed started" not in out  # "Fail when the phase failed" is no phase "failed"
-    assert "[hbase1-onheap]   PLAY RECAP" in out
-    assert "changed: [localhost]" not in out  # the condensed view; the full output is in the log
+    # the condensed view: no recap, no task that merely ran or was skipped; the full output is in the log
+    assert "PLAY RECAP" not in out and "ok=" not in out
+    assert "task: " not in out and "Fail when the phase failed" not in out
+    assert "changed: [localhost]" not in out
     text = log.read_text(encoding="utf-8")
     assert "TASK [engine_workload : Run phase single_put]" in text and "changed: [localhost]" in text
     assert f"run complete: {r.run}" in out
@@ -466,7 +468,7 @@ def test_progress_view_and_heartbeat(tmp_path: Path) -> None:
     )
     assert code == 0
     assert lines[0] == "[v] phase single_put started"
-    assert any("still running: engine_workload : Run phase single_put" in x for x in lines)
+    assert any(x.startswith("[v]   ... phase single_put running (") for x in lines)
     assert any(x.startswith("[v] phase single_put ended") for x in lines)
     assert not any("changed:" in x for x in lines)
     assert "changed: [localhost]" in (tmp_path / "a.log").read_text()
@@ -520,7 +522,7 @@ def test_progress_unwraps_a_quoted_failure_msg() -> None:
     )
     assert p.failures == [first, "plain words wrapped"]
     assert f"[v]     {first}" in out and "[v]     plain words wrapped" in out
-    assert "[v] task: next" in out
+    assert not any("next" in x for x in out)  # a task that merely runs is not shown
 
 
 def test_progress_background_phase_tasks_are_not_phase_boundaries() -> None:
@@ -537,3 +539,25 @@ def test_progress_background_phase_tasks_are_not_phase_boundaries() -> None:
     p.finish()
     assert [x for x in out if "started" in x] == ["[v] phase read started"]
     assert "[v] task: engine_workload : Stop background phase writer" in out
+
+
+def test_progress_names_the_failed_task_and_shows_the_recap_only_on_failure() -> None:
+    out: list[str] = []
+    p = Progress(out.append, "v", ["single_put"])
+    for line in (
+        "TASK [engine_server : Start the region server] *",
+        "fatal: [localhost]: FAILED! => ",
+        "    msg: the port is taken",
+        "PLAY RECAP *********",
+        "localhost                  : ok=3    changed=1    unreachable=0    failed=1    skipped=9",
+    ):
+        p.line(line)
+    p.finish()
+    assert out[0] == "[v] task failed: engine_server : Start the region server"
+    assert "[v]     the port is taken" in out
+    assert any("failed=1" in x for x in out)
+    quiet: list[str] = []
+    p = Progress(quiet.append, "v", ["single_put"])
+    p.line("TASK [engine_server : Start the region server] *")
+    p.line("localhost                  : ok=3    changed=1    unreachable=0    failed=0    skipped=9")
+    assert quiet == []

@@ -1,0 +1,51 @@
+"""Every time the docs state comes from the reference series' own clocks (heaplab.timings): the minutes
+of each series in results/reference/README.md, and each handout's **Time:** for one run."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from heaplab.spec import list_labs
+from heaplab.tests.conftest import REPO
+from heaplab.timings import series_times
+
+REFERENCE = REPO / "results" / "reference"
+TIMES = series_times(REFERENCE)
+LABS = [p.parent.name for p in list_labs(REPO)]
+# a series row of results/reference/README.md: | lab | [run](...) ... | commit | minutes |
+ROW = re.compile(r"^\| (?P<lab>\d\d-[a-z0-9-]+) \| \[.*\| (?P<minutes>\d+) \|$", re.M)
+# "**Time:** about 7 minutes a run" or "**Time:** 35 to 42 minutes a run"
+TIME = re.compile(r"\*\*Time:\*\* (?:about )?(?P<low>[\d.]+)(?: to (?P<high>[\d.]+))? minutes a run")
+SLACK = 0.2  # "about": a run's length varies by this much between runs of a series
+
+
+def test_every_lab_has_a_timed_series() -> None:
+    assert set(LABS) <= set(TIMES), set(LABS) - set(TIMES)
+    assert all(len(t.runs) >= 3 for t in TIMES.values()), {lab: len(t.runs) for lab, t in TIMES.items()}
+
+
+def test_the_reference_table_states_each_series_measured_minutes() -> None:
+    rows = {
+        m["lab"]: int(m["minutes"])
+        for m in ROW.finditer((REFERENCE / "README.md").read_text(encoding="utf-8"))
+    }
+    assert set(rows) == set(TIMES), set(rows) ^ set(TIMES)
+    for lab, minutes in rows.items():
+        assert abs(minutes - round(TIMES[lab].total)) <= 1, (lab, minutes, round(TIMES[lab].total, 1))
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_the_handouts_time_for_a_run_is_its_series(lab: str) -> None:
+    text = " ".join((REPO / "labs" / lab / "README.md").read_text(encoding="utf-8").split())
+    found = TIME.search(text)
+    assert found, f"labs/{lab}/README.md has no '**Time:** about N minutes a run'"
+    low = float(found["low"])
+    high = float(found["high"] or found["low"])
+    t = TIMES[lab]
+    assert low * (1 - SLACK) <= t.per_run <= high * (1 + SLACK), (
+        lab,
+        found[0],
+        [round(m, 1) for m in t.runs],
+    )
