@@ -29,6 +29,7 @@ HEARTBEAT_S = 15.0
 _TASK = re.compile(r"^(TASK|PLAY|RUNNING HANDLER) \[(?P<name>.*)\]")
 _PHASE = re.compile(r"\bphase (?P<phase>[A-Za-z0-9_.-]+)$", re.IGNORECASE)
 _SHOW = re.compile(r"^(fatal:|failed:|ERROR!)")
+_BACKGROUND = re.compile(r"\b(Start|Stop) background phase [A-Za-z0-9_.-]+$")  # one named phase
 _RECAP = re.compile(r"^\S+\s+: ok=")
 _RECAP_FAILED = re.compile(r"\b(failed|unreachable)=[1-9]")
 _FAILURE = re.compile(r"^(fatal:|failed:|ERROR!)")
@@ -95,8 +96,8 @@ class Progress:
         return pm if self.phases is None or pm.group("phase") in self.phases else None
 
     def _task(self, kind: str, name: str, now: float) -> None:
-        """A task (or play) starts: it may end a phase and start another; only a background phase's start
-        and stop are shown as tasks."""
+        """A task (or play) starts: it may end a phase and start another; only a named background phase's
+        start and stop are shown as tasks."""
         self.task, self.task_started = name, now
         pm = self._phase_of(name) if kind == "TASK" else None
         if pm is None or pm.group("phase") != self.phase:
@@ -104,7 +105,7 @@ class Progress:
         if pm is not None and pm.group("phase") != self.phase:
             self.phase, self.phase_started = pm.group("phase"), now
             self.out(f"[{self.variant}] phase {self.phase} started")
-        if "background phase" in name.lower():
+        if _BACKGROUND.search(name):
             self.out(f"[{self.variant}] {kind.lower()}: {name}")
 
     def line(self, text: str) -> None:
