@@ -25,10 +25,11 @@ The launcher logs ``-Xlog:gc*,safepoint:file=...:time,uptime,level,tags``, so ev
   a concurrent cycle short: JDK 11 says so only at debug level (``GC(48) Concurrent mode failure``, taken
   when present), so at info level it is a ``Pause Full`` (not asked for by System.gc(), jcmd or a heap
   dump, which the JVM calls an interruption) while a cycle is under way (its ``Pause Initial Mark`` logged,
-  its last phase ``Concurrent Reset`` not yet ended).  When a young collection's promotion fails, the
-  Serial and CMS collectors run the full collection inside the young pause (the young pause's time
-  includes it); the two lines are one stop of the application, kept as one ``full`` pause with the young
-  pause's start and duration.
+  its ``Concurrent Sweep`` not yet ended when the full pause's ``gc,start`` line came: the reset after the
+  sweep no longer counts, a sweep that ends while the full collection waits for it still does).  When a
+  young collection's promotion fails, the Serial and CMS collectors run the full collection inside the
+  young pause (the young pause's time includes it); the two lines are one stop of the application, kept
+  as one ``full`` pause with the young pause's start and duration.
 
 A line without the decorations, or a pause or safepoint line whose numbers do not parse, is skipped and
 counted in ``GcLog.malformed`` (a crashed JVM can leave a half-written last line).
@@ -175,6 +176,7 @@ class _Reading:
     young: dict[int, tuple[int, int]] = field(default_factory=dict)  # bytes before and after
     safepoint_operation: str = "?"  # JDK 11: the last "Entering safepoint region: <operation>"
     cms_cycle: int | None = None  # the GC id of the CMS concurrent cycle under way
+    full_in_cycle: dict[int, bool] = field(default_factory=dict)  # a full pause's id: cycle open at its start
     cms_failures: set[int] = field(default_factory=set)  # GC ids of debug "Concurrent mode failure" lines
 
 
@@ -247,6 +249,8 @@ def _line(line: str, log: GcLog, reading: _Reading) -> None:
         p = _pause(msg, stamp, float(uptime))
         if p is not None:
             reading.pauses.append(_cms_cycle(p, reading))
+    elif tags == "gc,start" and " Pause Full" in msg and (g := _GC_ID.match(msg)):
+        reading.full_in_cycle[int(g.group(1))] = reading.cms_cycle is not None
     elif tags in ("gc", "gc,phases") and " Concurrent " in msg and _GC_ID.match(msg):
         _concurrent_line(msg, stamp, float(uptime), log, reading)
     elif tags == "gc,heap" and " regions: " in msg and msg.split(" ", 2)[1] in _REGION_KINDS:
@@ -322,17 +326,23 @@ def _concurrent_line(msg: str, stamp: str, uptime: float, log: GcLog, reading: _
         return  # the phase's start line ("GC(50) Concurrent Mark"), or words without a duration
     gc_id, what = int(m.group("id")), m.group("what").strip()
     log.concurrent.append(ConcurrentPhase(gc_id, what, _epoch_ms(stamp), uptime, float(m.group("ms"))))
-    if what == "Reset" and reading.cms_cycle == gc_id:
-        reading.cms_cycle = None  # CMS's last phase: the cycle is over
+    if what in ("Sweep", "Reset") and reading.cms_cycle == gc_id:
+        # JDK 11 leaves the sweeping state for "resizing" right after the sweep's end line; a full
+        # collection that starts while the cycle resizes or resets is not a concurrent-mode failure (the
+        # JVM reports one only for a cycle past "idling": CMSCollector::acquire_control_and_collect)
+        reading.cms_cycle = None
 
 
 def _cms_cycle(p: Pause, reading: _Reading) -> Pause:
     """Follow CMS's concurrent cycle: opened by its initial mark, cut short by a full pause."""
     if p.kind == "initial-mark":
         reading.cms_cycle = p.gc_id
-    elif p.kind == "full" and reading.cms_cycle is not None:
+    elif p.kind == "full":
+        # what counts is the cycle's state when the full collection started: a sweep can log its end
+        # while the full collection waits for it to yield, and the collection still cuts the cycle short
+        in_cycle = reading.full_in_cycle.get(p.gc_id, reading.cms_cycle is not None)
         reading.cms_cycle = None  # the full collection abandons the cycle
-        if not any(cause in p.what for cause in _REQUESTED):
+        if in_cycle and not any(cause in p.what for cause in _REQUESTED):
             return replace(p, concurrent_mode_failure=True)
     return p
 
