@@ -9,6 +9,7 @@ optional for readers (empty for pe).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,30 @@ def _latency(raw: dict) -> dict[str, float]:
     return {k: float(raw[k]) for k in PERCENTILE_KEYS if k in raw}
 
 
+_SAMPLE_RATE = re.compile(r"--sampleRate=([0-9.]+)")
+
+
+def sampled(args: str) -> bool:
+    """Whether a PE command line samples its rows (``--sampleRate`` below 1: fewer gets than rows)."""
+    m = _SAMPLE_RATE.search(args)
+    try:
+        return m is not None and float(m.group(1)) < 1.0
+    except ValueError:
+        return False
+
+
+def _rows_and_throughput(raw: dict) -> tuple[int, float]:
+    """The rows the clients completed and their rate. HBase PE's "for N rows" is each client's share of the
+    key space; when it samples (randomRead ``--sampleRate``) it gets only a part of them, one row a
+    measured get: the summaries heaplab wrote before it knew (lab 04's series of 2026-12-02) counted the
+    share, so for those the rows are the gets and the rate follows (the rate was rows / the same duration)."""
+    operations = int(raw["operations"])
+    rows, throughput = int(raw.get("rows", operations)), float(raw["throughput"])
+    if raw.get("tool") == "hbase-pe" and sampled(str(raw.get("args", ""))) and rows > operations > 0:
+        return operations, throughput * operations / rows
+    return rows, throughput
+
+
 def summary_path(client_dir: Path, phase: str, host: str) -> Path:
     return client_dir / f"{phase}-{host}.json"
 
@@ -62,6 +87,7 @@ def load_client_summary(path: Path, phase: str, host: str) -> ClientSummary:
         raise ValueError(f"{path}: unsupported client summary format {raw.get('format')!r}")
     latency = _latency(raw["latency_us"])
     hlog = raw.get("hlog")
+    rows, throughput = _rows_and_throughput(raw)
     return ClientSummary(
         path=path,
         host=host,
@@ -69,9 +95,9 @@ def load_client_summary(path: Path, phase: str, host: str) -> ClientSummary:
         command=str(raw.get("command", "")),
         threads=int(raw.get("threads", 0)),
         operations=int(raw["operations"]),
-        rows=int(raw.get("rows", raw["operations"])),
+        rows=rows,
         duration_ms=float(raw["duration_ms"]),
-        throughput=float(raw["throughput"]),
+        throughput=throughput,
         latency_us=latency,
         start_epoch_ms=float(raw["start_epoch_ms"]),
         end_epoch_ms=float(raw["end_epoch_ms"]),

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from heaplab import gc_log, rawlogs  # the unified GC log parser; plain or gzipped logs
-from heaplab.client_summary import PERCENTILE_KEYS
+from heaplab.client_summary import PERCENTILE_KEYS, sampled
 from heaplab.hlog import latency_us, read_total
 from heaplab.spec import HBASE_VERSIONS
 
@@ -191,6 +191,8 @@ def parse(
         else:
             latency[key] = round(sum(v * w for v, w in zip(vals, weights, strict=True)) / total_w, 3)
     rows = sum(c.rows for c in done)
+    if sampled(args) and measures:  # PE's "for N rows" is the client's share; a sampling read gets fewer
+        rows = measures
     duration = max(c.duration_ms for c in done)
     starts = [c.start for c in done if c.start is not None]
     end = max(c.end for c in done if c.end is not None)

@@ -318,3 +318,26 @@ def test_lab03s_hbase14_variant() -> None:
     assert (v.server, v.hbase_version, v.jdk) == ("apache-hbase", "1.4.14", 11)
     assert v.server_jvm == cms.server_jvm and v.client_jvm == cms.client_jvm
     assert v.site == {}  # its own 1.x write path: no 2.x-only keys to turn off
+
+
+SAMPLED = Path(__file__).resolve().parents[2] / (
+    "results/reference/04-offheap-read-local-20261202T153043Z/cms-onheap-1.x/client"
+)
+
+
+def test_a_sampling_read_counts_its_gets_not_its_share_of_the_rows() -> None:
+    """HBase PE's `randomRead --sampleRate=0.5` (lab 04's committed series): each client says "for 40000
+    rows", its share of the key space, and makes half as many gets. The summary counts the gets, and its
+    rate is theirs; the series' own summaries, written before heaplab knew, load the same way."""
+    committed = json.loads((SAMPLED / "get_big-localhost.json").read_text(encoding="utf-8"))
+    out = (SAMPLED / "get_big-localhost.out").read_text(encoding="utf-8")
+    fresh = hbase_pe.parse(
+        out, args=committed["args"], tz=timezone.utc, hlog=SAMPLED / "get_big-localhost.hlog"
+    )
+    assert "--sampleRate=0.5" in committed["args"]
+    assert fresh["rows"] == fresh["operations"] == committed["operations"] < committed["rows"] // 2 + 100
+    assert fresh["throughput"] == pytest.approx(fresh["rows"] * 1000.0 / fresh["duration_ms"], abs=1e-3)
+    loaded = load_client_summary(SAMPLED / "get_big-localhost.json", "get_big", "localhost")
+    assert loaded.rows == fresh["rows"] and loaded.throughput == pytest.approx(fresh["throughput"], rel=1e-6)
+    unsampled = load_client_summary(SAMPLED / "get_small-localhost.json", "get_small", "localhost")
+    assert unsampled.rows == json.loads((SAMPLED / "get_small-localhost.json").read_text())["rows"]
