@@ -9,7 +9,8 @@ apache-hbase variant into ``<phase>-<host>.json`` after the variant ran, so ever
 summaries works on both servers.  How the numbers are made (docs/apache-hbase.md):
 
 - ``operations``: the measured calls, the sum of the threads' ``Num measures``; ``rows``: the sum of the
-  threads' rows; ``duration_ms``: the slowest thread's time; ``throughput``: rows / duration, the
+  threads' rows (a sampling randomRead: its gets, PE's "for N rows" being each thread's share);
+  ``duration_ms``: the slowest thread's time; ``throughput``: rows / duration, the
   definition of the engine's pe report (HBase PE's own ``Avg TPS/QPS``, the sum of per-thread rates, is
   kept as ``hbase_avg_tps``).
 - ``latency_us``: from ``<phase>-<host>.hlog`` when the phase wrote one (``hbase-lab pe --report`` runs
