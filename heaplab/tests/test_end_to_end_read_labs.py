@@ -5,7 +5,8 @@ throw-away root whose spec is the real one plus ``hbase.regionserver.port: "<fre
 variants the spec marks available run (the others wait for their engine feature and are recorded as
 unavailable); the tests judge whatever ran:
 - every available variant completed with its own engine-site overrides;
-- every measured read read threads x rows rows, and its `admin metrics` pair parses; when the engine
+- every measured read got the rows its command asks for (threads x rows, or with HBase PE's --sampleRate=F
+  every (int)(1/F)-th row of each thread's share), and its `admin metrics` pair parses; when the engine
   reports the read counters, the server counted exactly the gets the client made between the two reports;
 - lab 04: the background writer ran during the mixed read and was stopped at its end;
 - claims are judged on the run's values exactly when all their variants ran (else not measurable here),
@@ -63,6 +64,22 @@ def test_run_completes(e2e: FinishedRun) -> None:
     assert_run_completed(e2e)
 
 
+def expected_gets(args: str) -> int:
+    """The gets a PE read command makes: each of its threads walks its share of --rows (thread i from row
+    i x rows) and, sampling, gets the rows whose number is a multiple of (int)(1 / --sampleRate)."""
+    words = args.split()
+    flags = dict(w[2:].split("=", 1) for w in words if w.startswith("--") and "=" in w)
+    rows, threads = int(flags["rows"]), int(words[-1])
+    every = int(1.0 / float(flags.get("sampleRate", "1")))
+    return sum(1 for t in range(threads) for row in range(t * rows, (t + 1) * rows) if row % every == 0)
+
+
+def test_expected_gets_follow_the_sampling_rule() -> None:
+    assert expected_gets("randomRead --rows=10 2") == 20
+    assert expected_gets("randomRead --rows=10 --sampleRate=0.5 2") == 10
+    assert expected_gets("randomRead --rows=10 --sampleRate=0.3 1") == 4  # rows 0, 3, 6, 9
+
+
 def test_measured_reads_and_their_counters(e2e: FinishedRun) -> None:
     for name in available_variants(e2e):
         client = e2e.run / name / "client"
@@ -76,8 +93,7 @@ def test_measured_reads_and_their_counters(e2e: FinishedRun) -> None:
             assert f"<name>{key}</name>" in xml and f"<value>{value}</value>" in xml, (name, key)
         for exp in e2e.spec.experiments:
             read, counters = e2e.spec.measured_phase(exp), e2e.spec.memory_phase(exp)
-            words = phases[read.name]["args"].split()
-            rows = int(next(w for w in words if w.startswith("--rows=")).split("=")[1]) * int(words[-1])
+            rows = expected_gets(phases[read.name]["args"])
             summary = json.loads((client / f"{read.name}-localhost.json").read_text(encoding="utf-8"))
             assert summary["test"] == "RandomReadTest" and summary["rows"] == rows, (name, exp)
             after = load_admin_metrics(client / f"{counters.name}-localhost.json")
