@@ -18,7 +18,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from heaplab import alloc_docs, alloc_report, alloc_stages, auto_repeat, disk_full, hbase_pe, verdict_table
+from heaplab import (
+    alloc_docs,
+    alloc_report,
+    alloc_stages,
+    auto_repeat,
+    disk_full,
+    hbase_pe,
+    predictions,
+    verdict_table,
+)
 from heaplab.aa import aa_spec
 from heaplab.course import CourseError, build_lab, graded_labs
 from heaplab.edition import EditionError, build_student_edition, exercises_of_lab, load_exercises
@@ -27,8 +36,9 @@ from heaplab.exercise_tests import check_command, check_edition, grade_source
 from heaplab.grade import GradeError, grade_all
 from heaplab.manual_marks import MarksError
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
+from heaplab.predictions import PredictionError, parse_prediction
 from heaplab.profiles import ProfileError, parse_events
-from heaplab.questions import QuestionError
+from heaplab.questions import QuestionError, load_questions
 from heaplab.repeats import compare, to_markdown  # heaplab compare, run --repeat
 from heaplab.report import write_report
 from heaplab.rundir import RunError, load_run, resolve_run, run_name
@@ -136,11 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     _alloc_stages_parser(sub)
     chk = sub.add_parser("check", help="run the public tests of a lab's exercises (engine/exercises.yml)")
     chk.add_argument("lab", help="lab name, e.g. 06-row-index")
-    sbm = sub.add_parser("submit", help="pack a run and your graded notebook into a zip for the grader")
-    sbm.add_argument("run", help="run directory, or 'latest'")
-    sbm.add_argument("--notebook", required=True, help="your answered notebook (.ipynb)")
-    sbm.add_argument("--out", help=f"where the zip goes (default {DEFAULT_SUBMISSIONS_DIR})")
-    sbm.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
+    _student_parsers(sub)
     crs = sub.add_parser("course", help="instructors: build the graded notebooks and their autograders")
     crs.add_argument(
         "action",
@@ -543,6 +549,46 @@ def cmd_report(root: Path, args: argparse.Namespace) -> int:
     return 0
 
 
+def _student_parsers(sub: argparse._SubParsersAction) -> None:
+    """`heaplab predict` and `heaplab submit`: what a student runs besides `run`."""
+    prd = sub.add_parser(
+        "predict",
+        help="record your prediction for a lab's prediction question before you run it (every later run "
+        "of the lab carries it in run.json)",
+    )
+    prd.add_argument("lab", help="lab name, e.g. 03-offheap-write")
+    prd.add_argument("predictions", nargs="+", metavar="QUESTION=NUMBER", help="e.g. q6=0.5")
+    sbm = sub.add_parser("submit", help="pack a run and your graded notebook into a zip for the grader")
+    sbm.add_argument("run", help="run directory, or 'latest'")
+    sbm.add_argument("--notebook", required=True, help="your answered notebook (.ipynb)")
+    sbm.add_argument("--out", help=f"where the zip goes (default {DEFAULT_SUBMISSIONS_DIR})")
+    sbm.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
+
+
+def cmd_predict(root: Path, args: argparse.Namespace) -> int:
+    """`heaplab predict LAB q6=0.5`: check every prediction against the lab's questions, then record them."""
+    lab_dir = resolve_lab(root, args.lab).parent
+    if not (lab_dir / "questions.yml").is_file():
+        raise PredictionError(f"{args.lab} has no graded questions (no questions.yml): nothing to predict")
+    auto, _ = load_questions(lab_dir, load_spec(lab_dir / "experiment.yml"))
+    asked = [q.id for q in auto if q.kind == "prediction"]
+    parsed = [parse_prediction(text, asked) for text in args.predictions]
+    already = predictions.for_run(root, args.lab)
+    for qid, value in parsed:
+        line = predictions.record(root, args.lab, qid, value)
+        if qid in already:
+            first = already[qid]
+            print(
+                f"{qid}: {value} recorded at {line['made']}, but your first prediction stays the one runs "
+                f"carry: {first['value']} (made {first['made']})"
+            )
+        else:
+            print(
+                f"{qid}: {value} recorded at {line['made']}; every run of {args.lab} from now on carries it"
+            )
+    return 0
+
+
 def cmd_submit(root: Path, args: argparse.Namespace) -> int:
     run_dir = resolve_run(args.run, _under(root, args.runs_dir, DEFAULT_RUNS_DIR))
     done = submit(run_dir, Path(args.notebook), _under(root, args.out, DEFAULT_SUBMISSIONS_DIR), root=root)
@@ -696,11 +742,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "alloc-stages": lambda: cmd_alloc_stages(root, args),
             "check": lambda: cmd_check(root, args),
             "submit": lambda: cmd_submit(root, args),
+            "predict": lambda: cmd_predict(root, args),
             "course": lambda: cmd_course(root, args),
             "grade": lambda: cmd_grade(root, args),
         }
         return commands[args.cmd]()
-    except (SpecError, SubmitError, QuestionError, StudentError, MarksError) as e:
+    except (SpecError, SubmitError, QuestionError, StudentError, MarksError, PredictionError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except (RunSetupError, RunError, CourseError, GradeError, EditionError) as e:

@@ -16,6 +16,8 @@ questions.yml:
       - {id: q3, kind: ratio, claim: C, points: 3}                         # the claim's L / R on this run
       - {id: q5, kind: largest, variant: V, experiment: E, metrics: [M1, M2], why: "...", points: 2}
                                                      # which mechanism figure is largest (a string)
+      - {id: q6, kind: prediction, claim: C, points: 2}  # the claim's L / R, predicted before the run
+                                                     # (heaplab predict), over the measured one
     manual:
       - id: q4
         points: 5
@@ -26,7 +28,7 @@ questions.yml:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,7 @@ class Question:
     solution: str  # code that assigns it (master only)
     public: str  # an exception-based otter test (a function and its call)
     hidden: str
+    kind: str = ""  # questions.yml's kind (load_questions sets it)
 
 
 def _hidden(lab: str, qid: str, answer: str, recompute: str, what: str) -> str:
@@ -265,7 +268,69 @@ def _largest(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
     return Question(q["id"], q["points"], prompt, answer, solution, public, hidden)
 
 
-KINDS = {"p999": _p999, "young_gc_rate": _young_gc_rate, "ratio": _ratio, "largest": _largest}
+def _prediction(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
+    """A claim's ratio predicted before the run (`heaplab predict`, kept in run.json by every later run)
+    and set against the ratio measured: the answer is measured / predicted. Any prediction earns the
+    points; the hidden test checks the run carries one made before it started, and recomputes the answer."""
+    (claim,) = [c for c in spec.claims if c.id == q["claim"]] or [None]
+    if claim is None:
+        raise QuestionError(f"{lab}/questions.yml: {q['id']}: no claim {q['claim']!r} in experiment.yml")
+    exp = parse_expectation(str(claim.expect))
+    if exp.right is None:
+        raise QuestionError(f"{lab}/questions.yml: {q['id']}: claim {claim.id} compares no two variants")
+    qid, answer = q["id"], f"{q['id']}_off_by"
+    prompt = (
+        f"**{qid}** ({q['points']} points). A prediction, made before you run the lab. The claim "
+        f"`{claim.id}` ({claim.says}) compares `{claim.metric}` of `{exp.left}` with `{exp.right}` in "
+        f"experiment `{claim.experiment}`; the article's figure: {claim.figure}. Before your first run, "
+        f"decide what `{exp.left}` / `{exp.right}` will be on your machine and record it with "
+        f"`heaplab predict {lab} {qid}=<your number>`: every run of the lab made after that carries it in "
+        f'its run.json (`heaplab.load_run(run_dir).manifest["predictions"]["{qid}"]["value"]`). After the '
+        f"run, divide the ratio measured on your run by your prediction and assign it to `{answer}` (1 means "
+        "you predicted it exactly). Any prediction earns the points: the grader checks that the run you hand "
+        f"in carries one made before it started, and that `{answer}` follows from it."
+    )
+    solution = (
+        "import heaplab\n\n"
+        "_run = heaplab.load_run(run_dir)\n"
+        f'_left = heaplab.measure(_run, "{exp.left}", "{claim.experiment}").values["{claim.metric}"]\n'
+        f'_right = heaplab.measure(_run, "{exp.right}", "{claim.experiment}").values["{claim.metric}"]\n'
+        f'_predicted = _run.manifest["predictions"]["{qid}"]["value"]\n'
+        f"{answer} = _left / _right / _predicted\n"
+    )
+    e, m = claim.experiment, claim.metric
+    recompute = (
+        f'    predicted = (run.manifest.get("predictions") or {{}}).get("{qid}")\n'
+        "    assert predicted is not None, (\n"
+        f'        "the submitted run carries no prediction for {qid}: record it with heaplab predict {lab} '
+        f'{qid}=<number> before the run"\n'
+        "    )\n"
+        '    assert predicted["made"] <= run.manifest["start"], (\n'
+        "        f\"the prediction was made at {predicted['made']}, after the run started at "
+        "{run.manifest['start']}\"\n"
+        "    )\n"
+        f'    expected = value("{exp.left}", "{e}", "{m}") / value("{exp.right}", "{e}", "{m}") / '
+        'predicted["value"]\n'
+    )
+    return _question(
+        q,
+        lab,
+        prompt=prompt,
+        answer=answer,
+        solution=solution,
+        plausible=(0, 1e6, "x"),
+        recompute=recompute,
+        what=f"{exp.left} / {exp.right} of {claim.metric} over the prediction",
+    )
+
+
+KINDS = {
+    "p999": _p999,
+    "young_gc_rate": _young_gc_rate,
+    "ratio": _ratio,
+    "largest": _largest,
+    "prediction": _prediction,
+}
 
 
 def load_questions(lab_dir: Path, spec: Spec) -> tuple[list[Question], list[dict[str, Any]]]:
@@ -277,7 +342,7 @@ def load_questions(lab_dir: Path, spec: Spec) -> tuple[list[Question], list[dict
         kind = KINDS.get(q.get("kind"))
         if kind is None:
             raise QuestionError(f"{path}: {q.get('id')}: kind must be one of {', '.join(KINDS)}")
-        auto.append(kind(spec.lab, spec, q))
+        auto.append(replace(kind(spec.lab, spec, q), kind=q["kind"]))
     manual = list(raw.get("manual") or [])
     for q in manual:
         if not {"id", "points", "prompt", "rubric", "model_answer"} <= set(q):

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -32,10 +33,12 @@ from typing import Any
 from heaplab import (
     alloc_profiles,
     disk_full,
+    eta,
     exercise_sources,
     hbase_pe,
     heap_exhausted,
     netns,
+    predictions,
     profiles,
     rawlogs,
     rerun,
@@ -243,6 +246,7 @@ def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         **({"sizing": sizing} if sizing else {}),
         **({"series": opts.series} if opts.series else {}),
         **({"student": opts.student} if opts.student else {}),
+        **({"predictions": made} if (made := predictions.for_run(opts.root, spec.lab)) else {}),
         **({"aa": aa} if aa else {}),
         "order": opts.order,
         "order_seed": seed,
@@ -321,6 +325,12 @@ def _run_variants(job: _Job, manifest: dict[str, Any]) -> str:
     opts.out(f"variant order ({how}): {', '.join(order) or '-'}")
     jdk_questions = _JdkQuestions(str(Path(job.playbook).with_name("ansible")), opts)
     status = "complete"
+    began, done = time.monotonic(), []
+
+    def kind(name: str) -> str:  # variants of one kind take about as long (heaplab.eta)
+        v = job.spec.variants[name]
+        return f"{v.server} {v.hbase_version}"
+
     for i, name in enumerate(order, 1):
         v, entry = job.spec.variants[name], entries[name]
         why, runtime_vars = jdk_questions.ask(v, entry)
@@ -330,6 +340,7 @@ def _run_variants(job: _Job, manifest: dict[str, Any]) -> str:
             continue
         opts.out(f"[{name}] variant {i} of {len(order)}")
         manifest["variant_order"].append(name)
+        variant_began = time.monotonic()
         if not _run_variant(
             spec=job.spec,
             v=v,
@@ -344,6 +355,10 @@ def _run_variants(job: _Job, manifest: dict[str, Any]) -> str:
             status = "failed"
         if entry["java_home"] is None:  # the run's java, as the host records have it
             entry["jdk"] = jdk_of(read_hosts(job.run_dir))
+        took = time.monotonic() - variant_began
+        done.append((kind(name), took))
+        left = eta.minutes_left(done, [kind(n) for n in order[i:]])
+        opts.out(eta.progress_line(name, took, time.monotonic() - began, left))
     return status
 
 

@@ -32,10 +32,12 @@ import matplotlib.image
 import nbformat
 import pytest
 import yaml
+from hdrh.histogram import HdrHistogram
 
 from heaplab import exercise_sources
 from heaplab.course import build_lab, graded_labs
 from heaplab.grade import commit_problems, grade_all
+from heaplab.hlog import decode
 from heaplab.manual_marks import MarksError
 from heaplab.questions import load_questions
 from heaplab.rundir import newest_run_of
@@ -86,13 +88,16 @@ def _submission(
     student: dict[str, str] | None = None,
     source: Path | None = None,
     made_by: str | None = "",
+    predicted: str | None = "2026-11-01T00:00:00Z",  # before every reference run
 ) -> Path:
     """`heaplab submit` of a copy of ``run``. The reference runs were made without `--student`: the copy's
     run.json gets the student record `heaplab run --student <name>` writes, and each of its latency logs a
     comment line naming the student who made it (``made_by``, default ``name``), so its bytes are that
     student's, not the reference run's (a stand-in for a real run per student, which would take minutes
     each; the seeding itself is tested on a real run in test_student_seed.py). ``made_by=None``: the
-    reference run handed in as it is."""
+    reference run handed in as it is. ``predicted``: when the student made the prediction `heaplab predict`
+    leaves for every later run (test_predictions.py runs it for real), a guess of 0.5 per prediction
+    question; None: no prediction."""
     copy = tmp / name / "runs" / run.name
     shutil.copytree(run, copy)
     if made_by is not None:
@@ -103,6 +108,11 @@ def _submission(
     if "secrets_check" not in manifest:  # lab 04's reference run predates the check: give its copy one
         manifest["secrets_check"] = {"clean": True, "findings": []}
     manifest["student"] = student or {"id": name, "seed": student_seed(COURSE_KEY, name)}
+    if predicted is not None and made_by is not None:
+        lab_dir = REPO / "labs" / manifest["lab"]
+        auto, _ = load_questions(lab_dir, load_spec(lab_dir / "experiment.yml"))
+        guess = {"value": 0.5, "made": predicted}
+        manifest["predictions"] = {q.id: guess for q in auto if q.kind == "prediction"}
     if source is not None:  # the student's checkout: the run measured its exercise files
         manifest[exercise_sources.RUN_FIELD] = exercise_sources.record(source, manifest["lab"])
     (copy / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
@@ -433,3 +443,109 @@ def test_the_shipped_notebook_is_the_built_student_notebook(
     shipped = nbformat.read(REPO / "notebooks" / f"{lab}.ipynb", as_version=4)
     assert [(c.cell_type, c.source) for c in shipped.cells] == [(c.cell_type, c.source) for c in built.cells]
     assert shipped.metadata["otter"]["tests"] == built.metadata["otter"]["tests"]  # the public tests
+
+
+def halve_latencies(hlog: Path) -> None:
+    """Every latency of ``hlog`` halved, interval by interval, and written back as an HdrHistogram log
+    writer would: a forged log that still decodes (its summary beside it left as it was)."""
+    out = []
+    for line in hlog.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith(("#", '"')):
+            out.append(line)
+            continue
+        start, length, _, payload = line.strip().split(",")
+        h = decode(payload)
+        half = HdrHistogram(1, h.highest_trackable_value, h.significant_figures)
+        for item in h.get_recorded_iterator():
+            half.record_value(max(1, item.value_iterated_to // 2), item.count_at_value_iterated_to)
+        out.append(f"{start},{length},{half.get_max_value():.3f},{half.encode().decode()}\n")
+    hlog.write_text("".join(out), encoding="utf-8")
+
+
+def test_a_class_of_lab_03(tmp_path: Path, course: dict[str, tuple[Path, Path]]) -> None:
+    """The nine submissions an instructor meets, graded together: two honest ways to follow the handout
+    (answers computed in place; `run_dir` set to the run as Part 3 says) get full marks and no flag; each
+    of the seven wrong ones is flagged with its reason."""
+    lab = "03-offheap-write"
+    student, autograder = course[lab]
+    run = RUNS[lab]
+    solutions = _solutions(lab)
+    honest = answered(student, tmp_path / "honest-nb", solutions)
+    submissions = tmp_path / "class"
+    _submission(tmp_path, "ada", run, honest, submissions)
+
+    with_run_dir = answered(student, tmp_path / "run-dir-nb", solutions)
+    nb = nbformat.read(with_run_dir, as_version=4)
+    (params,) = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    params.source = params.source.replace("run_dir = None", f'run_dir = "/home/bea/runs/{run.name}"')
+    nbformat.write(nb, with_run_dir)
+    _submission(tmp_path, "bea", run, with_run_dir, submissions)
+
+    summary_file = run / "hbase1-onheap/client/single_put-localhost.json"
+    summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    p999 = round(summary["latency_us"]["p999"] / 1000, 2)
+    wrong = answered(student, tmp_path / "wrong-nb", [f"q1_p999_ms = {p999 * 1.5}", *solutions[1:]])
+    _submission(tmp_path, "cal", run, wrong, submissions)  # typed in, and wrong
+    from_report = answered(student, tmp_path / "report-nb", [f"q1_p999_ms = {p999}", *solutions[1:]])
+    _submission(tmp_path, "dan", run, from_report, submissions)  # from report.md: right, not computed
+
+    halved = tmp_path / "halved" / run.name
+    shutil.copytree(run, halved)
+    halve_latencies(halved / "hbase1-onheap/client/single_put-localhost.hlog")
+    _submission(tmp_path, "eli", halved, honest, submissions)
+
+    renamed = tmp_path / "renamed" / "03-offheap-write-local-20261203T101010Z"
+    shutil.copytree(run, renamed)
+    _submission(tmp_path, "fay", renamed, honest, submissions, made_by=None)  # the reference run itself
+
+    _submission(tmp_path, "gus", run, honest, submissions, made_by="gus-own")
+    pruned = submissions / "gus-pruned.zip"
+    with zipfile.ZipFile(submissions / "gus.zip") as src, zipfile.ZipFile(pruned, "w") as dst:
+        dropped = next(n for n in src.namelist() if n.endswith("single_put-localhost.hlog"))
+        for item in src.infolist():
+            if item.filename != dropped:
+                dst.writestr(item, src.read(item.filename))
+    pruned.replace(submissions / "gus.zip")
+
+    other_seed = student_seed(COURSE_KEY, "xu")  # her own run, with another student's seed in its record
+    _submission(tmp_path, "hil", run, honest, submissions, student={"id": "hil", "seed": other_seed})
+    forked = tmp_path / "forked" / "03-offheap-write-local-20261204T080000Z"
+    shutil.copytree(run, forked)
+    manifest = json.loads((forked / "run.json").read_text(encoding="utf-8"))
+    manifest["git"]["commit"] = "e" * 40
+    (forked / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    _submission(tmp_path, "ian", forked, honest, submissions)
+    _submission(tmp_path, "jo", run, honest, submissions, predicted=None)  # no `heaplab predict` before it
+    _submission(tmp_path, "kai", run, honest, submissions, predicted="2026-12-31T00:00:00Z")  # after the run
+
+    graded = {
+        g.name: g
+        for g in grade_all(submissions, autograder, tmp_path / "graded", REFERENCE, COURSE_KEY, course=REPO)
+    }
+    full = graded["ada"].total
+    assert full[0] == full[1] > 0 and graded["ada"].flags == []
+    assert graded["bea"].total == full and graded["bea"].flags == []  # following Part 3 costs nothing
+    typed = "q1_p999_ms is typed in (q1_p999_ms = {}), not computed from the run"
+    assert graded["cal"].flags == [typed.format(p999 * 1.5)]
+    assert graded["cal"].scores["q1"][0] < graded["cal"].scores["q1"][1]
+    assert graded["dan"].flags == [typed.format(p999)]
+    forged = "hbase1-onheap/client/single_put-localhost.hlog: mean "
+    assert any(f.startswith(forged) for f in graded["eli"].flags), graded["eli"].flags
+    (copied,) = graded["fay"].flags
+    assert copied.startswith(f"its raw latency logs are the reference run {run.name}'s")
+    assert graded["gus"].rejected is None or "missing from the zip" in graded["gus"].rejected
+    gus_reasons = [*graded["gus"].flags, graded["gus"].rejected or ""]
+    assert any(f"missing from the zip: {dropped}" in r for r in gus_reasons), gus_reasons
+    assert graded["hil"].flags[0].startswith("the run's seed is not hil's under the course key")
+    assert graded["ian"].flags == [
+        "the run's commit eeeeeeeeeeee is not in the course's history (a fork, or a changed course)"
+    ]
+    # a run without a prediction loses that question's points only, and is told why
+    assert graded["jo"].flags == [] and graded["jo"].scores["q6"] == (0.0, 2.0)
+    assert "carries no prediction for q6" in graded["jo"].why["q6"]
+    assert all(graded["jo"].scores[q] == graded["ada"].scores[q] for q in graded["ada"].scores if q != "q6")
+    assert graded["kai"].scores["q6"] == (0.0, 2.0)
+    assert "the prediction was made at 2026-12-31T00:00:00Z, after the run started" in graded["kai"].why["q6"]
+    with (tmp_path / "graded/class.csv").open(encoding="utf-8") as f:
+        rows = {r["submission"]: r for r in csv.DictReader(f)}
+    assert {n for n, r in rows.items() if r["status"] == "ok"} == {"ada", "bea", "jo", "kai"}
