@@ -468,37 +468,44 @@ def test_a_class_of_lab_03(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     of the seven wrong ones is flagged with its reason."""
     lab = "03-offheap-write"
     student, autograder = course[lab]
-    run = RUNS[lab]
+    reference = RUNS[lab]
+    stamps = iter(range(10, 60))
+
+    def own_run() -> Path:  # each student's own run: a copy under a name of its own (see _submission)
+        copy = tmp_path / "own" / f"03-offheap-write-local-20261205T0900{next(stamps)}Z"
+        shutil.copytree(reference, copy)
+        return copy
+
     solutions = _solutions(lab)
     honest = answered(student, tmp_path / "honest-nb", solutions)
     submissions = tmp_path / "class"
-    _submission(tmp_path, "ada", run, honest, submissions)
+    _submission(tmp_path, "ada", own_run(), honest, submissions)
 
     with_run_dir = answered(student, tmp_path / "run-dir-nb", solutions)
     nb = nbformat.read(with_run_dir, as_version=4)
     (params,) = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    params.source = params.source.replace("run_dir = None", f'run_dir = "/home/bea/runs/{run.name}"')
+    bea_run = own_run()
+    params.source = params.source.replace("run_dir = None", f'run_dir = "/home/bea/runs/{bea_run.name}"')
     nbformat.write(nb, with_run_dir)
-    _submission(tmp_path, "bea", run, with_run_dir, submissions)
+    _submission(tmp_path, "bea", bea_run, with_run_dir, submissions)
 
-    summary_file = run / "hbase1-onheap/client/single_put-localhost.json"
+    summary_file = reference / "hbase1-onheap/client/single_put-localhost.json"
     summary = json.loads(summary_file.read_text(encoding="utf-8"))
     p999 = round(summary["latency_us"]["p999"] / 1000, 2)
     wrong = answered(student, tmp_path / "wrong-nb", [f"q1_p999_ms = {p999 * 1.5}", *solutions[1:]])
-    _submission(tmp_path, "cal", run, wrong, submissions)  # typed in, and wrong
+    _submission(tmp_path, "cal", own_run(), wrong, submissions)  # typed in, and wrong
     from_report = answered(student, tmp_path / "report-nb", [f"q1_p999_ms = {p999}", *solutions[1:]])
-    _submission(tmp_path, "dan", run, from_report, submissions)  # from report.md: right, not computed
+    _submission(tmp_path, "dan", own_run(), from_report, submissions)  # from report.md: right, not computed
 
-    halved = tmp_path / "halved" / run.name
-    shutil.copytree(run, halved)
+    halved = own_run()
     halve_latencies(halved / "hbase1-onheap/client/single_put-localhost.hlog")
     _submission(tmp_path, "eli", halved, honest, submissions)
 
     renamed = tmp_path / "renamed" / "03-offheap-write-local-20261203T101010Z"
-    shutil.copytree(run, renamed)
+    shutil.copytree(reference, renamed)
     _submission(tmp_path, "fay", renamed, honest, submissions, made_by=None)  # the reference run itself
 
-    _submission(tmp_path, "gus", run, honest, submissions, made_by="gus-own")
+    _submission(tmp_path, "gus", own_run(), honest, submissions)
     pruned = submissions / "gus-pruned.zip"
     with zipfile.ZipFile(submissions / "gus.zip") as src, zipfile.ZipFile(pruned, "w") as dst:
         dropped = next(n for n in src.namelist() if n.endswith("single_put-localhost.hlog"))
@@ -508,15 +515,16 @@ def test_a_class_of_lab_03(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     pruned.replace(submissions / "gus.zip")
 
     other_seed = student_seed(COURSE_KEY, "xu")  # her own run, with another student's seed in its record
-    _submission(tmp_path, "hil", run, honest, submissions, student={"id": "hil", "seed": other_seed})
+    _submission(tmp_path, "hil", own_run(), honest, submissions, student={"id": "hil", "seed": other_seed})
     forked = tmp_path / "forked" / "03-offheap-write-local-20261204T080000Z"
-    shutil.copytree(run, forked)
+    shutil.copytree(reference, forked)
     manifest = json.loads((forked / "run.json").read_text(encoding="utf-8"))
     manifest["git"]["commit"] = "e" * 40
     (forked / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
     _submission(tmp_path, "ian", forked, honest, submissions)
-    _submission(tmp_path, "jo", run, honest, submissions, predicted=None)  # no `heaplab predict` before it
-    _submission(tmp_path, "kai", run, honest, submissions, predicted="2026-12-31T00:00:00Z")  # after the run
+    # jo made no prediction before the run; kai made hers after it
+    _submission(tmp_path, "jo", own_run(), honest, submissions, predicted=None)
+    _submission(tmp_path, "kai", own_run(), honest, submissions, predicted="2026-12-31T00:00:00Z")
 
     graded = {
         g.name: g
@@ -532,7 +540,7 @@ def test_a_class_of_lab_03(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     forged = "hbase1-onheap/client/single_put-localhost.hlog: mean "
     assert any(f.startswith(forged) for f in graded["eli"].flags), graded["eli"].flags
     (copied,) = graded["fay"].flags
-    assert copied.startswith(f"its raw latency logs are the reference run {run.name}'s")
+    assert copied.startswith(f"its raw latency logs are the reference run {reference.name}'s")
     assert graded["gus"].rejected is None or "missing from the zip" in graded["gus"].rejected
     gus_reasons = [*graded["gus"].flags, graded["gus"].rejected or ""]
     assert any(f"missing from the zip: {dropped}" in r for r in gus_reasons), gus_reasons
