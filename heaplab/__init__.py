@@ -17,6 +17,7 @@ from heaplab.figures import latency_figure, memory_figure, save_png, to_png
 from heaplab.gc_events import GcEvent, YoungGcStats, load_gc_events, young_gc_stats
 from heaplab.hlog import Interval, read_intervals, read_total
 from heaplab.metrics import Measurement, measure, measure_all
+from heaplab.predictions import PredictionError, prediction
 from heaplab.published import Published, load_published
 from heaplab.report import write_report
 from heaplab.rundir import Run, RunError, find_lab_run, load_run
@@ -61,6 +62,7 @@ __all__ = [
     "GcEvent",
     "Interval",
     "Measurement",
+    "PredictionError",
     "Published",
     "Run",
     "RunError",
@@ -82,6 +84,7 @@ __all__ = [
     "measure_all",
     "memory_figure",
     "parse_expectation",
+    "prediction",
     "read_intervals",
     "read_total",
     "save_png",

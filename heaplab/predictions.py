@@ -60,6 +60,29 @@ def record(root: Path, lab: str, qid: str, value: float, now: datetime | None = 
     return line
 
 
+def prediction(run: Any, qid: str) -> float:
+    """The number predicted for ``qid`` that ``run`` (a heaplab.Run) carries, for a notebook's answer.
+    Refuses, saying why, a run that carries none and one whose prediction is dated after the run started:
+    that is not a prediction (the runner records only those made before it starts, so only an edited
+    run.json holds one)."""
+    made = (run.manifest.get("predictions") or {}).get(qid)
+    if made is None:
+        raise PredictionError(
+            f"this run carries no prediction for {qid}: record one with `heaplab predict "
+            f"{run.manifest.get('lab', '<lab>')} {qid}=<number>`, then run the lab again"
+        )
+    if _instant(made["made"]) > _instant(run.manifest["start"]):
+        raise PredictionError(
+            f"the prediction for {qid} is dated {made['made']}, after the run started at "
+            f"{run.manifest['start']}: a prediction is made before the run"
+        )
+    return float(made["value"])
+
+
+def _instant(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
 def for_run(root: Path, lab: str) -> dict[str, dict[str, Any]]:
     """The first prediction of each question of the lab, {question: {value, made}}, for run.json; a line
     that does not parse (a hand edit, a half-written line) is left out."""

@@ -285,7 +285,7 @@ def _prediction(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
         f"experiment `{claim.experiment}`; the article's figure: {claim.figure}. Before your first run, "
         f"decide what `{exp.left}` / `{exp.right}` will be on your machine and record it with "
         f"`heaplab predict {lab} {qid}=<your number>`: every run of the lab made after that carries it in "
-        f'its run.json (`heaplab.load_run(run_dir).manifest["predictions"]["{qid}"]["value"]`). After the '
+        f'its run.json (`heaplab.prediction(heaplab.load_run(run_dir), "{qid}")` reads it). After the '
         f"run, divide the ratio measured on your run by your prediction and assign it to `{answer}` (1 means "
         "you predicted it exactly). Any prediction earns the points: the grader checks that the run you hand "
         f"in carries one made before it started, and that `{answer}` follows from it."
@@ -295,7 +295,7 @@ def _prediction(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
         "_run = heaplab.load_run(run_dir)\n"
         f'_left = heaplab.measure(_run, "{exp.left}", "{claim.experiment}").values["{claim.metric}"]\n'
         f'_right = heaplab.measure(_run, "{exp.right}", "{claim.experiment}").values["{claim.metric}"]\n'
-        f'_predicted = _run.manifest["predictions"]["{qid}"]["value"]\n'
+        f'_predicted = heaplab.prediction(_run, "{qid}")  # refuses a missing or late one, saying why\n'
         f"{answer} = _left / _right / _predicted\n"
     )
     e, m = claim.experiment, claim.metric

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab import runner
+from heaplab import PredictionError, load_run, prediction, runner
 from heaplab.cli import main
 from heaplab.tests.conftest import REPO
 
@@ -101,3 +101,18 @@ def test_a_lab_without_questions_has_nothing_to_predict(
     assert capsys.readouterr().err.strip() == (
         f"heaplab: error: {LAB} has no graded questions (no questions.yml): nothing to predict"
     )
+
+
+def test_a_notebook_reads_only_a_prediction_made_before_the_run(lab_root: Path) -> None:
+    """heaplab.prediction, which the answer's solution calls: the run's number, or one line saying why not."""
+    assert main(["--root", str(lab_root), "predict", LAB, "q6=0.7"]) == 0
+    assert main(["--root", str(lab_root), "run", LAB, "--scale", "ci"]) == 0
+    (run_dir,) = sorted((lab_root / "results/runs").iterdir())
+    run = load_run(run_dir)
+    assert prediction(run, "q6") == 0.7
+    missing = f"no prediction for q9: record one with `heaplab predict {LAB} q9"
+    with pytest.raises(PredictionError, match=missing):
+        prediction(run, "q9")
+    run.manifest["predictions"]["q6"]["made"] = "2099-01-01T00:00:00Z"  # as an edited run.json would say
+    with pytest.raises(PredictionError, match="dated 2099-01-01T00:00:00Z, after the run started at"):
+        prediction(run, "q6")
