@@ -199,6 +199,12 @@ def _parser() -> argparse.ArgumentParser:
         "run must in any case come from a commit of this checkout's history",
     )
     grd.add_argument(
+        "--jobs",
+        type=_positive_int,
+        metavar="N",
+        help="submissions graded at once (default: one per core; with --source, one at a time)",
+    )
+    grd.add_argument(
         "--source",
         action="store_true",
         help="also grade the student's code in each zip: the lab's exercises' public and hidden tests, run "
@@ -263,6 +269,17 @@ def _add_series_options(run: argparse.ArgumentParser) -> None:
         "against its twin, to see what noise alone makes of the verdicts. The run directory is "
         "<lab>-aa-<VARIANT>-<scale>-<UTC>",
     )
+
+
+def _positive_int(value: str) -> int:
+    """An argparse type: a whole number of 1 or more, else argparse's one-line usage error."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value} is below 1")
+    return number
 
 
 def _under(root: Path, value: str | None, default: Path) -> Path:
@@ -709,6 +726,7 @@ def cmd_grade(root: Path, args: argparse.Namespace) -> int:
         course=root,
         since=args.since,
         marks=Path(args.marks) if args.marks else None,
+        jobs=args.jobs,
     )
     for g in graded:
         score, most = g.total

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import csv
 import json
+import multiprocessing
+import os
 import shutil
 import subprocess
 import sys
 import zipfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -235,10 +238,12 @@ def grade_all(
     course: Path | None = None,
     since: str | None = None,
     marks: Path | None = None,
+    jobs: int | None = None,
 ) -> list[Graded]:
-    """Grade every zip under ``submissions``; write class.csv and class.html into ``out`` (the class view
-    draws the lab's newest run under ``reference_dir`` beside the students' values). With the course key,
-    each run's student seed is checked (heaplab.student); without, only runs handed in twice are found.
+    """Grade every zip under ``submissions``, ``jobs`` at a time (default: one per core); write class.csv
+    and class.html into ``out`` (the class view draws the lab's newest run under ``reference_dir`` beside
+    the students' values). With the course key, each run's student seed is checked (heaplab.student);
+    without, only runs handed in twice are found.
     With ``course`` (the course's checkout), each run's commit must be in its history, and with ``since``
     not older than that revision; its labs' hand-graded questions go to manual.csv and rubrics.md for
     marking, and ``marks`` (a filled manual.csv) merges their marks in (heaplab.manual_marks)."""
@@ -249,20 +254,10 @@ def grade_all(
         raise GradeError(f"autograder zip not found: {autograder} (otter assign makes it)")
     work = out / "work"
     shutil.rmtree(work, ignore_errors=True)
-    graded = []
-    for i, zip_path in enumerate(zips, start=1):
-        print(f"[{i}/{len(zips)}] {zip_path.name}", flush=True)
-        graded.append(
-            grade_one(
-                zip_path,
-                autograder,
-                work,
-                course_key=course_key,
-                course=course,
-                since=since,
-                source_root=source_root,
-            )
-        )
+    options = {"course_key": course_key, "course": course, "since": since, "source_root": source_root}
+    # a student's code is built with Maven on every core: those submissions go one at a time
+    at_once = 1 if source_root is not None else (jobs or _cores())
+    graded = _grade_each(zips, autograder, work, options, at_once)
     shared = shared_runs({g.name: (g.run, g.seed) for g in graded if not g.rejected})
     for g in graded:
         if g.name in shared:
@@ -276,6 +271,30 @@ def grade_all(
     write_class_csv(graded, out / "class.csv")
     write_class_html(graded, out / "class.html", reference_dir)
     return graded
+
+
+def _grade_each(zips: list[Path], autograder: Path, work: Path, options: dict, jobs: int) -> list[Graded]:
+    """grade_one on each zip, ``jobs`` at a time, each in a process of its own (the run's analysis is
+    Python, otter's kernel a process); a line as each finishes; the results in the zips' order."""
+    total = len(zips)
+    if jobs <= 1 or total == 1:
+        graded = []
+        for i, zip_path in enumerate(zips, start=1):
+            print(f"[{i}/{total}] {zip_path.name}", flush=True)
+            graded.append(grade_one(zip_path, autograder, work, **options))
+        return graded
+    done: dict[Path, Graded] = {}
+    spawn = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads
+    with ProcessPoolExecutor(max_workers=min(jobs, total), mp_context=spawn) as pool:
+        pending = {pool.submit(grade_one, z, autograder, work, **options): z for z in zips}
+        for i, future in enumerate(as_completed(pending), start=1):
+            done[pending[future]] = future.result()
+            print(f"[{i}/{total}] {pending[future].name} graded", flush=True)
+    return [done[z] for z in zips]
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _hand_graded(graded: list[Graded], course: Path, out: Path, marks: Path | None) -> None:

@@ -49,6 +49,13 @@ def test_unknown_scale(fake_root: Path) -> None:
     assert "valid scales: ci, local, paper" in _one_clean_line(p)
 
 
+@pytest.mark.parametrize(("jobs", "why"), [("0", "0 is below 1"), ("two", "'two' is not a whole number")])
+def test_grading_jobs_must_be_a_count(fake_root: Path, jobs: str, why: str) -> None:
+    p = heaplab(fake_root, "grade", "submissions", "--autograder", "a.zip", "--jobs", jobs)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines()[-1] == f"heaplab grade: error: argument --jobs: {why}"
+
+
 def test_missing_engine_distribution(fake_root: Path) -> None:
     for archive in (fake_root / "engine/dist/target").glob("*.tar.gz"):
         archive.unlink()
