@@ -1,5 +1,6 @@
 """Every time the docs state comes from the reference series' own clocks (heaplab.timings): the minutes
-of each series in results/reference/README.md, and each handout's **Time:** for one run."""
+of each series in results/reference/README.md, each handout's **Time:** for one run, and the hours every lab
+takes three times (the README, lab 00)."""
 
 from __future__ import annotations
 
@@ -49,3 +50,21 @@ def test_the_handouts_time_for_a_run_is_its_series(lab: str) -> None:
         found[0],
         [round(m, 1) for m in t.runs],
     )
+
+
+# "about 8 hours on 2 cores" (every lab's series) and "(lab 03: about 2 hours)" (one lab's three runs)
+HOURS_ALL = re.compile(r"about (?P<hours>[\d.]+) hours on 2 cores")
+HOURS_LAB = re.compile(r"\(lab (?P<lab>\d\d): about (?P<hours>[\d.]+) hours?\)")
+
+
+@pytest.mark.parametrize("page", ["README.md", "labs/00-setup/README.md"])
+def test_the_time_for_every_lab_is_the_sum_of_the_series(page: str) -> None:
+    text = " ".join((REPO / page).read_text(encoding="utf-8").split())
+    stated = [float(m["hours"]) for m in HOURS_ALL.finditer(text)]
+    assert stated, f"{page} states no 'about N hours on 2 cores' for every lab"
+    hours = sum(t.total for t in TIMES.values()) / 60
+    for h in stated:
+        assert abs(h - hours) <= hours * 0.1, (page, h, round(hours, 2))
+    for m in HOURS_LAB.finditer(text):
+        (lab,) = [name for name in TIMES if name.startswith(m["lab"] + "-")]
+        assert abs(float(m["hours"]) - TIMES[lab].total / 60) <= TIMES[lab].total / 60 * SLACK, (page, m[0])
