@@ -77,7 +77,7 @@ class ConfigurationStartupTest {
         assertOneErrorLine(exit, "the configuration directory " + conf + " has no engine-site.xml (ENGINE_CONF_DIR=" + conf + ")");
     }
 
-    /** The accident behind the issue: a relative ENGINE_CONF_DIR resolved against another working directory. */
+    /** The accident this guards against: a relative ENGINE_CONF_DIR resolved against another working directory. */
     @Test
     void aRelativeDirectoryResolvedElsewhereNamesBothAndStopsTheServer(@TempDir Path home) throws Exception {
         Path elsewhere = Files.createDirectories(home.resolve("elsewhere"));

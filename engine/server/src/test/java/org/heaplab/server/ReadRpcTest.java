@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The issue-4 read and read-modify-write RPCs end to end: a real region server and client over loopback. */
+/** The read and read-modify-write RPCs end to end: a real region server and client over loopback. */
 @Timeout(120)
 class ReadRpcTest {
     private static final byte[] F = RegionServerTest.b("info0");

@@ -200,7 +200,7 @@ public final class StoreFileReader implements Closeable {
     }
 
     /**
-     * Appends every cell of {@code row} to {@code out} as fresh heap copies (the pre-issue-4 API: no
+     * Appends every cell of {@code row} to {@code out} as fresh heap copies (the unscoped API: no
      * scope to hold cache references; like the scoped getRow it does not consult the bloom filter).
      */
     public void getRow(byte[] row, List<KeyValue> out) throws IOException {

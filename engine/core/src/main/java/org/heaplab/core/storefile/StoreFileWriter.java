@@ -95,7 +95,7 @@ public final class StoreFileWriter implements Closeable {
         this.out = new BufferedOutputStream(file, 256 * 1024);
     }
 
-    /** The pre-issue-4 constructor: {@code Options.of(compression)}. */
+    /** A writer with default options but the compression: {@code Options.of(compression)}. */
     public StoreFileWriter(Path path, Compression compression) throws IOException {
         this(path, Options.of(compression));
     }
