@@ -85,13 +85,17 @@ def read_intervals(paths: Iterable[Path], window: tuple[float, float]) -> list[I
 
 def count_above(h: HdrHistogram, threshold_us: float) -> int:
     """The values of ``h`` above ``threshold_us`` (by each bucket's highest equivalent value, as the
-    percentiles of heaplab.hlog are given)."""
+    percentiles of heaplab.hlog are given). A bucket's value grows with its index in the counts array,
+    so the buckets above are a suffix of it: found by bisection, not by visiting every bucket."""
     counts = np.ctypeslib.as_array(h.counts)[: min(h.counts_len, h.encoder.payload.counts_len)]
-    above = 0
-    for index in np.flatnonzero(counts).tolist():
-        if h.get_highest_equivalent_value(h.get_value_from_index(index)) > threshold_us:
-            above += int(counts[index])
-    return above
+    lo, hi = 0, len(counts)  # the first index whose bucket lies above the threshold
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if h.get_highest_equivalent_value(h.get_value_from_index(mid)) > threshold_us:
+            hi = mid
+        else:
+            lo = mid + 1
+    return int(counts[lo:].sum())
 
 
 def tail_threshold_us(intervals: Sequence[Interval]) -> float | None:

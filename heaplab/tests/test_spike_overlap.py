@@ -23,10 +23,12 @@ from heaplab.spike_overlap import (
     lift,
     overlap_lines,
     overlap_values,
+    read_intervals,
     shares,
     stall_spans,
     stops,
 )
+from heaplab.tests.conftest import REPO
 
 T0 = 1_795_000_000_000.0
 FAST_US, SLOW_US = 500, 60_000  # a get of 0.5 ms, a tail get of 60 ms
@@ -67,6 +69,31 @@ def test_count_above_counts_only_the_values_above_the_threshold() -> None:
     assert count_above(h, 10_000) == 2
     assert count_above(h, 100) == 100
     assert count_above(h, SLOW_US * 2) == 0
+
+
+def _count_above_bucket_by_bucket(h: HdrHistogram, threshold_us: float) -> int:
+    """The definition, one bucket at a time: what count_above's bisection must agree with."""
+    return sum(
+        count
+        for value, count in (
+            (h.get_highest_equivalent_value(v.value_iterated_to), v.count_at_value_iterated_to)
+            for v in h.get_recorded_iterator()
+        )
+        if value > threshold_us
+    )
+
+
+def test_count_above_agrees_with_the_bucket_by_bucket_count_on_a_real_log() -> None:
+    (hlog,) = sorted(
+        REPO.glob("results/reference/03-offheap-write-local-*/hbase1-onheap/client/single_put-*.hlog")
+    )[:1]
+    intervals = read_intervals([hlog], (0, float("inf")))[:10]
+    assert intervals
+    for i in intervals:
+        for threshold in (0, 500, 1_000, 5_000, 20_000, 1e9):
+            assert count_above(i.hist, threshold) == _count_above_bucket_by_bucket(i.hist, threshold), (
+                threshold
+            )
 
 
 def test_tail_share_lift_and_chance_by_hand() -> None:
