@@ -56,7 +56,7 @@ abstract class AbstractChunkPool implements ChunkPool {
         if (!c.markTaken()) {
             throw new IllegalStateException("chunk handed out twice");
         }
-        (c.isOffheap() ? offheapInUse : onheapInUse).incrementAndGet();
+        (c.isOffHeap() ? offheapInUse : onheapInUse).incrementAndGet();
         leaks.taken(c);
         return c;
     }
@@ -67,7 +67,7 @@ abstract class AbstractChunkPool implements ChunkPool {
             throw new IllegalStateException("MSLAB chunk (" + c.kind() + ") returned to the pool twice");
         }
         leaks.returned(c);
-        (c.isOffheap() ? offheapInUse : onheapInUse).decrementAndGet();
+        (c.isOffHeap() ? offheapInUse : onheapInUse).decrementAndGet();
         if (c.kind() == Chunk.Kind.OFFHEAP_POOLED || c.kind() == Chunk.Kind.ONHEAP_POOLED) {
             free.offer(c);
         } // fallback and jumbo chunks become garbage

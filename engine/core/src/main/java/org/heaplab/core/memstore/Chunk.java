@@ -102,7 +102,7 @@ public final class Chunk {
         return kind;
     }
 
-    public boolean isOffheap() {
+    public boolean isOffHeap() {
         return kind == Kind.OFFHEAP_POOLED;
     }
 

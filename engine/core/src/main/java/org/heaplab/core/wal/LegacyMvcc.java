@@ -11,7 +11,7 @@ import java.io.IOException;
  *
  * <p>Thread safety: as {@link Mvcc}; the queue is added to only on the consumer thread.
  */
-public final class LegacyMvcc extends QueuedMvcc {
+public final class LegacyMvcc extends AbstractMvcc {
 
     public LegacyMvcc(long initialReadPoint) {
         super(initialReadPoint);

@@ -10,7 +10,7 @@ import java.io.IOException;
  *
  * <p>Thread safety: as {@link Mvcc}; {@code beginLock} orders this region's slot claims with its queue.
  */
-public final class PreassignedMvcc extends QueuedMvcc {
+public final class PreassignedMvcc extends AbstractMvcc {
     private final Object beginLock = new Object();
 
     public PreassignedMvcc(long initialReadPoint) {

@@ -6,7 +6,7 @@ package org.heaplab.core.wal;
  * is below it do not see them.
  *
  * <p>Thread safety: the sequence id is set once, before the entry is queued; {@code completed} is
- * guarded by the owning {@link MvccQueue}'s lock.
+ * guarded by the owning {@link PendingWrites}'s lock.
  */
 public final class WriteEntry {
     private volatile long seqId = -1;

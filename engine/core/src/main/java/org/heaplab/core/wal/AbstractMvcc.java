@@ -4,13 +4,13 @@ package org.heaplab.core.wal;
  * What both MVCC orders share: the queue of begun writes and the read point over it. Subclasses differ
  * only in {@link Mvcc#begin}, which is the whole lesson of {@link LegacyMvcc} vs {@link PreassignedMvcc}.
  *
- * <p>Thread safety: as {@link Mvcc}; {@link MvccQueue} is thread safe.
+ * <p>Thread safety: as {@link Mvcc}; {@link PendingWrites} is thread safe.
  */
-abstract class QueuedMvcc implements Mvcc {
-    protected final MvccQueue queue;
+abstract class AbstractMvcc implements Mvcc {
+    protected final PendingWrites queue;
 
-    QueuedMvcc(long initialReadPoint) {
-        this.queue = new MvccQueue(initialReadPoint);
+    AbstractMvcc(long initialReadPoint) {
+        this.queue = new PendingWrites(initialReadPoint);
     }
 
     @Override

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
  * the sequence id of every queued (begun, not completed) write, so a reader at the read point never
  * sees part of an incomplete write.
  */
-final class MvccQueue {
+final class PendingWrites {
     private final ArrayDeque<WriteEntry> queue = new ArrayDeque<>();
     private volatile long readPoint;
     private long lastQueued;
@@ -22,7 +22,7 @@ final class MvccQueue {
     private final TreeMap<Long, CompletableFuture<Void>> visibleWaiters = new TreeMap<>();
 
     /** @param initialReadPoint every write up to it is complete (firstSeqId - 1 for a new log) */
-    MvccQueue(long initialReadPoint) {
+    PendingWrites(long initialReadPoint) {
         this.readPoint = initialReadPoint;
         this.lastQueued = initialReadPoint;
     }
