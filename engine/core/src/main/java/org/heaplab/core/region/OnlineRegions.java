@@ -237,7 +237,8 @@ public final class OnlineRegions implements Closeable {
      * The start of every put, on either write path: validates and stamps the puts' cells (see {@link #put}),
      * waits while the memstores are over the global limit, resolves the durability and splits the
      * batch by region. The caller then moves each {@link RegionPut} through its stages: on the calling
-     * thread ({@link #batchMutate}, the legacy path) or on the staged path's threads.
+     * thread (the server's LegacyWritePath, or {@link #batchMutate} in process) or on the staged path's
+     * threads.
      */
     public List<RegionPut> prepareBatch(String table, List<Put> puts, Durability durability) throws IOException {
         checkOpen();

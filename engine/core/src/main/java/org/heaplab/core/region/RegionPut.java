@@ -16,8 +16,9 @@ import org.heaplab.core.wal.WriteEntry;
  * which threads run them and who waits:
  *
  * <pre>
- *   legacy  ({@link #writeOnCallingThread}): one thread runs every stage and blocks on the sync and on
- *           the read point ({@link #awaitSync}, {@link #awaitVisible})
+ *   legacy  (the server's LegacyWritePath; {@link #writeOnCallingThread} for in-process callers): one
+ *           thread runs every stage and blocks on the sync and on the read point ({@link #awaitSync},
+ *           {@link #awaitVisible})
  *   staged  (the Alibaba slides; the server's StagedWritePath): an append handler runs preAppend, the WAL's
  *           threads complete {@link #readyForPostSync}, a post-sync thread runs postSync and answers on
  *           {@link #whenVisible}; nobody blocks
@@ -64,8 +65,9 @@ public final class RegionPut {
     }
 
     /**
-     * The legacy write path: every stage on the calling thread, which waits for the sync and then until
-     * the write is visible.
+     * The legacy write path's stages for in-process callers ({@link OnlineRegions#put}; the server's
+     * LegacyWritePath runs the same sequence itself): every stage on the calling thread, which waits for
+     * the sync and then until the write is visible.
      *
      * @return {@link #walDone()}: completes once the WAL no longer reads the cells (after this returns
      *     for ASYNC_WAL)
