@@ -22,7 +22,6 @@ from __future__ import annotations
 import csv
 import json
 import multiprocessing
-import os
 import shutil
 import subprocess
 import sys
@@ -48,6 +47,7 @@ from heaplab.manual_marks import Manual, answer_of, read_marks, write_sheet
 from heaplab.paths import SPEC_NAME
 from heaplab.questions import load_questions, rubric_text
 from heaplab.rundir import unfinished
+from heaplab.sizing import usable_cores
 from heaplab.spec import load_spec
 from heaplab.student import seed_problems, shared_runs
 from heaplab.submit import MANIFEST, RESULTS
@@ -256,7 +256,7 @@ def grade_all(
     shutil.rmtree(work, ignore_errors=True)
     options = {"course_key": course_key, "course": course, "since": since, "source_root": source_root}
     # a student's code is built with Maven on every core: those submissions go one at a time
-    at_once = 1 if source_root is not None else (jobs or _cores())
+    at_once = 1 if source_root is not None else (jobs or usable_cores())
     graded = _grade_each(zips, autograder, work, options, at_once)
     shared = shared_runs({g.name: (g.run, g.seed) for g in graded if not g.rejected})
     for g in graded:
@@ -291,10 +291,6 @@ def _grade_each(zips: list[Path], autograder: Path, work: Path, options: dict, j
             done[pending[future]] = future.result()
             print(f"[{i}/{total}] {pending[future].name} graded", flush=True)
     return [done[z] for z in zips]
-
-
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _hand_graded(graded: list[Graded], course: Path, out: Path, marks: Path | None) -> None:

@@ -39,9 +39,14 @@ class Machine:
     memory_bytes: int
 
 
+def usable_cores() -> int:
+    """The cores this process may use (its CPU affinity, else the machine's count)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def this_machine() -> Machine:
     """The cores this process may use and the machine's memory (from /proc/meminfo, else sysconf)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = usable_cores()
     memory = 0
     try:
         for line in Path("/proc/meminfo").read_text(encoding="ascii").splitlines():
