@@ -8,22 +8,12 @@ The public API, for notebooks and scripts::
     fig = heaplab.latency_figure(a.run, "single_put", a.measurements["single_put"])
 """
 
-from heaplab.analysis import Analysis, analyse
-from heaplab.claims import ClaimResult, judge_all
-from heaplab.client_summary import ClientSummary, load_client_summary, load_phase_summaries
-from heaplab.comparison import to_markdown
-from heaplab.expectation import Expectation, parse_expectation
-from heaplab.figures import latency_figure, memory_figure, save_png, to_png
-from heaplab.gc_events import GcEvent, YoungGcStats, load_gc_events, young_gc_stats
-from heaplab.hlog import Interval, read_intervals, read_total
-from heaplab.metrics import Measurement, measure, measure_all
-from heaplab.predictions import PredictionError, prediction
-from heaplab.published import Published, load_published
-from heaplab.report import write_report
-from heaplab.rundir import Run, RunError, find_lab_run, load_run
-from heaplab.spec import Spec, SpecError, load_spec
-from heaplab.steady import SteadyState, steady_state
-from heaplab.verdict import (
+from heaplab.analysis.metrics import Measurement, measure, measure_all
+from heaplab.analysis.steady import SteadyState, steady_state
+from heaplab.judge.claims import ClaimResult, judge_all
+from heaplab.judge.comparison import to_markdown
+from heaplab.judge.run_analysis import Analysis, analyse
+from heaplab.judge.verdict import (
     FAILED,
     INCONCLUSIVE,
     LARGER,
@@ -38,6 +28,16 @@ from heaplab.verdict import (
     REPRODUCED,
     SMALLER,
 )
+from heaplab.lab.expectation import Expectation, parse_expectation
+from heaplab.lab.published import Published, load_published
+from heaplab.lab.spec import Spec, SpecError, load_spec
+from heaplab.report.figures import latency_figure, memory_figure, save_png, to_png
+from heaplab.report.report import write_report
+from heaplab.runfiles.client_summary import ClientSummary, load_client_summary, load_phase_summaries
+from heaplab.runfiles.gc_events import GcEvent, YoungGcStats, load_gc_events, young_gc_stats
+from heaplab.runfiles.hlog import Interval, read_intervals, read_total
+from heaplab.runfiles.predictions import PredictionError, prediction
+from heaplab.runfiles.rundir import Run, RunError, find_lab_run, load_run
 
 __version__ = "0.1.0"
 

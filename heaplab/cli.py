@@ -18,31 +18,25 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from heaplab import (
-    alloc_docs,
-    alloc_report,
-    alloc_stages,
-    auto_repeat,
-    disk_full,
-    hbase_pe,
-    predictions,
-    verdict_table,
-)
-from heaplab.aa import aa_spec
-from heaplab.course import CourseError, build_lab, graded_labs
-from heaplab.edition import EditionError, build_student_edition, exercises_of_lab, load_exercises
-from heaplab.exercise_perf import grade_performance
-from heaplab.exercise_tests import check_command, check_edition, grade_source
-from heaplab.grade import GradeError, grade_all
-from heaplab.manual_marks import MarksError
+from heaplab.analysis import alloc_stages
+from heaplab.course.build import CourseError, build_lab, graded_labs
+from heaplab.course.edition import EditionError, build_student_edition, exercises_of_lab, load_exercises
+from heaplab.course.exercise_perf import grade_performance
+from heaplab.course.exercise_tests import check_command, check_edition, grade_source
+from heaplab.course.grade import GradeError, grade_all
+from heaplab.course.manual_marks import MarksError
+from heaplab.course.questions import QuestionError, load_questions
+from heaplab.course.submit import SubmitError, submit
+from heaplab.judge import auto_repeat
+from heaplab.judge.repeats import compare, to_markdown  # heaplab compare, run --repeat
+from heaplab.lab.aa import aa_spec
+from heaplab.lab.spec import Spec, SpecError, list_labs, load_spec, resolve_lab
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
-from heaplab.predictions import PredictionError, parse_prediction
-from heaplab.profiles import ProfileError, parse_events
-from heaplab.questions import QuestionError, load_questions
-from heaplab.repeats import compare, to_markdown  # heaplab compare, run --repeat
-from heaplab.report import write_report
-from heaplab.rundir import RunError, load_run, resolve_run, run_name
-from heaplab.runner import (
+from heaplab.report import alloc_docs, alloc_report, verdict_table
+from heaplab.report.report import write_report
+from heaplab.run import disk_full, hbase_pe
+from heaplab.run.profiles import ProfileError, parse_events
+from heaplab.run.runner import (
     EXIT_INTERRUPTED,
     ORDER_RANDOM,
     ORDERS,
@@ -52,14 +46,15 @@ from heaplab.runner import (
     run_lab,
     utc_stamp,
 )
-from heaplab.spec import Spec, SpecError, list_labs, load_spec, resolve_lab
-from heaplab.student import COURSE_KEY_ENV, TOKEN_ENV, StudentError, course_tokens, student_record
-from heaplab.submit import SubmitError, submit
+from heaplab.run.student import COURSE_KEY_ENV, TOKEN_ENV, StudentError, course_tokens, student_record
+from heaplab.runfiles import predictions
+from heaplab.runfiles.predictions import PredictionError, parse_prediction
+from heaplab.runfiles.rundir import RunError, load_run, resolve_run, run_name
 
 EXIT_USAGE = 2
 # Claims are judged over repeats: three runs at `local` scale unless --repeat says otherwise.
 DEFAULT_REPEATS = {"local": 3}
-AUTO = "auto"  # --repeat auto (heaplab.auto_repeat)
+AUTO = "auto"  # --repeat auto (heaplab.judge.auto_repeat)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -121,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     ver = sub.add_parser(
         "verdicts",
         help="claims by verdict, one table per kind of claim, a row per article and subject, over reported "
-        "runs; --write / --check the tables generated into the docs (heaplab/verdict_table.py)",
+        "runs; --write / --check the tables generated into the docs (heaplab/report/verdict_table.py)",
     )
     ver.add_argument("runs", nargs="*", help="run directories with a claims.json (the newest per lab counts)")
     ver_mode = ver.add_mutually_exclusive_group()
@@ -178,7 +173,7 @@ def _parser() -> argparse.ArgumentParser:
         "--performance",
         action="store_true",
         help="grade-source: also time each passing exercise that has a benchmark against this checkout's "
-        "build (best of 3, full marks within 1.2x; heaplab/exercise_perf.py)",
+        "build (best of 3, full marks within 1.2x; heaplab/course/exercise_perf.py)",
     )
     grd = sub.add_parser(
         "grade", help="instructors: grade a folder of `heaplab submit` zips with otter-grader"
@@ -222,7 +217,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_series_options(run: argparse.ArgumentParser) -> None:
     """`heaplab run`'s options for the runs of a series: how many, in what order, A/A."""
-    # N runs in a row, then the compare table (heaplab/repeats.py)
+    # N runs in a row, then the compare table (heaplab/judge/repeats.py)
     run.add_argument(
         "--repeat",
         metavar="N|auto",
@@ -406,7 +401,7 @@ def _run_series(
     times = auto.limits.cap if auto else int(repeat)
     worst = 0
     done: list[Path] = []
-    # names the repeats (heaplab.series)
+    # names the repeats (heaplab.runfiles.series)
     series_id = f"{run_name(lab, opts.scale, utc_stamp(), opts.aa)}-{'auto' if auto else f'x{times}'}"
     if opts.order == ORDER_RANDOM and opts.order_seed is None:  # one seed for the series, recorded
         opts = replace(opts, order_seed=default_order_seed(series_id))
@@ -438,7 +433,7 @@ def _run_series(
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Mean and 95% CI across runs (heaplab/repeats.py)."""
+    """Mean and 95% CI across runs (heaplab/judge/repeats.py)."""
     paths = [Path(r) for r in args.runs]
     print(to_markdown(compare(paths, args.metric), len(paths)))
     return 0
@@ -490,7 +485,7 @@ def _alloc_stages_parser(sub: argparse._SubParsersAction) -> None:
     stg = sub.add_parser(
         "alloc-stages",
         help="a region server's heap allocations by stage of a request, from collapsed alloc profiles "
-        "(heaplab run --profile alloc): bytes per operation per stage (heaplab/alloc_stages.py)",
+        "(heaplab run --profile alloc): bytes per operation per stage (heaplab/analysis/alloc_stages.py)",
     )
     stg.add_argument(
         "paths",
@@ -774,7 +769,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("heaplab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except OSError as e:  # a full disk is no bug: one line naming it (heaplab.disk_full)
+    except OSError as e:  # a full disk is no bug: one line naming it (heaplab.run.disk_full)
         if not disk_full.is_full(e):
             raise
         print(f"heaplab: error: {disk_full.local(e, e.filename or 'a file')}", file=sys.stderr)

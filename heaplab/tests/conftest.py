@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 import yaml
 
+from heaplab.lab.spec import Spec
 from heaplab.paths import DEFAULT_INVENTORY, find_dist_archive
-from heaplab.spec import Spec
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
 
 REPO = Path(__file__).resolve().parents[2]

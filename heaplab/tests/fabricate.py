@@ -26,9 +26,9 @@ import yaml
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
-from heaplab.runjson import write_run_json
-from heaplab.runner import ansible_vars
-from heaplab.spec import parse_spec, spec_sha256
+from heaplab.lab.spec import parse_spec, spec_sha256
+from heaplab.run.runner import ansible_vars
+from heaplab.runfiles.runjson import write_run_json
 
 HOST = "localhost"
 START_MS = 1_795_291_200_000  # 2026-11-21T20:00:00Z: fixed, so the fixture is reproducible byte for byte
@@ -501,7 +501,8 @@ def main(argv: list[str]) -> int:
 
 
 def mark_series(runs: list[Path]) -> Path:
-    """Mark fabricated runs as one `heaplab run --repeat N` series (run.json's `series`, as heaplab.series
+    """Mark fabricated runs as one `heaplab run --repeat N` series (run.json's `series`, as
+    heaplab.runfiles.series
     finds the repeats beside a run); the first is the run the notebook opens."""
     for index, run in enumerate(runs, 1):
         path = run / "run.json"

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from heaplab.cli import _parser
-from heaplab.spec import SpecError, load_spec
+from heaplab.lab.spec import SpecError, load_spec
 
 DOCUMENTS = (
     "README.md",

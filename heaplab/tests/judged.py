@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from heaplab.verdict import (
+from heaplab.judge.verdict import (
     INCONCLUSIVE,
     LARGER,
     LEVELS_BY_KIND,

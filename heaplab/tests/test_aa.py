@@ -1,4 +1,4 @@
-"""A/A runs (heaplab.aa): the claims of a variant against its twin, the spec an A/A run is read with, and
+"""A/A runs (heaplab.lab.aa): the claims of a variant against its twin, the spec an A/A run is read with, and
 how the loaders keep A/A runs apart from the lab's own runs.  No run here: fabricated run directories."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.aa import aa_claims, aa_spec, twin_name
-from heaplab.claim_source import claims_to_judge
-from heaplab.expectation import parse_expectation
-from heaplab.metrics import measure_all
-from heaplab.rundir import RunError, load_run, newest_run_of, run_name
-from heaplab.series import runs_to_judge
-from heaplab.spec import ENGINE, Claim, Precondition, SpecError, load_spec
+from heaplab.analysis.metrics import measure_all
+from heaplab.judge.claim_source import claims_to_judge
+from heaplab.lab.aa import aa_claims, aa_spec, twin_name
+from heaplab.lab.expectation import parse_expectation
+from heaplab.lab.spec import ENGINE, Claim, Precondition, SpecError, load_spec
+from heaplab.runfiles.rundir import RunError, load_run, newest_run_of, run_name
+from heaplab.runfiles.series import runs_to_judge
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
 

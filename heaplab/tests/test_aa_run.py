@@ -12,12 +12,12 @@ import json
 
 import pytest
 
-from heaplab.aa import aa_claims
-from heaplab.analysis import judge_runs
-from heaplab.claims import NOT_MEASURABLE
-from heaplab.published import load_published
-from heaplab.rundir import load_run
-from heaplab.runner import variant_order
+from heaplab.judge.claims import NOT_MEASURABLE
+from heaplab.judge.run_analysis import judge_runs
+from heaplab.lab.aa import aa_claims
+from heaplab.lab.published import load_published
+from heaplab.run.runner import variant_order
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import PUBLISHED, REPO, FinishedRun
 from heaplab.tests.shared_runs import run_lab_at_ci
 from heaplab.tests.test_end_to_end import spec_with_port

@@ -2,7 +2,7 @@
 
 Each table between `heaplab alloc-stages` markers is regenerated from the profiles its marker names
 (engine/docs/profiles/, with their sidecars); a table typed or edited by hand, a profile changed, or a
-rule of heaplab/alloc_stage_rules.py moved fails here with the diff (`heaplab alloc-stages --write`
+rule of heaplab/analysis/alloc_stage_rules.py moved fails here with the diff (`heaplab alloc-stages --write`
 rewrites them).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from heaplab.alloc_docs import BEGIN, check, documents, load_committed, regenerate
+from heaplab.report.alloc_docs import BEGIN, check, documents, load_committed, regenerate
 from heaplab.tests.conftest import REPO
 
 PROFILES = REPO / "engine/docs/profiles"

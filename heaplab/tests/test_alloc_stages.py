@@ -1,4 +1,4 @@
-"""The stage classifier of heaplab/alloc_stages.py on collapsed alloc profiles cut from real runs.
+"""The stage classifier of heaplab/analysis/alloc_stages.py on collapsed alloc profiles cut from real runs.
 
 The fixtures under fixtures/alloc/ are lines of real region servers' profiles (lab 03 at ci scale, phase
 single_put): the engine's hbase1-onheap and Apache HBase 2.6's NettyRpcServer variant (cms-offheap-2.x),
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.alloc_stage_rules import APACHE_HBASE, ENGINE, RULES, STAGES
-from heaplab.alloc_stages import (
+from heaplab.analysis.alloc_stage_rules import APACHE_HBASE, ENGINE, RULES, STAGES
+from heaplab.analysis.alloc_stages import (
     Classifier,
     ProfileError,
     classify,

@@ -1,4 +1,4 @@
-"""heaplab/ansible_strategy.py: `heaplab run` asks for Mitogen's linear strategy without its CPU pinning
+"""heaplab/run/ansible_strategy.py: `heaplab run` asks for Mitogen's linear strategy without its CPU pinning
 (a pinned dependency), and HEAPLAB_ANSIBLE_STRATEGY=linear gives ansible's own. The end-to-end lab tests
 run every variant through it; here, a real ansible-playbook shows that a task's command may use every
 core the machine lets this process use (Mitogen's own pinning would confine it to one)."""
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from heaplab.ansible_strategy import ENV, MITOGEN, strategy_env
+from heaplab.run.ansible_strategy import ENV, MITOGEN, strategy_env
 
 PLAY = """- hosts: localhost
   gather_facts: false

@@ -10,7 +10,7 @@ from heaplab.tests.conftest import REPO
 
 MAP = REPO / "docs" / "ARCHITECTURE.md"
 CLASS = re.compile(r"[A-Z][A-Za-z0-9]+")  # `RegionServer`, `BucketCache`: a Java class of the engine
-PATH = re.compile(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*/?")  # `heaplab/spec.py`, `playbooks/roles/`
+PATH = re.compile(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*/?")  # `heaplab/lab/spec.py`, `playbooks/roles/`
 
 
 def engine_classes(repo: Path) -> set[str]:
@@ -49,5 +49,7 @@ def test_the_map_names_the_classes_of_every_switch() -> None:
 
 def test_a_renamed_class_or_a_removed_path_is_caught() -> None:
     """The check can fail: a class and a path that do not exist, beside ones that do."""
-    planted = "`RegionServer` calls `RegionServerv2`; see `heaplab/spec.py` and `heaplab/no_such_module.py`."
+    planted = (
+        "`RegionServer` calls `RegionServerv2`; see `heaplab/lab/spec.py` and `heaplab/no_such_module.py`."
+    )
     assert missing_names(planted, REPO) == ["RegionServerv2", "heaplab/no_such_module.py"]

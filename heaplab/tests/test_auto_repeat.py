@@ -1,5 +1,6 @@
-"""`heaplab run --repeat auto` (heaplab.auto_repeat): the decision after each run, its record in run.json,
-and the series loop of heaplab.cli around it; the variants' seeded order (heaplab.runner.variant_order).
+"""`heaplab run --repeat auto` (heaplab.judge.auto_repeat): the decision after each run, its record in
+run.json,
+and the series loop of heaplab.cli around it; the variants' seeded order (heaplab.run.runner.variant_order).
 No lab runs here: decisions on made-up claim results, judgements of fabricated runs, a stand-in run_lab."""
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from typing import Any
 
 import pytest
 
-from heaplab import auto_repeat, cli
-from heaplab.auto_repeat import AutoSeries, Limits, next_step
-from heaplab.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
-from heaplab.rundir import load_run
-from heaplab.runjson import write_run_json
-from heaplab.runner import RunOptions, default_order_seed, variant_order
+from heaplab import cli
+from heaplab.judge import auto_repeat
+from heaplab.judge.auto_repeat import AutoSeries, Limits, next_step
+from heaplab.judge.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from heaplab.run.runner import RunOptions, default_order_seed, variant_order
+from heaplab.runfiles.rundir import load_run
+from heaplab.runfiles.runjson import write_run_json
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
 
 MIN = 60.0
@@ -28,7 +30,7 @@ class _Claim:
 
 
 @dataclass(frozen=True)
-class _Result:  # what next_step reads of a heaplab.claims.ClaimResult
+class _Result:  # what next_step reads of a heaplab.judge.claims.ClaimResult
     claim: _Claim
     verdict: str
 
@@ -86,7 +88,7 @@ def test_the_first_runs_always_run() -> None:
 
 
 def test_the_default_predicate_is_the_claims_own_decided() -> None:
-    """ClaimResult.decided: the interval no longer overlaps both regions (heaplab.verdict)."""
+    """ClaimResult.decided: the interval no longer overlaps both regions (heaplab.judge.verdict)."""
     assert auto_repeat.default_decided(_Result(_Claim("x"), REPRODUCED))
     assert not auto_repeat.default_decided(_Result(_Claim("x"), INCONCLUSIVE))
     assert (

@@ -1,5 +1,6 @@
-"""A run made while other work shared the machine says so in its report (heaplab.report, from the /proc
-samples of heaplab.proc_cpu): the committed lab 03 run is quiet; a copy whose samples show a third of the
+"""A run made while other work shared the machine says so in its report (heaplab.report.report, from the /proc
+samples of heaplab.analysis.proc_cpu): the committed lab 03 run is quiet; a copy whose samples show a third of
+the
 CPUs busy with neither the server nor the client gets the warning."""
 
 from __future__ import annotations
@@ -8,8 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
-from heaplab.analysis import analyse
-from heaplab.report import BUSY_OTHER_SHARE, _host_cpu_lines
+from heaplab.judge.run_analysis import analyse
+from heaplab.report.report import BUSY_OTHER_SHARE, _host_cpu_lines
 from heaplab.tests.conftest import REPO
 
 LAB03 = sorted((REPO / "results" / "reference").glob("03-offheap-write-local-*"))[-1]

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.analysis import judge_runs
-from heaplab.published import load_published
-from heaplab.series import runs_to_judge
+from heaplab.judge.run_analysis import judge_runs
+from heaplab.judge.verdict import INCONCLUSIVE, MIN_RUNS, NO_EFFECT, REGION
+from heaplab.lab.published import load_published
+from heaplab.runfiles.series import runs_to_judge
 from heaplab.tests.conftest import PUBLISHED, REPO
-from heaplab.verdict import INCONCLUSIVE, MIN_RUNS, NO_EFFECT, REGION
 
 CALIBRATION = REPO / "results" / "calibration"
 QUIET = {NO_EFFECT, INCONCLUSIVE}

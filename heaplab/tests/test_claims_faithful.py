@@ -8,7 +8,7 @@ series' three runs, per variant; a claim with no reference values takes the medi
 - with the article's effect, `reproduced` in most simulated series of MAX_RUNS runs, wherever that many
   runs can resolve the effect at that noise (the others are counted, and must stay few).
 A bound (a mechanism check, a target, "no full GC") is fed values clearly on each side of it through
-heaplab.claims.judge_claim, the code the report uses.
+heaplab.judge.claims.judge_claim, the code the report uses.
 """
 
 from __future__ import annotations
@@ -21,15 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.claims import judge_claim
-from heaplab.expectation import Expectation, parse_expectation
-from heaplab.metrics import Measurement
-from heaplab.published import load_published
-from heaplab.rundir import Run
-from heaplab.spec import CLAIM_KINDS, PEER, Claim, Spec, load_spec
-from heaplab.student_t import t975
-from heaplab.tests.conftest import PUBLISHED, REPO
-from heaplab.verdict import (
+from heaplab.analysis.metrics import Measurement
+from heaplab.judge.claims import judge_claim
+from heaplab.judge.stats import t975
+from heaplab.judge.verdict import (
     BOUND,
     FAILED,
     INCONCLUSIVE,
@@ -43,6 +38,11 @@ from heaplab.verdict import (
     judge,
     rule_of,
 )
+from heaplab.lab.expectation import Expectation, parse_expectation
+from heaplab.lab.published import load_published
+from heaplab.lab.spec import CLAIM_KINDS, PEER, Claim, Spec, load_spec
+from heaplab.runfiles.rundir import Run
+from heaplab.tests.conftest import PUBLISHED, REPO
 
 SPECS = {p.parent.name: load_spec(p) for p in sorted((REPO / "labs").glob("*/experiment.yml"))}
 CLAIMS = [(lab, c) for lab, spec in SPECS.items() for c in spec.claims]

@@ -1,4 +1,5 @@
-"""heaplab.claims_table: the figures a handout's "What we measured" shows are generated from the series'
+"""heaplab.report.claims_table: the figures a handout's "What we measured" shows are generated from the
+series'
 claims.json, and a figure edited by hand fails `heaplab verdicts --check`."""
 
 from __future__ import annotations
@@ -8,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from heaplab import claims_table
 from heaplab.cli import main
-from heaplab.rundir import RunError
+from heaplab.report import claims_table
+from heaplab.runfiles.rundir import RunError
 from heaplab.tests.conftest import REPO
 
 RATIO = {

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from heaplab import runner
 from heaplab.cli import main
+from heaplab.run import runner
 
 
 def heaplab(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

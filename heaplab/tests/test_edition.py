@@ -1,4 +1,5 @@
-"""The student edition (heaplab/edition.py, heaplab/exercise_tests.py, heaplab/exercise_perf.py,
+"""The student edition (heaplab/course/edition.py, heaplab/course/exercise_tests.py,
+heaplab/course/exercise_perf.py,
 engine/exercises.yml): solutions out, stubs in, hidden tests gone;
 it builds, and a lab's public tests fail on the stubs there and pass on the reference solutions here.
 
@@ -14,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from heaplab.edition import EditionError, build_student_edition, load_exercises, strip_solutions
-from heaplab.exercise_perf import grade_performance
-from heaplab.exercise_tests import check_edition, grade_source
+from heaplab.course.edition import EditionError, build_student_edition, load_exercises, strip_solutions
+from heaplab.course.exercise_perf import grade_performance
+from heaplab.course.exercise_tests import check_edition, grade_source
 from heaplab.tests.conftest import REPO
 
 SEEKER = "engine/core/src/main/java/org/heaplab/core/encoding/RowIndexV1Seeker.java"

@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
-from heaplab.comparison import fmt
-from heaplab.hbase_pe import unavailable_why
-from heaplab.hlog import read_intervals, read_total
-from heaplab.metrics import measure
-from heaplab.rundir import load_run
-from heaplab.server_cpu import METRIC as SERVER_CPU
-from heaplab.server_cpu import PROC_METRIC as SERVER_CPU_PROC
+from heaplab.analysis.metrics import measure
+from heaplab.analysis.server_cpu import METRIC as SERVER_CPU
+from heaplab.analysis.server_cpu import PROC_METRIC as SERVER_CPU_PROC
+from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
+from heaplab.judge.comparison import fmt
+from heaplab.run.hbase_pe import unavailable_why
+from heaplab.runfiles.hlog import read_intervals, read_total
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import PUBLISHED, REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import run_lab_at_ci
@@ -103,7 +103,7 @@ def test_gc_events_are_json_lines(e2e: FinishedRun) -> None:
 
 
 def test_gc_logs_are_kept_gzipped(e2e: FinishedRun) -> None:
-    """Every GC log of a complete variant, server and client, is stored as .gz (heaplab.rawlogs), and
+    """Every GC log of a complete variant, server and client, is stored as .gz (heaplab.runfiles.rawlogs), and
     the report's GC numbers still come from the server's log, not from gc-events.jsonl."""
     for name, entry in e2e.manifest["variants"].items():
         if entry["status"] != "complete":

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.claims import NOT_MEASURABLE
-from heaplab.memory import load_admin_metrics
-from heaplab.metrics import flushed_phase
+from heaplab.analysis.memory import load_admin_metrics
+from heaplab.analysis.metrics import flushed_phase
+from heaplab.judge.claims import NOT_MEASURABLE
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (

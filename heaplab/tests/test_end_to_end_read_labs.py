@@ -19,8 +19,8 @@ import json
 
 import pytest
 
-from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
-from heaplab.memory import load_admin_metrics
+from heaplab.analysis.memory import load_admin_metrics
+from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (

@@ -1,10 +1,10 @@
-"""heaplab.eta: the estimate a run prints after each variant (arithmetic on the durations so far)."""
+"""heaplab.run.eta: the estimate a run prints after each variant (arithmetic on the durations so far)."""
 
 from __future__ import annotations
 
 import pytest
 
-from heaplab.eta import minutes_left, progress_line
+from heaplab.run.eta import minutes_left, progress_line
 
 
 def test_each_remaining_variant_counts_as_its_own_kind_took() -> None:

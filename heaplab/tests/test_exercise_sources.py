@@ -1,4 +1,5 @@
-"""heaplab.exercise_sources: the code a run measured, recorded in run.json, packed by `heaplab submit` and
+"""heaplab.course.exercise_sources: the code a run measured, recorded in run.json, packed by `heaplab submit`
+and
 checked by the grader. The run is a copy of a committed reference run of lab 05 (a real local run) whose
 run.json gets the record `heaplab run` now writes (the reference run predates it); the "checkout" is a
 temporary folder holding the lab's solution files, as a student's repository would."""
@@ -13,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from heaplab import exercise_sources
-from heaplab.edition import load_exercises
-from heaplab.runner import _exercise_sources
-from heaplab.submit import SubmitError, submit
+from heaplab.course import exercise_sources
+from heaplab.course.edition import load_exercises
+from heaplab.course.submit import SubmitError, submit
+from heaplab.run.runner import _exercise_sources
 from heaplab.tests.conftest import REPO
 
 LAB = "05-netty-rpc"

@@ -1,6 +1,6 @@
 import pytest
 
-from heaplab.expectation import ExpectationError, parse_expectation
+from heaplab.lab.expectation import ExpectationError, parse_expectation
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""heaplab.gc_alloc: heap bytes allocated in a window, from the young generation's occupancy around each
+"""heaplab.analysis.gc_alloc: heap bytes allocated in a window, from the young generation's occupancy around
+each
 collection, on real GC logs.
 
 The fixtures in heaplab/tests/data/gc/ are lines cut from real logs (the safepoint, phase, CPU and
@@ -18,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.analysis import analyse
-from heaplab.claims import NOT_MEASURABLE
-from heaplab.gc_alloc import MAX_EDGE_SHARE, intervals, window_allocation
-from heaplab.gc_log import parse
-from heaplab.metrics import measure
-from heaplab.rundir import load_run
+from heaplab.analysis.gc_alloc import MAX_EDGE_SHARE, intervals, window_allocation
+from heaplab.analysis.metrics import measure
+from heaplab.judge.claims import NOT_MEASURABLE
+from heaplab.judge.run_analysis import analyse
+from heaplab.runfiles.gc_log import parse
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import REPO
 
 DATA = Path(__file__).parent / "data" / "gc"
@@ -147,7 +148,7 @@ def test_serial_and_parallel_young_lines_of_young_and_full_collections() -> None
 
 def test_cms_promotion_failure_keeps_the_young_line_of_the_young_pause() -> None:
     """CMS logs a young pause's ParNew line under its own id, the full collection inside it under the next
-    (heaplab.gc_log folds the two into one pause)."""
+    (heaplab.runfiles.gc_log folds the two into one pause)."""
     log = parse(DATA / "cms-jdk11.log")
     folded = next(p for p in log.pauses if p.gc_id == 13)
     assert folded.kind == "full" and "within GC(12) Young" in folded.what

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.gc_events import load_gc_events, young_gc_stats
-from heaplab.metrics import measure
-from heaplab.rundir import load_run
+from heaplab.analysis.metrics import measure
+from heaplab.runfiles.gc_events import load_gc_events, young_gc_stats
+from heaplab.runfiles.rundir import load_run
 
 VARIANT = "hbase1-onheap"
 

@@ -1,4 +1,5 @@
-"""heaplab.gc_log on real unified-log excerpts (heaplab/tests/data/gc/: G1 from a reference run on JDK 17,
+"""heaplab.runfiles.gc_log on real unified-log excerpts (heaplab/tests/data/gc/: G1 from a reference run on
+JDK 17,
 the others from a small allocating program run with each collector)."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.gc_log import GcLogError, parse
+from heaplab.runfiles.gc_log import GcLogError, parse
 
 DATA = Path(__file__).parent / "data" / "gc"
 

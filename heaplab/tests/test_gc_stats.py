@@ -1,4 +1,5 @@
-"""heaplab.gc_stats and the GC metrics of heaplab.metrics, on hand-computable pauses and real log excerpts."""
+"""heaplab.analysis.gc_stats and the GC metrics of heaplab.analysis.metrics, on hand-computable pauses and
+real log excerpts."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.gc_log import Safepoint
-from heaplab.gc_stats import (
+from heaplab.analysis.gc_stats import (
     ServerGc,
     ServerPause,
     gc_values,
@@ -19,8 +19,9 @@ from heaplab.gc_stats import (
     report_lines,
     young_timeline,
 )
-from heaplab.metrics import UNITS, measure
-from heaplab.rundir import load_run
+from heaplab.analysis.metrics import UNITS, measure
+from heaplab.runfiles.gc_log import Safepoint
+from heaplab.runfiles.rundir import load_run
 
 DATA = Path(__file__).parent / "data" / "gc"
 T0 = 1_795_000_000_000.0

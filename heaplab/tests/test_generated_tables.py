@@ -1,5 +1,5 @@
 """The verdict tables of results/reference/README.md, docs/coverage.md and the handouts are generated
-(`heaplab verdicts --write`, heaplab/verdict_table.py): the committed ones are what the committed runs
+(`heaplab verdicts --write`, heaplab/report/verdict_table.py): the committed ones are what the committed runs
 give, a hand-edited count fails `heaplab verdicts --check` naming the file, and the tables count each kind
 of claim apart (claims.json format 3), so that a mechanism check or a peer target never counts as a
 reproduction and a claim judged on Apache HBase lands in that subject's row.
@@ -14,9 +14,7 @@ from pathlib import Path
 import pytest
 
 from heaplab.cli import main
-from heaplab.rundir import RunError
-from heaplab.tests.conftest import REPO
-from heaplab.verdict_table import (
+from heaplab.report.verdict_table import (
     BEGIN,
     END,
     FORMAT,
@@ -29,6 +27,8 @@ from heaplab.verdict_table import (
     to_markdown,
     write,
 )
+from heaplab.runfiles.rundir import RunError
+from heaplab.tests.conftest import REPO
 
 OFFHEAP = "HBase 2.0 end-to-end off-heap"
 HYPERTABLE = "Hypertable in practice"

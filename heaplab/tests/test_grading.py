@@ -1,6 +1,6 @@
 """Graded notebooks end to end, with the real otter-grader (no Docker) and real runs.
 
-`heaplab course build` (heaplab.course) makes the student notebook and the autograder of every lab with
+`heaplab course build` (heaplab.course.build) makes the student notebook and the autograder of every lab with
 `otter assign`. Submissions are made with `heaplab submit` from the committed reference runs (real
 local runs of the labs), with the student notebook answered by code as a student would, and graded with
 `heaplab grade` (`otter run` per submission):
@@ -39,16 +39,16 @@ import pytest
 import yaml
 from hdrh.histogram import HdrHistogram
 
-from heaplab import exercise_sources
-from heaplab.course import build_lab, graded_labs
-from heaplab.grade import commit_problems, grade_all
-from heaplab.hlog import decode
-from heaplab.manual_marks import MarksError
-from heaplab.questions import load_questions
-from heaplab.rundir import newest_run_of
-from heaplab.spec import load_spec
-from heaplab.student import student_seed
-from heaplab.submit import submit
+from heaplab.course import exercise_sources
+from heaplab.course.build import build_lab, graded_labs
+from heaplab.course.grade import commit_problems, grade_all
+from heaplab.course.manual_marks import MarksError
+from heaplab.course.questions import load_questions
+from heaplab.course.submit import submit
+from heaplab.lab.spec import load_spec
+from heaplab.run.student import student_seed
+from heaplab.runfiles.hlog import decode
+from heaplab.runfiles.rundir import newest_run_of
 from heaplab.tests.conftest import REPO
 
 REFERENCE = REPO / "results/reference"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.rundir import newest_run_of
-from heaplab.spec import list_labs
+from heaplab.lab.spec import list_labs
+from heaplab.runfiles.rundir import newest_run_of
 from heaplab.tests.conftest import REPO
 from heaplab.tests.handout_commands import Checker, all_commands, commands_in, pe_flag_lines
 

@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from heaplab.spec import list_labs
+from heaplab.lab.spec import list_labs
 from heaplab.tests.conftest import REPO
 
 LABS = [p.parent.name for p in list_labs(REPO) if (p.parent / "questions.yml").is_file()]

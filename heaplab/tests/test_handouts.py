@@ -1,12 +1,12 @@
 """The student edition of a handout leaves out what answers its questions ("What we measured", with its
-subsections) and keeps everything else (heaplab.handouts)."""
+subsections) and keeps everything else (heaplab.course.handouts)."""
 
 from __future__ import annotations
 
 import pytest
 
-from heaplab.handouts import student_edition
-from heaplab.spec import list_labs
+from heaplab.course.handouts import student_edition
+from heaplab.lab.spec import list_labs
 from heaplab.tests.conftest import REPO
 
 HANDOUT = """# Lab 99

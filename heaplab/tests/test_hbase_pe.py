@@ -1,4 +1,4 @@
-"""heaplab.hbase_pe on real Apache HBase 2.6.4 PerformanceEvaluation output, and the `server:` key.
+"""heaplab.run.hbase_pe on real Apache HBase 2.6.4 PerformanceEvaluation output, and the `server:` key.
 
 The fixtures under data/hbase-pe/ are the unedited stdout of HBase PE (hbase-lab pe) against HBase 2.6.4
 standalone: randomWrite 2 threads x 2000 rows (single puts, then --multiPut=100), then randomRead and
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from heaplab import hbase_pe
-from heaplab.client_summary import load_client_summary
-from heaplab.gc_events import load_gc_events
-from heaplab.hlog import read_total
-from heaplab.runner import ansible_vars
-from heaplab.spec import HBASE_VERSIONS, SpecError, load_spec, parse_spec
+from heaplab.lab.spec import HBASE_VERSIONS, SpecError, load_spec, parse_spec
+from heaplab.run import hbase_pe
+from heaplab.run.runner import ansible_vars
+from heaplab.runfiles.client_summary import load_client_summary
+from heaplab.runfiles.gc_events import load_gc_events
+from heaplab.runfiles.hlog import read_total
 
 DATA = Path(__file__).parent / "data" / "hbase-pe"
 SINGLE_ARGS = (

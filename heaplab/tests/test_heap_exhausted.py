@@ -1,4 +1,4 @@
-"""heaplab.heap_exhausted: a region server that ran out of heap, named in one line.
+"""heaplab.run.heap_exhausted: a region server that ran out of heap, named in one line.
 
 The JVM's own words come from a real JVM: a one-file Java program that allocates forever under the
 Epsilon arm's flags (-XX:+UseEpsilonGC, a small heap, -XX:+ExitOnOutOfMemoryError), its stdout and
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.heap_exhausted import diagnose
+from heaplab.run.heap_exhausted import diagnose
 
 EPSILON_FLAGS = ["-XX:+UnlockExperimentalVMOptions", "-XX:+UseEpsilonGC", "-Xms32m", "-Xmx32m"]
 GREEDY = (

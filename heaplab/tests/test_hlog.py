@@ -9,8 +9,8 @@ import pytest
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogReader, HistogramLogWriter
 
-from heaplab.client_summary import load_phase_summaries
-from heaplab.hlog import add_into, mean_value, read_intervals, read_total, value_at_percentile
+from heaplab.runfiles.client_summary import load_phase_summaries
+from heaplab.runfiles.hlog import add_into, mean_value, read_intervals, read_total, value_at_percentile
 from heaplab.tests.conftest import REPO
 
 CLIENT = "hbase1-onheap/client"

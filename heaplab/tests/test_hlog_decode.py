@@ -15,7 +15,7 @@ import pytest
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogReader, HistogramLogWriter
 
-from heaplab.hlog import read_intervals, read_intervals_hist, read_total, value_at_percentile
+from heaplab.runfiles.hlog import read_intervals, read_intervals_hist, read_total, value_at_percentile
 from heaplab.tests.conftest import REPO
 
 RECORDED = REPO / "engine/ycsb/src/test/resources/recorded"

@@ -1,4 +1,4 @@
-"""The grader's checks on a submission (heaplab.integrity), on copies of committed reference runs (real
+"""The grader's checks on a submission (heaplab.course.integrity), on copies of committed reference runs (real
 local runs): an untouched run recomputes to exactly what its claims.json recorded and its latency logs add
 up to their clients' summaries; an edited .hlog does not; a zip whose bytes changed after `heaplab
 submit`, or that gained a file, fails its manifest; code in a submission is named."""
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.hlog import read_total
-from heaplab.integrity import code_files, manifest_problems, recomputation_mismatches
-from heaplab.submit import MANIFEST, submit
+from heaplab.course.integrity import code_files, manifest_problems, recomputation_mismatches
+from heaplab.course.submit import MANIFEST, submit
+from heaplab.runfiles.hlog import read_total
 from heaplab.tests.conftest import REPO
 
 LAB01 = REPO / "results/reference/01-tail-latency-local-20261202T055218Z"
@@ -97,14 +97,14 @@ def test_code_in_a_submission_is_named() -> None:
     names = [
         "01-tail-latency.ipynb",
         "heaplab/__init__.py",
-        "heaplab/metrics.py",
+        "heaplab/analysis/metrics.py",
         "results/run/server.log",
         "lib/__pycache__/x.cpython-311.pyc",
         "otter_shadow.pth",
     ]
     assert code_files(names) == [
         "heaplab/__init__.py",
-        "heaplab/metrics.py",
+        "heaplab/analysis/metrics.py",
         "lib/__pycache__/x.cpython-311.pyc",
         "otter_shadow.pth",
     ]

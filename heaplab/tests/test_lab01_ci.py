@@ -25,12 +25,13 @@ import os
 
 import pytest
 
-from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
-from heaplab.expectation import parse_expectation
-from heaplab.gc_log import parse
-from heaplab.metrics import measure
-from heaplab.rundir import load_run
-from heaplab.student import TOKEN_ENV, student_seed
+from heaplab.analysis.metrics import measure
+from heaplab.analysis.timeline import latency_timeline
+from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
+from heaplab.lab.expectation import parse_expectation
+from heaplab.run.student import TOKEN_ENV, student_seed
+from heaplab.runfiles.gc_log import parse
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (
@@ -41,7 +42,6 @@ from heaplab.tests.shared_runs import (
     variant_names,
 )
 from heaplab.tests.test_end_to_end import spec_with_port
-from heaplab.timeline import latency_timeline
 
 LAB = "01-tail-latency"
 SPEC = REPO / "labs" / LAB / "experiment.yml"

@@ -24,9 +24,9 @@ import json
 import pytest
 import yaml
 
-from heaplab import jdk
-from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
-from heaplab.gc_stats import ServerPause, in_window, load_server_gc
+from heaplab.analysis.gc_stats import ServerPause, in_window, load_server_gc
+from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
+from heaplab.run import jdk
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import execute_notebook, link_apache_hbase, run_lab_at_ci

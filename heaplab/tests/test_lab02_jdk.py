@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab import jdk
 from heaplab.cli import main
+from heaplab.lab.spec import SpecError, parse_spec
 from heaplab.paths import ANSIBLE_CFG
-from heaplab.spec import SpecError, parse_spec
+from heaplab.run import jdk
 from heaplab.tests.conftest import REPO
 from heaplab.tests.shared_runs import run_lab_at_ci
 
@@ -128,8 +128,9 @@ def test_a_variant_needing_jdk_99_is_unavailable_in_a_real_run(lab_root, tmp_pat
 
 
 def test_claims_may_name_every_gc_metric() -> None:
-    """Lab 02's claims name heaplab.gc_stats' metrics: every one of them is a metric a claim may name."""
-    from heaplab.gc_stats import GC_UNITS  # noqa: PLC0415
-    from heaplab.spec import METRICS  # noqa: PLC0415
+    """Lab 02's claims name heaplab.analysis.gc_stats' metrics: every one of them is a metric a claim may
+    name."""
+    from heaplab.analysis.gc_stats import GC_UNITS  # noqa: PLC0415
+    from heaplab.lab.spec import METRICS  # noqa: PLC0415
 
     assert set(GC_UNITS) <= set(METRICS)

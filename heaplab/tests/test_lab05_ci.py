@@ -20,9 +20,9 @@ import json
 
 import pytest
 
-from heaplab.claims import NOT_MEASURABLE
-from heaplab.memory import load_admin_metrics
-from heaplab.spec import load_spec
+from heaplab.analysis.memory import load_admin_metrics
+from heaplab.judge.claims import NOT_MEASURABLE
+from heaplab.lab.spec import load_spec
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (

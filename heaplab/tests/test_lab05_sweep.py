@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab import sweep
-from heaplab.analysis import Analysis, analyse
-from heaplab.claims import NO_EFFECT, NOT_MEASURABLE, REPRODUCED
-from heaplab.report import write_report
-from heaplab.rundir import load_run
-from heaplab.spec import load_spec
+from heaplab.judge.claims import NO_EFFECT, NOT_MEASURABLE, REPRODUCED
+from heaplab.judge.run_analysis import Analysis, analyse
+from heaplab.lab.spec import load_spec
+from heaplab.report import sweep
+from heaplab.report.report import write_report
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import Shape, admin_metrics, fabricate_run, mark_series, read_groups
 from heaplab.tests.shared_runs import execute_notebook

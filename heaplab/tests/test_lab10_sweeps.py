@@ -1,5 +1,5 @@
 """Lab 10 (the NetEase report: seven YCSB workloads, a thread sweep each) and the named sweeps of
-heaplab/sweep.py.
+heaplab/report/sweep.py.
 
 The real spec is valid and shaped as its comments say; a run fabricated from it (its ycsb phases stood in
 for by pe phases with the same names, so fabricate.py can write their summaries; the run keeps the real
@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab import sweep
-from heaplab.analysis import analyse
-from heaplab.claims import INCONCLUSIVE, NOT_MEASURABLE
-from heaplab.rundir import load_run
-from heaplab.runjson import write_run_json
-from heaplab.spec import load_spec
+from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
+from heaplab.judge.run_analysis import analyse
+from heaplab.lab.spec import load_spec
+from heaplab.report import sweep
+from heaplab.runfiles.rundir import load_run
+from heaplab.runfiles.runjson import write_run_json
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import Shape, fabricate_run
 

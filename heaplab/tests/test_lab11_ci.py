@@ -21,7 +21,7 @@ import json
 
 import pytest
 
-from heaplab.hlog import read_total
+from heaplab.runfiles.hlog import read_total
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (

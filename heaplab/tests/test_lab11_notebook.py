@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from heaplab.report import write_report
+from heaplab.report.report import write_report
 from heaplab.tests.conftest import REPO
 from heaplab.tests.shared_runs import execute_notebook
 

@@ -1,9 +1,10 @@
-"""heaplab.marked_regions: only a region's content is rewritten; a region without its end is an error naming
+"""heaplab.report.marked_regions: only a region's content is rewritten; a region without its end is an error
+naming
 its line."""
 
 import pytest
 
-from heaplab.marked_regions import rewrite
+from heaplab.report.marked_regions import rewrite
 
 BEGIN, END = "<!-- x: begin", "<!-- x: end -->"
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from heaplab.mechanism import load_server_window, report_lines
-from heaplab.memory import MB
-from heaplab.metrics import UNITS, measure, measure_all
-from heaplab.rundir import load_run
+from heaplab.analysis.mechanism import load_server_window, report_lines
+from heaplab.analysis.memory import MB
+from heaplab.analysis.metrics import UNITS, measure, measure_all
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec, server_entry, server_report
 
 VARIANT = "hbase1-onheap"

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab.analysis import analyse
-from heaplab.claims import (
+from heaplab.analysis.memory import MB, MetricsFileError, flushed_values, load_admin_metrics, memory_values
+from heaplab.analysis.metrics import flushed_phase
+from heaplab.judge.claims import (
     FAILED,
     INCONCLUSIVE,
     NO_EFFECT,
@@ -22,10 +23,9 @@ from heaplab.claims import (
     PASSED,
     REPRODUCED,
 )
-from heaplab.memory import MB, MetricsFileError, flushed_values, load_admin_metrics, memory_values
-from heaplab.metrics import flushed_phase
-from heaplab.report import write_report
-from heaplab.spec import parse_spec
+from heaplab.judge.run_analysis import analyse
+from heaplab.lab.spec import parse_spec
+from heaplab.report.report import write_report
 from heaplab.tests.conftest import PUBLISHED, REPO
 from heaplab.tests.fabricate import Shape, admin_metrics, fabricate_run
 
@@ -154,7 +154,7 @@ def _lab08_run(
 
 def lab08_series(tmp_path: Path, per_cell: dict[str, float], name: str, **shape: Any) -> list[Path]:
     """Three runs of one series (run.json ``series``, as `heaplab run --repeat 3` writes it) side by side
-    under ``tmp_path/name``: a verdict needs three runs (heaplab.verdict.MIN_RUNS)."""
+    under ``tmp_path/name``: a verdict needs three runs (heaplab.judge.verdict.MIN_RUNS)."""
     runs = [_lab08_run(tmp_path / name, per_cell, f"run-{i}", seed=2 + i, **shape) for i in (1, 2, 3)]
     for i, run in enumerate(runs, 1):
         manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))

@@ -8,14 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.analysis import analyse
-from heaplab.claims import INCONCLUSIVE, LARGER, NO_EFFECT, NOT_MEASURABLE, OPPOSITE, REPRODUCED, ClaimResult
-from heaplab.metrics import measure
-from heaplab.rundir import load_run
-from heaplab.runjson import write_run_json
+from heaplab.analysis.metrics import measure
+from heaplab.judge.claims import (
+    INCONCLUSIVE,
+    LARGER,
+    NO_EFFECT,
+    NOT_MEASURABLE,
+    OPPOSITE,
+    REPRODUCED,
+    ClaimResult,
+)
+from heaplab.judge.run_analysis import analyse
+from heaplab.judge.verdict import region_label, regions
+from heaplab.runfiles.rundir import load_run
+from heaplab.runfiles.runjson import write_run_json
 from heaplab.tests.conftest import PUBLISHED
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
-from heaplab.verdict import region_label, regions
 
 
 def _verdicts(run_dir: Path) -> dict[str, str]:

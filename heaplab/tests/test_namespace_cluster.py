@@ -26,7 +26,7 @@ over ssh, inside n1's own mount namespace. The test checks that n1's engine data
 (``findmnt -T`` over ssh, the host's view of the mount point stays empty, n1's host record names the loop
 device), that a second provision run changes nothing (``changed=0`` on every host), that os_settings in
 report mode left the machine's kernel settings as they were, and that neither the run directory nor the
-inventory holds a private key, cloud key or password (heaplab.secrets, which heaplab run also applies to
+inventory holds a private key, cloud key or password (heaplab.run.secrets, which heaplab run also applies to
 its run directory: run.json's secrets_check).
 The loop device is detached by ``cluster.sh down`` (and by this test if anything is left), always.
 
@@ -59,8 +59,8 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab.cluster_metrics import load_phase_report, report_paths
-from heaplab.secrets import Finding, find_secrets
+from heaplab.analysis.cluster_metrics import load_phase_report, report_paths
+from heaplab.run.secrets import Finding, find_secrets
 from heaplab.tests.conftest import REPO
 from heaplab.tests.shared_runs import fetched_apache_hbase, link_apache_hbase
 from playbooks.tests.support import WRITTEN_BY_APPLY, jdk_from_dpkg, kernel_state

@@ -1,4 +1,5 @@
-"""Whether the server hosts may make a network namespace (heaplab.netns), which an Apache HBase 1.x variant
+"""Whether the server hosts may make a network namespace (heaplab.run.netns), which an Apache HBase 1.x
+variant
 needs: one line naming the host and the way out when one may not; asked through ansible on the local target
 and compared with the same probe run here directly."""
 
@@ -9,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from heaplab import netns
 from heaplab.paths import ANSIBLE_CFG
+from heaplab.run import netns
 from heaplab.tests.conftest import REPO
 
 ANSIBLE = str(Path(sys.executable).with_name("ansible"))

@@ -11,8 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from heaplab.rundir import RunError, find_lab_run, newest_run_of
-from heaplab.spec import list_labs
+from heaplab.lab.spec import list_labs
+from heaplab.runfiles.rundir import RunError, find_lab_run, newest_run_of
 from heaplab.tests.conftest import REPO
 
 LABS = [p.parent.name for p in list_labs(REPO)]

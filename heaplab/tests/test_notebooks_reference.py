@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from heaplab.rundir import newest_run_of
-from heaplab.spec import list_labs, load_spec
+from heaplab.lab.spec import list_labs, load_spec
+from heaplab.runfiles.rundir import newest_run_of
 from heaplab.tests.conftest import REPO
 from heaplab.tests.shared_runs import execute_notebook
 

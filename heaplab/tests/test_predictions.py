@@ -1,4 +1,5 @@
-"""`heaplab predict` (heaplab.predictions): a prediction recorded before a run, carried by every later run.
+"""`heaplab predict` (heaplab.runfiles.predictions): a prediction recorded before a run, carried by every
+later run.
 
 The runs here are `heaplab run` itself with each variant's playbook replaced by an instant "complete" (as
 test_run_options.py does; no ansible, no server): what is tested is the run.json heaplab writes. Grading a
@@ -15,8 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab import PredictionError, load_run, prediction, runner
+from heaplab import PredictionError, load_run, prediction
 from heaplab.cli import main
+from heaplab.run import runner
 from heaplab.tests.conftest import REPO
 
 LAB = "03-offheap-write"

@@ -1,4 +1,4 @@
-"""heaplab.presets: the clusters infra/terraform provisions, and the one a claim's `needs` call for.
+"""heaplab.lab.presets: the clusters infra/terraform provisions, and the one a claim's `needs` call for.
 
 The registry (infra/terraform/presets.json) must agree with the terraform: here with the variables as
 written (the module's prices and allowed types, the student configuration's defaults, the preset
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.presets import (
+from heaplab.lab.presets import (
     PRESETS,
     PRESETS_JSON,
     VISIBLE_MEMORY,
@@ -24,7 +24,7 @@ from heaplab.presets import (
     load_presets,
     smallest_preset,
 )
-from heaplab.spec import load_spec, resolve_lab
+from heaplab.lab.spec import load_spec, resolve_lab
 from heaplab.tests.conftest import REPO
 
 TERRAFORM = REPO / "infra" / "terraform"

@@ -1,4 +1,5 @@
-"""heaplab.proc_cpu and heaplab.server_cpu's /proc source: the samples bin/engine-proc-cpu takes right before
+"""heaplab.analysis.proc_cpu and heaplab.analysis.server_cpu's /proc source: the samples bin/engine-proc-cpu
+takes right before
 and right after each measured phase on a region server's host, read from data/proc-cpu/proc-cpu.jsonl
 (the samples of a real `heaplab run 03-offheap-write --scale ci --variant hbase1-onheap` on the local
 target, where the phase's wrapper also measured the client), and the arithmetic over them."""
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.proc_cpu import (
+from heaplab.analysis.proc_cpu import (
     SAMPLES,
     PhaseCpu,
     ProcCpuFileError,
@@ -20,7 +21,7 @@ from heaplab.proc_cpu import (
     read_samples,
     variant_phase_cpu,
 )
-from heaplab.server_cpu import proc_cpu_us_per_op
+from heaplab.analysis.server_cpu import proc_cpu_us_per_op
 
 DATA = Path(__file__).parent / "data" / "proc-cpu" / SAMPLES
 LINES = DATA.read_text(encoding="utf-8").splitlines()

@@ -1,4 +1,4 @@
-"""heaplab/profiles.py: --profile events, the mode files, run.json's profiler entry, report.md's section.
+"""heaplab/run/profiles.py: --profile events, the mode files, run.json's profiler entry, report.md's section.
 
 data/profiles/profile-regionserver-lock.html is a real flame graph (async-profiler 4.4's agent, its
 jfr-converter, a region server under pe) kept as a small fixture for the HTML reader.
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from heaplab import cli
-from heaplab.profiles import (
+from heaplab.run.profiles import (
     ProfileError,
     flame_graphs,
     frame_names,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.provenance import git_state
+from heaplab.run.provenance import git_state
 
 
 def _git(repo: Path, *args: str) -> None:

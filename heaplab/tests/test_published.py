@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.memory import MEMORY_UNITS
-from heaplab.published import load_published
-from heaplab.spec import CLIENT_METRICS
+from heaplab.analysis.memory import MEMORY_UNITS
+from heaplab.lab.published import load_published
+from heaplab.lab.spec import CLIENT_METRICS
 from heaplab.tests.conftest import PUBLISHED
 
 

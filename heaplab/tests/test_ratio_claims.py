@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab.analysis import analyse
-from heaplab.claims import INCONCLUSIVE, NO_EFFECT, NOT_MEASURABLE, REPRODUCED
-from heaplab.report import write_report
+from heaplab.judge.claims import INCONCLUSIVE, NO_EFFECT, NOT_MEASURABLE, REPRODUCED
+from heaplab.judge.run_analysis import analyse
+from heaplab.report.report import write_report
 from heaplab.tests.conftest import PUBLISHED, REPO
 from heaplab.tests.fabricate import Shape, fabricate_run
 

@@ -1,11 +1,13 @@
-"""heaplab.rawlogs: GC logs compressed at the end of a variant, and read the same way plain or gzipped."""
+"""heaplab.runfiles.rawlogs: GC logs compressed at the end of a variant, and read the same way plain or
+gzipped."""
 
 import gzip
 import shutil
 from pathlib import Path
 
-from heaplab import gc_stats, rawlogs
-from heaplab.gc_log import parse
+from heaplab.analysis import gc_stats
+from heaplab.runfiles import rawlogs
+from heaplab.runfiles.gc_log import parse
 
 DATA = Path(__file__).parent / "data" / "gc"
 

@@ -14,8 +14,8 @@ import nbformat
 import pytest
 import yaml
 
-from heaplab.analysis import analyse
-from heaplab.claims import (
+from heaplab.analysis.memory import MB
+from heaplab.judge.claims import (
     FAILED,
     INCONCLUSIVE,
     LARGER,
@@ -25,9 +25,9 @@ from heaplab.claims import (
     PASSED,
     REPRODUCED,
 )
-from heaplab.memory import MB
-from heaplab.spec import load_spec, parse_spec
-from heaplab.subjects import ENGINE_ONLY_METRICS
+from heaplab.judge.run_analysis import analyse
+from heaplab.lab.spec import load_spec, parse_spec
+from heaplab.lab.subjects import ENGINE_ONLY_METRICS
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import (
     Shape,
@@ -188,7 +188,7 @@ class Lab04Variant:
 
 
 # The articles' effects, each past half its size by the one-run band (+-25%, +-50% for p99.9 and max).
-# Young GCs: 10 or more in every phase, so that a GC-rate claim can be judged (heaplab.claims' Poisson
+# Young GCs: 10 or more in every phase, so that a GC-rate claim can be judged (heaplab.judge.claims' Poisson
 # check), each pause short enough that a phase of 4-12 s keeps its latency shape.
 # all-cached: 2.x 0.57x the throughput, 1.7x the average, a quarter of the pauses, fewer GCs, a tenth of
 # the copies; partly cached: 2x the throughput, a third of the latency, a sixth of the pauses, 0.6x the
@@ -339,7 +339,7 @@ def test_lab04_notebook(tmp_path: Path) -> None:
 
 
 def on_both(verdicts: dict[str, str]) -> dict[str, str]:
-    """The same verdicts for the claims' Apache HBase twins (heaplab.subjects)."""
+    """The same verdicts for the claims' Apache HBase twins (heaplab.lab.subjects)."""
     return {f"{k}@apache-hbase": v for k, v in verdicts.items()}
 
 

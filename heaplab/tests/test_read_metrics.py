@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from heaplab.memory import MB, MetricsFileError, load_admin_metrics
-from heaplab.read_metrics import read_values
-from heaplab.runner import ansible_vars
-from heaplab.spec import SpecError, parse_spec
+from heaplab.analysis.memory import MB, MetricsFileError, load_admin_metrics
+from heaplab.analysis.read_metrics import read_values
+from heaplab.lab.spec import SpecError, parse_spec
+from heaplab.run.runner import ansible_vars
 from heaplab.tests.fabricate import admin_metrics, read_groups
 
 

@@ -1,4 +1,4 @@
-"""heaplab.repeats and `heaplab compare` on fabricated runs (heaplab/tests/fabricate.py)."""
+"""heaplab.judge.repeats and `heaplab compare` on fabricated runs (heaplab/tests/fabricate.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from heaplab.analysis.metrics import measure
 from heaplab.cli import main
-from heaplab.hlog import read_total
-from heaplab.metrics import measure
-from heaplab.repeats import CompareError, compare, mean_ci
-from heaplab.rundir import load_run
-from heaplab.runner import RunOptions
-from heaplab.student_t import t975
+from heaplab.judge.repeats import CompareError, compare, mean_ci
+from heaplab.judge.stats import t975
+from heaplab.run.runner import RunOptions
+from heaplab.runfiles.hlog import read_total
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
 
 

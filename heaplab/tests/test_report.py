@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from heaplab.cli import main
-from heaplab.comparison import COLUMNS
+from heaplab.judge.comparison import COLUMNS
 from heaplab.tests.fabricate import Shape
 
 OUTPUTS = {"report.md", "claims.json", "figures/claims-forest.png"}

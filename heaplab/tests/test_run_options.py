@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab import runner
 from heaplab.cli import main
+from heaplab.run import runner
 
 LAB = "03-offheap-write"
 

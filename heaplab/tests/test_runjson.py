@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab import runjson
-from heaplab.runjson import write_run_json
+from heaplab.runfiles import runjson
+from heaplab.runfiles.runjson import write_run_json
 
 
 def test_write_replaces_via_rename_and_leaves_no_temp(

@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from heaplab.playbook import Progress, run_playbook
-from heaplab.spec import load_spec
+from heaplab.lab.spec import load_spec
+from heaplab.run.playbook import Progress, run_playbook
 from heaplab.tests.conftest import REPO, FinishedRun, LabRoot, java_processes_mentioning
 
 LAB = "03-offheap-write"

@@ -1,4 +1,5 @@
-"""heaplab.secrets: keys and passwords are found and named, never their values; our own files hold none."""
+"""heaplab.run.secrets: keys and passwords are found and named, never their values; our own files hold
+none."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import gzip
 import subprocess
 from pathlib import Path
 
-from heaplab.secrets import find_secrets, scan_file
+from heaplab.run.secrets import find_secrets, scan_file
 from heaplab.tests.conftest import REPO
 
 # Built from parts so that this file itself never holds a secret-shaped line.
@@ -41,7 +42,7 @@ def test_each_kind_is_found_with_its_line(tmp_path: Path) -> None:
 
 
 def test_a_gzipped_log_is_scanned_for_what_it_holds(tmp_path: Path) -> None:
-    """GC logs are kept gzipped (heaplab.rawlogs): their compressed bytes would hide a key."""
+    """GC logs are kept gzipped (heaplab.runfiles.rawlogs): their compressed bytes would hide a key."""
     f = tmp_path / "gc-regionserver.log.gz"
     f.write_bytes(gzip.compress(("[0.1s][info][gc] Using G1\n" + f"key {ACCESS_KEY_ID}\n").encode()))
     assert [(x.line, x.kind) for x in scan_file(f)] == [(2, "AWS access key id")]

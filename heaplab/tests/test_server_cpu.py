@@ -1,4 +1,5 @@
-"""heaplab.server_cpu: server CPU per operation from the ``admin metrics`` reports around the measured
+"""heaplab.analysis.server_cpu: server CPU per operation from the ``admin metrics`` reports around the
+measured
 phase, for a variant whose client summaries carry no server counters (Apache HBase), on the committed
 lab 04 run (whose reads are bracketed by `admin metrics` phases) and lab 03 run (whose are not)."""
 
@@ -11,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.memory import MetricsFileError, load_admin_metrics
-from heaplab.metrics import measure
-from heaplab.rundir import load_run
-from heaplab.server_cpu import METRIC, bracketing_phases, cpu_us_per_op
-from heaplab.spec import load_spec, parse_spec
+from heaplab.analysis.memory import MetricsFileError, load_admin_metrics
+from heaplab.analysis.metrics import measure
+from heaplab.analysis.server_cpu import METRIC, bracketing_phases, cpu_us_per_op
+from heaplab.lab.spec import load_spec, parse_spec
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import REPO
 
 LAB04 = sorted((REPO / "results" / "reference").glob("04-offheap-read-local-*"))[-1]
@@ -63,7 +64,7 @@ def test_the_reports_agree_with_the_engines_own_window_where_both_exist() -> Non
 
 
 def test_without_reports_around_the_phase_the_metric_is_left_out_saying_why(tmp_path: Path) -> None:
-    """The committed lab 03 series has /proc samples around each phase (heaplab/proc_cpu.py), which
+    """The committed lab 03 series has /proc samples around each phase (heaplab/analysis/proc_cpu.py), which
     give the metric; without them and without `admin metrics` phases nothing does."""
     assert METRIC in measure(load_run(LAB03), "cms-onheap-1.x", "single_put").values
     bare = tmp_path / LAB03.name

@@ -1,4 +1,5 @@
-"""Errors the servers logged (heaplab.server_errors): counted per variant, shown in the report, named in
+"""Errors the servers logged (heaplab.runfiles.server_errors): counted per variant, shown in the report, named
+in
 the verdicts that use the variant. The log lines are copied from real server logs of the reference runs."""
 
 import json
@@ -7,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.claims import _error_note
 from heaplab.cli import main
-from heaplab.expectation import parse_expectation
-from heaplab.rundir import load_run
-from heaplab.server_errors import ServerErrors, report_lines, scan, scan_log, summary
+from heaplab.judge.claims import _error_note
+from heaplab.lab.expectation import parse_expectation
+from heaplab.runfiles.rundir import load_run
+from heaplab.runfiles.server_errors import ServerErrors, report_lines, scan, scan_log, summary
 from heaplab.tests.fabricate import Shape
 
 REPO = Path(__file__).resolve().parents[2]

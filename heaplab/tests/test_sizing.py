@@ -1,11 +1,12 @@
-"""The `local` scale sized from the machine (heaplab.sizing), and every lab sized for 2, 4, 8 and 16 cores."""
+"""The `local` scale sized from the machine (heaplab.lab.sizing), and every lab sized for 2, 4, 8 and 16
+cores."""
 
 from __future__ import annotations
 
 import pytest
 
-from heaplab.sizing import Machine, progress, size_bytes, size_local, this_machine
-from heaplab.spec import load_spec, with_derived
+from heaplab.lab.sizing import Machine, progress, size_bytes, size_local, this_machine
+from heaplab.lab.spec import load_spec, with_derived
 from heaplab.tests.conftest import REPO
 
 GB = 1 << 30

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.metrics import UNITS
-from heaplab.spec import METRICS, SpecError, list_labs, load_spec, parse_spec, resolve_lab
+from heaplab.analysis.metrics import UNITS
+from heaplab.lab.spec import METRICS, SpecError, list_labs, load_spec, parse_spec, resolve_lab
 from heaplab.tests.conftest import FIXTURE, REPO
 from heaplab.tests.fabricate import lab03_spec
 
@@ -78,7 +78,8 @@ def test_lab_name_must_match_its_directory(tmp_path: Path) -> None:
 
 
 def test_claim_metrics_are_exactly_the_metrics_heaplab_computes() -> None:
-    """spec.METRICS (what a claim may name) lists every metric of heaplab.metrics.UNITS and no other: the
+    """spec.METRICS (what a claim may name) lists every metric of heaplab.analysis.metrics.UNITS and no other:
+    the
     spec module sits below the metric modules, so it keeps its own list, and this keeps the two in step."""
     assert set(METRICS) == set(UNITS)
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from heaplab.report import write_report
-from heaplab.runner import _variant_entry, ansible_vars
-from heaplab.spec import SpecError, parse_spec
+from heaplab.lab.spec import SpecError, parse_spec
+from heaplab.report.report import write_report
+from heaplab.run.runner import _variant_entry, ansible_vars
 from heaplab.tests.conftest import PUBLISHED
 from heaplab.tests.fabricate import Shape, fabricate_run
 

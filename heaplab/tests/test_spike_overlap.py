@@ -1,4 +1,5 @@
-"""heaplab.spike_overlap: tail requests against the servers' stops and the hiccup control, per request.
+"""heaplab.analysis.spike_overlap: tail requests against the servers' stops and the hiccup control, per
+request.
 
 Small timelines fabricated by hand: 100 ms intervals of known latencies, pauses and safepoints at known
 times, a control log with one stall; every expected figure is counted by hand below.
@@ -12,10 +13,9 @@ import pytest
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
-from heaplab.gc_log import Safepoint
-from heaplab.gc_stats import ServerGc, ServerPause
-from heaplab.metrics import Measurement
-from heaplab.spike_overlap import (
+from heaplab.analysis.gc_stats import ServerGc, ServerPause
+from heaplab.analysis.metrics import Measurement
+from heaplab.analysis.spike_overlap import (
     Interval,
     Span,
     count_above,
@@ -28,6 +28,7 @@ from heaplab.spike_overlap import (
     stall_spans,
     stops,
 )
+from heaplab.runfiles.gc_log import Safepoint
 from heaplab.tests.conftest import REPO
 
 T0 = 1_795_000_000_000.0

@@ -1,4 +1,4 @@
-"""Leaving a measured phase's warm-up out (heaplab.steady), and the spec key that asks for it."""
+"""Leaving a measured phase's warm-up out (heaplab.analysis.steady), and the spec key that asks for it."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import yaml
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
-from heaplab.client_summary import load_phase_summaries
+from heaplab.analysis.steady import MIN_STEADY_S, TooShort, steady_state
+from heaplab.lab.spec import SpecError, load_spec, parse_spec
 from heaplab.paths import LABS_DIR
-from heaplab.spec import SpecError, load_spec, parse_spec
-from heaplab.steady import MIN_STEADY_S, TooShort, steady_state
+from heaplab.runfiles.client_summary import load_phase_summaries
 
 START_MS = 1_795_291_200_000
 

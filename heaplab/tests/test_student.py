@@ -1,4 +1,4 @@
-"""The per-student seed (heaplab.student): what `heaplab run --student` records and what the grader flags.
+"""The per-student seed (heaplab.run.student): what `heaplab run --student` records and what the grader flags.
 
 The seed in a real run (run.json and the pe clients' output) is tested in test_lab01_ci.py; the class of
 submissions with a copied run in test_grading.py.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.student import (
+from heaplab.run.student import (
     COURSE_KEY_ENV,
     TOKEN_ENV,
     StudentError,

@@ -1,11 +1,11 @@
-"""What ran a claim (heaplab.subjects.subject_name / pair_name): the engine, one Apache HBase version, or
+"""What ran a claim (heaplab.lab.subjects.subject_name / pair_name): the engine, one Apache HBase version, or
 a pair of versions (the off-heap article's 1.x -> 2.x on Apache HBase 1.4.14 -> 2.6.4). The version is
 read from the region server's start-up line, as HBase logs it (the line below is copied from a real log)."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from heaplab.subjects import pair_name, subject_name
+from heaplab.lab.subjects import pair_name, subject_name
 
 
 @dataclass
@@ -19,7 +19,7 @@ class _Spec:
 
 
 @dataclass
-class _Run:  # the three things subject_name reads from a heaplab.rundir.Run
+class _Run:  # the three things subject_name reads from a heaplab.runfiles.rundir.Run
     root: Path
     spec: _Spec
     hosts: dict[str, list[str]] = field(default_factory=dict)

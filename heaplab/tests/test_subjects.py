@@ -1,4 +1,5 @@
-"""heaplab.subjects: a lab's claims judged again on Apache HBase's variants; what refuses a bad mapping."""
+"""heaplab.lab.subjects: a lab's claims judged again on Apache HBase's variants; what refuses a bad
+mapping."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.spec import SpecError, load_spec, parse_spec
+from heaplab.lab.spec import SpecError, load_spec, parse_spec
+from heaplab.report.verdict_table import tally, to_markdown
 from heaplab.tests.conftest import REPO
-from heaplab.verdict_table import tally, to_markdown
 
 SPEC = {
     "lab": "x",

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from heaplab import exercise_sources
 from heaplab.cli import main
-from heaplab.submit import MANIFEST
+from heaplab.course import exercise_sources
+from heaplab.course.submit import MANIFEST
 from heaplab.tests.conftest import REPO
 
 REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261128T164056Z"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.runner import RunOptions, run_lab
-from heaplab.sweep import SweepError
+from heaplab.report.sweep import SweepError
+from heaplab.run.runner import RunOptions, run_lab
 
 REPO = Path(__file__).resolve().parents[2]
 LAB = "05-netty-rpc"

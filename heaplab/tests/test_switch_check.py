@@ -1,4 +1,4 @@
-"""heaplab.switch_check on real start-up lines: the committed runs of results/reference (read, never
+"""heaplab.run.switch_check on real start-up lines: the committed runs of results/reference (read, never
 written; variant directories are copied to tmp_path before a test changes anything), and the lines the
 current engine writes (``CURRENT``, from a real region server: the block cache line is new)."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from heaplab import switch_check
+from heaplab.run import switch_check
 from heaplab.tests.conftest import REPO
 
 REFERENCE = REPO / "results" / "reference"

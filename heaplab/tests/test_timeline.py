@@ -1,4 +1,5 @@
-"""heaplab.timeline: per-second latency merged over client hosts, the GC pauses beside it, the spike share."""
+"""heaplab.analysis.timeline: per-second latency merged over client hosts, the GC pauses beside it, the spike
+share."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.figures import timeline_figure
-from heaplab.gc_stats import ServerPause
-from heaplab.hlog import read_intervals
-from heaplab.report import write_report
-from heaplab.rundir import load_run
+from heaplab.analysis.gc_stats import ServerPause
+from heaplab.analysis.timeline import Row, Timeline, latency_timeline, spike_gc_lift, spike_gc_share
+from heaplab.report.figures import timeline_figure
+from heaplab.report.report import write_report
+from heaplab.runfiles.hlog import read_intervals
+from heaplab.runfiles.rundir import load_run
 from heaplab.tests.fabricate import Shape
-from heaplab.timeline import Row, Timeline, latency_timeline, spike_gc_lift, spike_gc_share
 
 T0 = 1_795_000_000_000.0
 

@@ -1,4 +1,5 @@
-"""Every time the docs state comes from the reference series' own clocks (heaplab.timings): the minutes
+"""Every time the docs state comes from the reference series' own clocks (heaplab.runfiles.timings): the
+minutes
 of each series in results/reference/README.md, each handout's **Time:** for one run, and the hours every lab
 takes three times (the README, lab 00)."""
 
@@ -8,9 +9,9 @@ import re
 
 import pytest
 
-from heaplab.spec import list_labs
+from heaplab.lab.spec import list_labs
+from heaplab.runfiles.timings import series_times
 from heaplab.tests.conftest import REPO
-from heaplab.timings import series_times
 
 REFERENCE = REPO / "results" / "reference"
 TIMES = series_times(REFERENCE)

@@ -1,6 +1,6 @@
 """Runs that did not finish: `heaplab report`, `submit` and `grade` refuse them in one line; a failed run
 is still reported (its report says which variant failed and why); and what `heaplab run` prints after an
-interrupt (heaplab.rerun). The interrupt itself, on a real run, is test_runner's."""
+interrupt (heaplab.run.rerun). The interrupt itself, on a real run, is test_runner's."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from heaplab.cli import main
-from heaplab.rerun import hints, resume_command
-from heaplab.submit import submit
+from heaplab.course.submit import submit
+from heaplab.run.rerun import hints, resume_command
 from heaplab.tests.conftest import REPO
 
 REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261128T164056Z"

@@ -1,4 +1,4 @@
-"""The verdict rule (heaplab.verdict): every label reached, and the boundaries between them."""
+"""The verdict rule (heaplab.judge.verdict): every label reached, and the boundaries between them."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import math
 
 import pytest
 
-from heaplab.expectation import parse_expectation
-from heaplab.verdict import (
+from heaplab.judge.verdict import (
     BOUND,
     CHECK,
     FAILED,
@@ -30,6 +29,7 @@ from heaplab.verdict import (
     regions,
     rule_of,
 )
+from heaplab.lab.expectation import parse_expectation
 
 DROP = parse_expectation("b <= 0.11 * a")  # the article: P999 45 ms -> 5 ms
 RISE = parse_expectation("b >= 1.3 * a")  # the article: throughput +30%

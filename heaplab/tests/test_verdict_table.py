@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from heaplab.cli import main
+from heaplab.report.verdict_table import LEVELS_BY_KIND, tally, to_markdown
 from heaplab.tests.fabricate import Shape
-from heaplab.verdict_table import LEVELS_BY_KIND, tally, to_markdown
 
 
 def _kind(claim: dict) -> str:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.client_summary import load_phase_summaries
-from heaplab.hlog import read_intervals, read_total
+from heaplab.runfiles.client_summary import load_phase_summaries
+from heaplab.runfiles.hlog import read_intervals, read_total
 from heaplab.tests.conftest import FinishedRun
 from heaplab.tests.shared_runs import assert_run_completed, run_lab_at_ci
 

@@ -88,7 +88,7 @@ def test_terraform_test_fails_when_the_cluster_ports_are_opened_to_the_internet(
 
 
 def test_terraform_test_fails_when_presets_json_disagrees_with_what_terraform_plans(tmp_path: Path) -> None:
-    """presets.json is what heaplab/presets.py tells students (where a claim becomes measurable, at what
+    """presets.json is what heaplab/lab/presets.py tells students (where a claim becomes measurable, at what
     cost); the preset's terraform test compares it with the plan. A cost in presets.json that terraform
     does not estimate fails it."""
     _module_copy(tmp_path)

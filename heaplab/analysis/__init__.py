@@ -1,0 +1,2 @@
+"""What a run measured: GC, client latency, memory, mechanism and CPU metrics, timelines, allocation
+stages."""

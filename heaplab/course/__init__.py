@@ -1,0 +1,1 @@
+"""A course: graded notebooks, submissions, grading, the student edition and the exercises."""

@@ -1,0 +1,493 @@
+"""Thread sweeps: the same measured workload at rising client thread counts, one experiment per step.
+
+A lab declares its sweep with a top-level key of experiment.yml, the experiments of its steps from the
+lowest concurrency to the highest (docs/contracts.md section 8): one unnamed sweep (lab 05)::
+
+    sweep: [netty_rpc_sweep1, netty_rpc_sweep2, netty_rpc_sweep3, netty_rpc]
+
+or several named ones (lab 10: one per YCSB scenario; report.md gets a subsection and a figure each)::
+
+    sweeps:
+      ycsb_insert: [ycsb_insert_t1, ycsb_insert_t2, ycsb_insert]
+      ycsb_read: [ycsb_read_t1, ycsb_read_t2, ycsb_read]
+
+Each step is an ordinary experiment measured by one pe or ycsb phase, so its table and claims work as
+everywhere else; this module lines the steps up per variant: client threads (the last word of a pe
+command, the value of a ycsb command's ``-threads N`` (1 without it), as the spec fills it for the run's
+scale, times the client hosts), throughput and average latency.
+
+The saturation point of a variant is the knee of its throughput curve: the fewest threads that reach
+``SATURATION_SHARE`` (90%) of its peak throughput. From there on the server is busy all the time, and more
+clients only queue longer; a variant that gets there only at the last step is not saturated (still
+climbing).  PE's clients are a closed loop (each thread sends its next get when the last one is answered),
+so past that point the average latency grows with the threads: latency ~ threads / throughput.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
+
+from heaplab.judge.comparison import fmt
+from heaplab.judge.run_analysis import Analysis
+from heaplab.lab.spec import Spec
+from heaplab.paths import SPEC_NAME
+from heaplab.report.figures import save_png
+from heaplab.runfiles.rundir import Run, RunError
+
+SWEEP_KEY = "sweep"  # one unnamed sweep (lab 05)
+SWEEPS_KEY = "sweeps"  # several named sweeps (lab 10)
+LEGACY_NAME = "sweep"  # the name `sweep:` gets among sweeps()
+FIGURE = "figures/sweep.png"  # the figure of `sweep:`
+FIGURE_OF = "figures/sweep-{name}.png"  # one figure per named sweep of `sweeps:`
+SATURATION_SHARE = 0.90
+YCSB_THREADS_FLAG = "-threads"
+
+
+class SweepError(RunError):
+    """The spec's ``sweep`` is malformed; the message is one line naming the place."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One variant at one step of the sweep; ``throughput``/``latency_avg`` are None when not measured."""
+
+    experiment: str
+    variant: str
+    threads: int
+    throughput: float | None
+    latency_avg: float | None
+    problem: str | None = None
+    # server side, when an `admin metrics` pair brackets the step (its rpc group):
+    cpu_us_per_get: float | None = None  # the whole process's CPU time per get
+    handler_us_per_get: float | None = None  # handler time running calls, per get
+    queue_ms: float | None = None  # a GET's mean wait in the call queue over the step
+    unit: str = "gets/s"  # what the throughput counts: pe reads (lab 05) or YCSB operations (ops/s)
+
+
+def _rpc_values(after: dict[str, Any] | None, before: dict[str, Any] | None, gets: float) -> dict[str, float]:
+    """Per-step figures from the ``rpc`` groups of two METRICS reports (none when a report lacks it)."""
+    rpc_after, rpc_before = (r.get("rpc") if isinstance(r, dict) else None for r in (after, before))
+    if not isinstance(rpc_after, dict) or not isinstance(rpc_before, dict):
+        return {}
+    out: dict[str, float] = {}
+    try:
+        busy = float(rpc_after["handler_busy_ms"]) - float(rpc_before["handler_busy_ms"])
+        if gets > 0:
+            out["handler_us_per_get"] = busy * 1000 / gets
+        q_after, q_before = (r.get("methods", {}).get("GET", {}) for r in (rpc_after, rpc_before))
+        n_after, n_before = float(q_after.get("count", 0)), float(q_before.get("count", 0))
+        if n_after > n_before:
+            waited = n_after * float(q_after.get("queue_mean_ms", 0)) - n_before * float(
+                q_before.get("queue_mean_ms", 0)
+            )
+            out["queue_ms"] = waited / (n_after - n_before)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return {}
+    return out
+
+
+@dataclass(frozen=True)
+class Saturation:
+    """Where a variant stops scaling: ``threads`` is None when only its last step reaches the knee."""
+
+    variant: str
+    threads: int | None
+    throughput: float | None
+    peak_threads: int | None
+    peak_throughput: float | None
+    last_gain: float | None  # not saturated: throughput at the last step / the step before
+    unit: str = "gets/s"
+
+    @property
+    def text(self) -> str:
+        if self.peak_throughput is None:
+            return f"{self.variant}: not measured"
+        peak = f"peak {self.peak_throughput:.0f} {self.unit} at {self.peak_threads} threads"
+        if self.threads is None:
+            gain = f" (+{(self.last_gain - 1) * 100:.0f}% at the last step)" if self.last_gain else ""
+            return f"{self.variant}: not saturated by {self.peak_threads} threads{gain}; {peak}"
+        share = f"{SATURATION_SHARE * 100:.0f}%+ of the {peak}"
+        at = f"{self.throughput:.0f} {self.unit}"
+        return f"{self.variant}: saturated at {self.threads} threads ({at}, {share})"
+
+
+def _raw_spec(path: Path) -> dict[str, Any]:
+    raw: Any = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return raw if isinstance(raw, dict) else {}
+
+
+def sweeps(run: Run) -> dict[str, list[str]]:
+    """The run's sweeps, {name: steps low to high} ({} when the lab has none), checked against its spec.
+
+    ``sweep: [...]`` is one sweep named ``sweep``; ``sweeps: {name: [...]}`` keeps its order."""
+    path = run.path / SPEC_NAME
+    return spec_sweeps(_raw_spec(path), run.spec, str(path))
+
+
+def check_spec_sweeps(path: Path, spec: Spec) -> dict[str, list[str]]:
+    """The sweeps of the experiment.yml at ``path``, checked before a run starts (``heaplab run``), so a
+    bad sweep fails at once instead of in the report after the run. Raises SweepError."""
+    return spec_sweeps(_raw_spec(path), spec, str(path))
+
+
+def spec_sweeps(raw: dict[str, Any], spec: Spec, where: str) -> dict[str, list[str]]:
+    """``sweep``/``sweeps`` of a parsed experiment.yml, checked against ``spec``."""
+    if raw.get(SWEEP_KEY) is not None and raw.get(SWEEPS_KEY) is not None:
+        raise SweepError(f"{where}: use {SWEEP_KEY} (one sweep) or {SWEEPS_KEY} (named sweeps), not both")
+    if raw.get(SWEEPS_KEY) is not None:
+        return check_sweeps(raw[SWEEPS_KEY], spec, where)
+    steps = check_sweep(raw.get(SWEEP_KEY), spec, where)
+    return {LEGACY_NAME: steps} if steps else {}
+
+
+def sweep_experiments(run: Run, name: str | None = None) -> list[str]:
+    """The steps of sweep ``name`` (default: the lab's first, usually only, sweep); [] without sweeps."""
+    found = sweeps(run)
+    if name is None:
+        return next(iter(found.values()), [])
+    if name not in found:
+        raise SweepError(f"no sweep named {name!r}; the lab has: {', '.join(found) or '(none)'}")
+    return found[name]
+
+
+def check_sweeps(value: Any, spec: Spec, where: str) -> dict[str, list[str]]:
+    """``sweeps:``: a mapping of names to sweeps, each checked like ``sweep:``; no step in two sweeps."""
+    if not isinstance(value, dict) or not value:
+        raise SweepError(f"{where}: {SWEEPS_KEY} must map sweep names to lists of experiments, low to high")
+    out: dict[str, list[str]] = {}
+    seen: dict[str, str] = {}
+    for name, steps in value.items():
+        if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
+            raise SweepError(f"{where}: {SWEEPS_KEY} name {name!r} must be letters, digits, _ or -")
+        out[name] = check_sweep(steps, spec, where, f"{SWEEPS_KEY}.{name}")
+        for exp in out[name]:
+            if exp in seen:
+                other = f"{SWEEPS_KEY}.{seen[exp]}"
+                raise SweepError(f"{where}: {SWEEPS_KEY}.{name} and {other} both name {exp!r}")
+            seen[exp] = name
+    return out
+
+
+def check_sweep(value: Any, spec: Spec, where: str, key: str = SWEEP_KEY) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) < 2 or not all(isinstance(e, str) for e in value):
+        raise SweepError(f"{where}: {key} must be a list of at least two experiment names, low to high")
+    for exp in value:
+        if exp not in spec.experiments:
+            raise SweepError(f"{where}: {key} names {exp!r}, which the lab does not reproduce")
+        if spec.measured_phase(exp) is None:
+            raise SweepError(f"{where}: {key} step {exp!r} has no pe or ycsb phase measuring it")
+    if len(set(value)) != len(value):
+        raise SweepError(f"{where}: {key} names an experiment twice")
+    return list(value)
+
+
+def step_threads(tool: str, args: str) -> int:
+    """Client threads of one filled command line: pe's <nclients> (its last word), ycsb's ``-threads N``
+    (YCSB's default 1 without it)."""
+    words = shlex.split(args)
+    if tool != "ycsb":
+        return int(words[-1])
+    threads = 1
+    for i, w in enumerate(words):
+        if w == YCSB_THREADS_FLAG and i + 1 < len(words):
+            threads = int(words[i + 1])
+    return threads
+
+
+def _threads(run: Run, experiment: str, variant: str) -> int:
+    """Client threads of the step as the spec fills its command for the run's scale (one client host)."""
+    phase = run.spec.measured_phase(experiment)
+    params = run.manifest.get("scale_params") or run.spec.params(run.scale)
+    filled = run.spec.phases_for(params, run.spec.variants[variant])
+    step = next(p for p in filled if p["name"] == phase.name)  # type: ignore[union-attr]
+    return step_threads(step["tool"], step["args"])
+
+
+def _unit(run: Run, steps: list[str]) -> str:
+    phase = run.spec.measured_phase(steps[0]) if steps else None
+    return "ops/s" if phase is not None and phase.tool == "ycsb" else "gets/s"
+
+
+def points(a: Analysis, name: str | None = None) -> dict[str, list[Point]]:
+    """{variant: [Point per step, low to high]} of sweep ``name`` (default: the lab's first) for the
+    variants every step compares."""
+    steps = sweep_experiments(a.run, name)
+    if not steps:
+        return {}
+    unit = _unit(a.run, steps)
+    variants = [v for v in a.run.spec.variants_of(steps[0]) if all(v in a.measurements[e] for e in steps)]
+    out: dict[str, list[Point]] = {}
+    for v in variants:
+        row = []
+        for exp in steps:
+            m = a.measurements[exp][v]
+            hosts = max(len(m.summaries), 1)
+            threads = _threads(a.run, exp, v) * hosts
+            if m.problem:
+                row.append(Point(exp, v, threads, None, None, m.problem, unit=unit))
+            else:
+                values = m.values
+                rpc = _rpc_values(
+                    m.memory.raw if m.memory else None,
+                    m.memory_baseline.raw if m.memory_baseline else None,
+                    values.get("gets", 0.0),
+                )
+                row.append(
+                    Point(
+                        exp,
+                        v,
+                        threads,
+                        values.get("throughput"),
+                        values.get("latency_avg"),
+                        cpu_us_per_get=values.get("cpu_us_per_get"),
+                        unit=unit,
+                        **rpc,
+                    )
+                )
+        out[v] = row
+    return out
+
+
+def saturation(variant: str, row: list[Point]) -> Saturation:
+    """The knee of the variant's curve: the fewest threads reaching SATURATION_SHARE of its peak throughput
+    (robust to a noisy or falling step); not saturated when only the last step gets there."""
+    measured = [p for p in row if p.throughput is not None]
+    unit = row[0].unit if row else "gets/s"
+    if not measured:
+        return Saturation(variant, None, None, None, None, None, unit)
+    peak = max(measured, key=lambda p: p.throughput or 0.0)
+    knee = next(p for p in measured if (p.throughput or 0.0) >= SATURATION_SHARE * (peak.throughput or 0.0))
+    if knee is measured[-1] and len(measured) >= 2:
+        before = measured[-2].throughput
+        gain = knee.throughput / before if before else None  # type: ignore[operator]
+        return Saturation(variant, None, None, peak.threads, peak.throughput, gain, unit)
+    return Saturation(variant, knee.threads, knee.throughput, peak.threads, peak.throughput, None, unit)
+
+
+SERVER_COLUMNS = (
+    ("cpu_us_per_get", "CPU us/get"),
+    ("handler_us_per_get", "handler us/get"),
+    ("queue_ms", "queue wait (ms)"),
+)
+
+
+def to_markdown(a: Analysis, name: str | None = None) -> str:
+    """The sweep as markdown ("" when the lab has no sweep): a table of threads, TPS and AVG per variant and
+    the TPS ratios of _ratio_pairs; when measured, a second table of the server side per step
+    (process CPU per get, handler time per get, a GET's mean wait in the call queue); then one line per
+    variant saying where it saturates."""
+    rows = points(a, name)
+    if not rows:
+        return ""
+    variants = list(rows)
+    steps = sweep_experiments(a.run, name)
+    header = ["step", "threads"]
+    for v in variants:
+        header += [f"{v} TPS", f"{v} AVG (ms)"]
+    pairs = _ratio_pairs(a.run, variants)
+    header += [f"TPS {b} / {a_}" for a_, b in pairs]
+    lines = _table_head(header)
+    for i, exp in enumerate(steps):
+        cells = [exp, str(rows[variants[0]][i].threads)]
+        for v in variants:
+            p = rows[v][i]
+            cells += [fmt("throughput", p.throughput), fmt("latency_avg", p.latency_avg)]
+        for first_v, last_v in pairs:
+            first, last = rows[first_v][i].throughput, rows[last_v][i].throughput
+            cells.append(f"{last / first:.2f}x" if first and last is not None else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    server = [
+        (key, label)
+        for key, label in SERVER_COLUMNS
+        if any(getattr(p, key) is not None for row in rows.values() for p in row)
+    ]
+    if server:
+        lines += ["", "Server side, per step:", ""]
+        lines += _table_head(["step", "threads"] + [f"{v} {label}" for v in variants for _, label in server])
+        for i, exp in enumerate(steps):
+            cells = [exp, str(rows[variants[0]][i].threads)]
+            cells += [_num(getattr(rows[v][i], key)) for v in variants for key, _ in server]
+            lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines += [f"- {saturation(v, rows[v]).text}" for v in variants]
+    return "\n".join(lines)
+
+
+def _ratio_pairs(run: Run, variants: list[str]) -> list[tuple[str, str]]:
+    """The TPS ratios the table shows, as (denominator, numerator): the sweep's second engine variant over
+    its first and the same pair on each subject (lab 05: NettyRpcServer over SimpleRpcServer on the engine
+    and on Apache HBase); with fewer than two engine variants, the last variant over the first."""
+    twins = {v for mapping in run.spec.subjects.values() for v in mapping.values()}
+    engine = [v for v in variants if v not in twins]
+    if len(engine) < 2:
+        return [(variants[0], variants[-1])] if len(variants) >= 2 else []
+    first, second = engine[:2]
+    pairs = [(first, second)]
+    for mapping in run.spec.subjects.values():
+        if mapping.get(first) in variants and mapping.get(second) in variants:
+            pairs.append((mapping[first], mapping[second]))
+    return pairs
+
+
+def _table_head(header: list[str]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
+
+
+def is_named(run: Run) -> bool:
+    """The lab declares ``sweeps:`` (named sweeps) rather than lab 05's ``sweep:``."""
+    return _raw_spec(run.path / SPEC_NAME).get(SWEEPS_KEY) is not None
+
+
+def figure_path(run: Run, name: str) -> str:
+    """The figure of sweep ``name``, relative to the run directory."""
+    return FIGURE_OF.format(name=name) if is_named(run) else FIGURE
+
+
+def overview(a: Analysis) -> list[tuple[str, str, Saturation, Point | None, Point | None]]:
+    """Per sweep and variant: (sweep, variant, its saturation, its first and last measured step)."""
+    out = []
+    for name in sweeps(a.run):
+        for v, row in points(a, name).items():
+            measured = [p for p in row if p.throughput is not None]
+            first, last = (measured[0], measured[-1]) if measured else (None, None)
+            out.append((name, v, saturation(v, row), first, last))
+    return out
+
+
+OVERVIEW_HEADER = [
+    "sweep",
+    "variant",
+    "peak TPS",
+    "at threads",
+    "saturated at",
+    "AVG first (ms)",
+    "AVG last (ms)",
+    "AVG x",
+]
+
+
+def overview_markdown(a: Analysis) -> str:
+    """One row per sweep and variant: peak throughput and where, the saturation point, the average
+    latency at the first and the last step and how much it grew ("" when the lab has no named sweeps)."""
+    rows = overview(a)
+    if not rows:
+        return ""
+    lines = _table_head(OVERVIEW_HEADER)
+    for name, v, sat, first, last in rows:
+        growth = (
+            f"{last.latency_avg / first.latency_avg:.1f}x"
+            if first and last and first.latency_avg and last.latency_avg is not None
+            else "-"
+        )
+        cells = [
+            name,
+            v,
+            fmt("throughput", sat.peak_throughput),
+            str(sat.peak_threads) if sat.peak_threads is not None else "-",
+            str(sat.threads) if sat.threads is not None else "not saturated" if sat.peak_throughput else "-",
+            fmt("latency_avg", first.latency_avg if first else None),
+            fmt("latency_avg", last.latency_avg if last else None),
+            growth,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def report_lines(a: Analysis) -> list[str]:
+    """report.md's sweep section ([] when the lab has no sweep): lab 05's ``sweep:`` as one section; named
+    ``sweeps:`` as an overview table, then one subsection (table, saturation, figure) per sweep."""
+    found = sweeps(a.run)
+    if not found:
+        return []
+    knee = (
+        f"A variant saturates at the fewest threads that reach {SATURATION_SHARE * 100:.0f}% of its peak "
+        "throughput; past it, a closed loop of clients only waits longer (latency ~ threads / throughput)."
+    )
+    if not is_named(a.run):
+        return [
+            "## Thread sweep",
+            "",
+            "Throughput (gets/s) and average latency per client thread count, one measured read per step. "
+            + knee,
+            "",
+            to_markdown(a),
+            "",
+            f"![throughput and latency against client threads]({FIGURE})",
+            "",
+        ]
+    unit = _unit(a.run, next(iter(found.values())))
+    lines = [
+        "## Thread sweeps",
+        "",
+        f"Throughput ({unit}) and average latency per client thread count, one measured run per step, one "
+        "sweep per workload. " + knee,
+        "",
+        overview_markdown(a),
+        "",
+    ]
+    for name in found:
+        lines += [
+            f"### {name}",
+            "",
+            to_markdown(a, name),
+            "",
+            f"![{name}: throughput and latency against client threads]({FIGURE_OF.format(name=name)})",
+            "",
+        ]
+    return lines
+
+
+def write_figure(a: Analysis) -> None:
+    """The sweeps' figures in the run directory (``heaplab report``): figures/sweep.png for ``sweep:``,
+    figures/sweep-<name>.png per named sweep."""
+    for name in sweeps(a.run):
+        save_png(sweep_figure(a, name), a.run.path / figure_path(a.run, name))
+
+
+def sweep_figure(a: Analysis, name: str | None = None) -> Figure:
+    """Throughput and average latency against client threads, one line per variant, saturation marked."""
+    rows = points(a, name)
+    unit = next((row[0].unit for row in rows.values() if row), "gets/s")
+    title = f"{name}, " if name and name != LEGACY_NAME else ""
+    fig = Figure(figsize=(11, 4), layout="constrained")
+    FigureCanvasAgg(fig)
+    tps, lat = fig.subplots(1, 2)
+    for v, row in rows.items():
+        shown = [p for p in row if p.throughput is not None]
+        if not shown:
+            continue
+        xs = [p.threads for p in shown]
+        (line,) = tps.plot(xs, [p.throughput for p in shown], marker="o", label=v)
+        lat.plot(xs, [p.latency_avg for p in shown], marker="o", label=v, color=line.get_color())
+        sat = saturation(v, row)
+        if sat.threads is not None:
+            tps.axvline(sat.threads, color=line.get_color(), linestyle=":", linewidth=1)
+    ticks = sorted({p.threads for row in rows.values() for p in row})
+    for ax, label in ((tps, f"throughput ({unit})"), (lat, "average latency (ms)")):
+        ax.set_xscale("log", base=2)
+        if ticks:
+            ax.set_xticks(ticks, [str(t) for t in ticks])
+            ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("client threads")
+        ax.set_ylabel(label)
+        ax.set_title(f"{title}{label} ({a.run.scale})")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
+        else:
+            ax.text(0.5, 0.5, "no measured variant", ha="center", va="center", transform=ax.transAxes)
+    return fig
