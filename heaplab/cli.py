@@ -20,7 +20,7 @@ from typing import Any
 
 from heaplab.analysis import alloc_stages
 from heaplab.course.build import CourseError, build_lab, graded_labs
-from heaplab.course.edition import EditionError, build_student_edition, exercises_of_lab, load_exercises
+from heaplab.course.edition import EditionError, build_student_edition
 from heaplab.course.exercise_perf import grade_performance
 from heaplab.course.exercise_tests import check_command, check_edition, grade_source
 from heaplab.course.grade import GradeError, grade_all
@@ -30,7 +30,9 @@ from heaplab.course.submit import SubmitError, submit
 from heaplab.judge import auto_repeat
 from heaplab.judge.repeats import compare, to_markdown  # heaplab compare, run --repeat
 from heaplab.lab.aa import aa_spec
-from heaplab.lab.spec import Spec, SpecError, list_labs, load_spec, resolve_lab
+from heaplab.lab.exercises import ExercisesError, exercises_of_lab, load_exercises
+from heaplab.lab.schema import Spec, SpecError
+from heaplab.lab.spec import list_labs, load_spec, resolve_lab
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
 from heaplab.report import alloc_docs, alloc_report, verdict_table
 from heaplab.report.report import write_report
@@ -763,7 +765,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SpecError, SubmitError, QuestionError, StudentError, MarksError, PredictionError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except (RunSetupError, RunError, CourseError, GradeError, EditionError) as e:
+    except (RunSetupError, RunError, CourseError, GradeError, ExercisesError) as e:
         print(f"heaplab: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -7,8 +7,7 @@ contains the pattern. Package prefixes end with a dot, class names with a dot or
 row locks, then the memstore (MSLAB chunks, skip-list nodes); the MVCC write entry belongs to the WAL
 append, as in both servers it is taken with it. How a stack gets its stage (the precedence) is in
 heaplab/analysis/alloc_stages.py. Keep the patterns to the subject's own classes: a JDK or Netty frame is
-shared by
-every stage and decides nothing.
+shared by every stage and decides nothing.
 """
 
 from __future__ import annotations

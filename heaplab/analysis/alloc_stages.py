@@ -1,6 +1,6 @@
 """Where the garbage comes from: a collapsed alloc profile's bytes grouped by the stage of a request.
 
-A collapsed profile (heaplab/analysis/alloc_profiles.py cuts one per measured phase out of a region server's
+A collapsed profile (heaplab/run/alloc_profiles.py cuts one per measured phase out of a region server's
 recording) has one line per distinct stack: the frames from the thread's root to the allocated class,
 separated by ``;``, then the bytes allocated there. Each stack gets one stage of
 heaplab/analysis/alloc_stage_rules.py, by this precedence:

@@ -4,12 +4,11 @@ engine or Apache HBase).
 The standard allocation-rate method: between two collections the application allocates into the young
 generation and nothing empties it, so what it allocated between collection n-1 and collection n is the
 young generation's occupancy when n starts minus its occupancy when n-1 ended.  heaplab.runfiles.gc_log gives
-both
-for every collection that logs them: G1's eden + survivor regions, CMS's ``ParNew``, Serial's ``DefNew``,
-Parallel's ``PSYoungGen`` (young, mixed and full collections alike).  The first interval starts with the
-JVM, its young generation empty.  G1 allocates an object of half a region or more ("humongous") straight
-into regions of its own, outside eden: their growth between two collections (humongous regions before n
-minus after n-1, never below 0) is added.
+both for every collection that logs them: G1's eden + survivor regions, CMS's ``ParNew``, Serial's ``DefNew``,
+Parallel's ``PSYoungGen`` (young, mixed and full collections alike). The first interval starts with the JVM,
+its young generation empty. G1 allocates an object of half a region or more ("humongous") straight into
+regions of its own, outside eden: their growth between two collections (humongous regions before n minus after
+n-1, never below 0) is added.
 
 The window [start, end] (the measured phase) rarely begins or ends at a collection.  An interval wholly
 inside it counts whole (``measured_bytes``).  Of an interval that straddles an edge, only the part

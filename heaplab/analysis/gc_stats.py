@@ -3,8 +3,7 @@
 Pauses come from each region server's unified log (``gc-regionserver.log``, heaplab.runfiles.gc_log: every
 stop-the-world pause with its kind, sub-millisecond duration, uptime and G1's eden regions); a server
 without that log falls back to ``gc-events.jsonl`` (heaplab.runfiles.gc_events: the JVM's GC notifications,
-whole
-milliseconds, no remark/cleanup pauses).  Safepoint time comes from the log only.  CMS logs (JDK 11) add
+whole milliseconds, no remark/cleanup pauses). Safepoint time comes from the log only. CMS logs (JDK 11) add
 initial-mark pauses and concurrent-mode failures (cms_concurrent_mode_failures).
 """
 
@@ -17,6 +16,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
+from heaplab.lab.catalogue import CMS_FAILURES
 from heaplab.runfiles import rawlogs
 from heaplab.runfiles.client_summary import ClientSummary, load_phase_summaries
 from heaplab.runfiles.gc_events import GC_EVENTS, GcEvent, load_gc_events
@@ -25,26 +25,7 @@ from heaplab.runfiles.rundir import Run
 
 INITIAL_PEAK_S = 60.0  # gc_pause_initial_peak looks at the first minute of the measured window
 GIB = 1024**3
-CMF = "cms_concurrent_mode_failures"
-
-GC_UNITS = {
-    "gc_pause_avg": "ms",
-    "gc_pause_min": "ms",
-    "gc_pause_max": "ms",
-    "gc_pause_stddev": "ms",
-    "gc_pause_p99": "ms",
-    "gc_pause_total": "ms",
-    "gc_count": "pauses",
-    "gc_count_per_hour": "1/h",
-    "full_gc_count": "pauses",
-    "safepoint_total": "ms",
-    "gc_pause_initial_peak": "ms",
-    "gc_remark_avg": "ms",
-    "gc_remark_total": "ms",
-    "eden_evacuation_rate": "GB/s",
-    "latency_spike_gc_share": "fraction",
-    CMF: "failures",
-}
+CMF = CMS_FAILURES
 
 
 @dataclass(frozen=True)
@@ -212,7 +193,8 @@ def window_pauses(servers: list[ServerGc], start_ms: float, end_ms: float) -> li
 
 
 def gc_values(servers: list[ServerGc], start_ms: float, end_ms: float, server_count: int) -> dict[str, float]:
-    """The GC metrics (GC_UNITS, except latency_spike_gc_share) over the window [start_ms, end_ms]."""
+    """The GC metrics (the catalogue's gc family, except latency_spike_gc_share and the latency ratios)
+    over the window [start_ms, end_ms]."""
     if not servers:
         return {}
     n = max(server_count, len(servers), 1)

@@ -26,8 +26,7 @@ on-heap chunks among the memstore's chunks (MSLAB on heap: all; off heap: none, 
 A lab may go on after the measured phase: ``admin flush TABLE`` (every memstore written out and emptied),
 then ``admin metrics --gc`` again with the same ``baseline``.  That report gives the memory the server still
 holds once the data is gone from its memstores (heaplab.analysis.metrics finds it: the first ``admin metrics
---gc``
-phase after a flush that follows the measured phase):
+--gc`` phase after a flush that follows the measured phase):
 
   resident_after_flush   MB  heap retained + off-heap retained after the flush and a GC, relative to the
                              baseline as above: what the insert left behind in the server's live memory
@@ -50,21 +49,6 @@ from typing import Any
 MB = 1024 * 1024
 CHUNK_SIZE_KEY = "hbase.hregion.memstore.mslab.chunksize"
 DEFAULT_CHUNK_BYTES = 2 * MB  # its default
-MEMORY_UNITS = {
-    "resident_after_insert": "MB",
-    "heap_retained": "MB",
-    "direct_retained": "MB",
-    "heap_used": "MB",
-    "direct_used": "MB",
-    "memstore_data": "MB",
-    "cells": "cells",
-    "bytes_per_cell": "B",
-    "heap_bytes_per_cell": "B",
-    "heap_overhead_per_cell": "B",
-    "resident_after_flush": "MB",
-    "heap_committed_after_flush": "MB",
-    "rss_after_flush": "MB",
-}
 
 
 class MetricsFileError(ValueError):

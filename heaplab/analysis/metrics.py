@@ -5,24 +5,17 @@ From the measured pe phase: throughput (rows/s, summed over client hosts), laten
 young_gc_avg_pause (ms) and young_gc_rate (1/s per server) over the phase's [start, end] window, and the
 GC metrics of heaplab.analysis.gc_stats (pause distribution, safepoints, eden evacuation rate) with
 latency_spike_gc_share of heaplab.analysis.timeline, and the tail requests' overlap with the servers' pauses
-and the
-platform-stall control's figures of heaplab.analysis.spike_overlap (docs/analysis.md defines them); over the
-whole
-phase, the mechanism metrics of heaplab.analysis.mechanism and the heap bytes allocated per operation read
-from the
-servers' GC logs (heaplab.analysis.gc_alloc), the server CPU per operation from the /proc samples around the
-phase
-(every server: heaplab.analysis.proc_cpu, heaplab.analysis.server_cpu) with the hosts' CPU shares, and, for a
-variant whose
-summaries carry no server counters, ``server_cpu_us_per_op`` from those samples, else from the ``admin
-metrics`` reports around the phase (heaplab.analysis.server_cpu).
-From the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.analysis.memory
-(when
-the reports were taken after a collection, ``admin metrics --gc``; the ``*_after_flush`` ones from the
-``admin metrics --gc`` phase after an ``admin flush`` that follows it: flushed_phase) and the read metrics of
+and the platform-stall control's figures of heaplab.analysis.spike_overlap (docs/analysis.md defines them);
+over the whole phase, the mechanism metrics of heaplab.analysis.mechanism and the heap bytes allocated per
+operation read from the servers' GC logs (heaplab.analysis.gc_alloc), the server CPU per operation from the
+/proc samples around the phase (every server: heaplab.analysis.proc_cpu, heaplab.analysis.server_cpu) with the
+hosts' CPU shares, and, for a variant whose summaries carry no server counters, ``server_cpu_us_per_op`` from
+those samples, else from the ``admin metrics`` reports around the phase (heaplab.analysis.server_cpu). From
+the measured ``admin metrics`` phase and its baseline: the memory metrics of heaplab.analysis.memory (when the
+reports were taken after a collection, ``admin metrics --gc``; the ``*_after_flush`` ones from the ``admin
+metrics --gc`` phase after an ``admin flush`` that follows it: flushed_phase) and the read metrics of
 heaplab.analysis.read_metrics (counter deltas: data-block hit ratio, disk reads, CPU and query-cache hits per
-get);
-in cluster mode over the sum of every region server's report (heaplab.analysis.cluster_metrics).
+get); in cluster mode over the sum of every region server's report (heaplab.analysis.cluster_metrics).
 """
 
 from __future__ import annotations
@@ -33,26 +26,26 @@ from hdrh.histogram import HdrHistogram
 
 from heaplab.analysis.cluster_metrics import load_phase_report, report_paths
 from heaplab.analysis.gc_alloc import variant_bytes_per_op
-from heaplab.analysis.gc_stats import GC_UNITS, gc_values, load_variant_gc
-from heaplab.analysis.mechanism import GC_ALLOC, MECHANISM_UNITS, completed_operations, mechanism_values
+from heaplab.analysis.gc_stats import gc_values, load_variant_gc
+from heaplab.analysis.mechanism import completed_operations, mechanism_values
 from heaplab.analysis.memory import (
     CHUNK_SIZE_KEY,
     DEFAULT_CHUNK_BYTES,
-    MEMORY_UNITS,
     AdminMetrics,
     MetricsFileError,
     flushed_values,
     memory_values,
 )
 from heaplab.analysis.proc_cpu import PhaseCpu, ProcCpuFileError, variant_phase_cpu
-from heaplab.analysis.read_metrics import READ_UNITS, read_values
+from heaplab.analysis.read_metrics import read_values
 from heaplab.analysis.server_cpu import METRIC as SERVER_CPU
 from heaplab.analysis.server_cpu import PROC_METRIC as SERVER_CPU_PROC
 from heaplab.analysis.server_cpu import bracketing_phases, cpu_us_per_op, proc_cpu_us_per_op
-from heaplab.analysis.spike_overlap import SPIKE_OVERLAP_UNITS, overlap_values
+from heaplab.analysis.spike_overlap import overlap_values
 from heaplab.analysis.steady import SteadyState, TooShort, steady_state
 from heaplab.analysis.timeline import Timeline, latency_timeline, spike_gc_lift, spike_gc_share, spike_seconds
-from heaplab.lab.spec import HICCUP, Phase, Spec
+from heaplab.lab.catalogue import GC_ALLOC
+from heaplab.lab.schema import HICCUP, Phase, Spec
 from heaplab.runfiles.client_summary import ClientSummary, load_phase_summaries
 from heaplab.runfiles.gc_events import YoungGcStats, young_gc_stats
 from heaplab.runfiles.hlog import US_PER_MS, mean_value, read_total, value_at_percentile
@@ -65,25 +58,6 @@ LATENCY_KEYS = {
     "latency_p99": "p99",
     "latency_p999": "p999",
     "latency_max": "max",
-}
-UNITS = {
-    "throughput": "ops/s",
-    "latency_avg": "ms",
-    "latency_p50": "ms",
-    "latency_p95": "ms",
-    "latency_p99": "ms",
-    "latency_p999": "ms",
-    "latency_max": "ms",
-    "latency_p999_over_p50": "x",
-    "latency_p999_over_avg": "x",
-    "latency_spike_gc_lift": "x",
-    "young_gc_avg_pause": "ms",
-    "young_gc_rate": "1/s",
-    **GC_UNITS,
-    **MEMORY_UNITS,
-    **READ_UNITS,
-    **MECHANISM_UNITS,
-    **SPIKE_OVERLAP_UNITS,
 }
 
 

@@ -28,15 +28,6 @@ from typing import Any
 
 from heaplab.analysis.memory import AdminMetrics, MetricsFileError, number_at
 
-READ_UNITS = {
-    "data_block_hit_ratio": "ratio",
-    "disk_reads_per_get": "reads",
-    "cpu_us_per_get": "us",
-    "query_cache_hit_ratio": "ratio",
-    "gets": "gets",
-    "store_file_mb": "MB",
-}
-
 
 def _data_counts(raw: dict[str, Any], where: Path) -> dict[str, tuple[float, float]] | None:
     """{cache name: (data hits, data misses)}, or None when the report has no block_cache group."""

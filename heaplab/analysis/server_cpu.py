@@ -2,18 +2,16 @@
 
 Two sources, for any server.  Preferred: the /proc samples every run takes on each region server's host
 right before and right after each measured phase (heaplab.analysis.proc_cpu): the server processes' CPU
-seconds
-over the phase, summed over the hosts, per operation the clients completed (``server_cpu_proc_us_per_op``,
-given for the engine too, beside its own counter).  Otherwise, for a variant whose client summaries carry
-no server counters (Apache HBase: its PE reads none), the two ``admin metrics`` reports a lab places
-around the measured phase.
+seconds over the phase, summed over the hosts, per operation the clients completed
+(``server_cpu_proc_us_per_op``, given for the engine too, beside its own counter). Otherwise, for a variant
+whose client summaries carry no server counters (Apache HBase: its PE reads none), the two ``admin metrics``
+reports a lab places around the measured phase.
 
 The engine's pe takes each region server's METRICS report right before its first and right after its last
 operation (heaplab.analysis.mechanism: ``server_cpu_us_per_op`` from ``process.cpu_ms``).  HBase's PE cannot,
-but
-``hbase-lab admin metrics`` reports ``process.cpu_ms`` too (the JVM's process CPU time: every thread, user
-and system).  When the experiment's measured ``admin metrics`` phase comes after its measured pe phase
-and its ``baseline`` before it::
+but ``hbase-lab admin metrics`` reports ``process.cpu_ms`` too (the JVM's process CPU time: every thread, user
+and system). When the experiment's measured ``admin metrics`` phase comes after its measured pe phase and its
+``baseline`` before it::
 
     - {name: before_x, tool: admin, args: "metrics"}
     - {name: x, tool: pe, measure: x, args: "..."}
@@ -30,7 +28,7 @@ from __future__ import annotations
 
 from heaplab.analysis.memory import AdminMetrics, number_at
 from heaplab.analysis.proc_cpu import PhaseCpu
-from heaplab.lab.spec import Phase, Spec
+from heaplab.lab.schema import Phase, Spec
 
 METRIC = "server_cpu_us_per_op"
 PROC_METRIC = "server_cpu_proc_us_per_op"  # the same from the /proc samples, every server

@@ -1,8 +1,8 @@
 """Do the slowest requests coincide with the server's pauses, more than chance would have them? Per request.
 
 heaplab.analysis.timeline's latency_spike_gc_lift asks it per *second*; this module asks it per *request*,
-from the
-clients' interval logs (lab 01's measured phase writes one histogram per 100 ms: pe --reportInterval=100).
+from the clients' interval logs (lab 01's measured phase writes one histogram per 100 ms: pe
+--reportInterval=100).
 
 Definitions (docs/analysis.md, "Tail requests and pauses"):
 
@@ -10,8 +10,7 @@ Definitions (docs/analysis.md, "Tail requests and pauses"):
   request* is one slower than T.
 - A *stop*: a stop-the-world GC pause or a safepoint of any region server (gc-regionserver.log through
   heaplab.analysis.gc_stats; gc-events.jsonl when there is no log) lasting at least MIN_STOP_MS.  Shorter ones
-  are
-  left out: a 0.1 ms safepoint cannot make a request T slow, and JDK 17 has many.
+  are left out: a 0.1 ms safepoint cannot make a request T slow, and JDK 17 has many.
 - An interval *touches* a stop when the stop overlaps [interval start - T, interval end]: a tail request
   completed in the interval was under way at some time in that span (it took at least T).
 - tail_gc_share: the share of tail requests whose interval touches a stop.  all_gc_share: the same share
@@ -42,17 +41,6 @@ from heaplab.runfiles.hlog import US_PER_MS, add_into, iter_intervals_hist, valu
 MIN_STOP_MS = 1.0
 STALL_FRACTION = 0.5
 TAIL_PERCENTILE = 99.9
-
-SPIKE_OVERLAP_UNITS = {
-    "tail_gc_share": "fraction",
-    "all_gc_share": "fraction",
-    "tail_gc_lift": "x",
-    "pause_time_share": "fraction",
-    "hiccup_p999": "ms",
-    "hiccup_max": "ms",
-    "hiccup_p999_over_latency_p999": "x",
-    "tail_stall_share": "fraction",
-}
 
 
 @dataclass(frozen=True)
@@ -88,8 +76,7 @@ def read_intervals(paths: Iterable[Path], window: tuple[float, float]) -> list[I
 def count_above(h: HdrHistogram, threshold_us: float) -> int:
     """The values of ``h`` above ``threshold_us`` (by each bucket's highest equivalent value, as the
     percentiles of heaplab.runfiles.hlog are given). A bucket's value grows with its index in the counts
-    array,
-    so the buckets above are a suffix of it: found by bisection, not by visiting every bucket."""
+    array, so the buckets above are a suffix of it: found by bisection, not by visiting every bucket."""
     counts = np.ctypeslib.as_array(h.counts)[: min(h.counts_len, h.encoder.payload.counts_len)]
     lo, hi = 0, len(counts)  # the first index whose bucket lies above the threshold
     while lo < hi:

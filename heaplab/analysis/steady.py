@@ -4,11 +4,10 @@ A client JVM starts cold for every phase, and so does its JIT: on two cores Apac
 about 20 s to reach its steady rate, the engine's pe about 3 s (labs/11-vs-apache-hbase/README.md). A phase
 mean then says as much about how fast a client warms up as about the server. A measured phase with
 ``steady_after_s: N`` in experiment.yml is judged on its per-second interval log (heaplab.runfiles.hlog) from
-N s
-after its start to its end, the same N for every variant: throughput is the rows of the kept intervals over
-their span, percentiles come from the kept intervals merged into one histogram. The GC figures use the same
-window; the per-operation mechanism counters (heaplab.analysis.mechanism) cover the whole phase, as the server
-reports them only at the phase's ends.
+N s after its start to its end, the same N for every variant: throughput is the rows of the kept intervals
+over their span, percentiles come from the kept intervals merged into one histogram. The GC figures use the
+same window; the per-operation mechanism counters (heaplab.analysis.mechanism) cover the whole phase, as the
+server reports them only at the phase's ends.
 """
 
 from __future__ import annotations

@@ -13,16 +13,13 @@ import html
 import io
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
+from heaplab.course.graded import Graded
 from heaplab.lab.expectation import parse_expectation
 from heaplab.runfiles.rundir import load_run, newest_run_of
-
-if TYPE_CHECKING:
-    from heaplab.course.grade import Graded
 
 STYLE = (
     "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"

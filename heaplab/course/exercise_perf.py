@@ -20,8 +20,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from heaplab.course.edition import EditionError, Exercise, Performance
+from heaplab.course.edition import EditionError
 from heaplab.course.exercise_tests import run_maven
+from heaplab.lab.exercises import Exercise, Performance
 
 FULL_MARKS_WITHIN = 1.2
 RUNS = 3

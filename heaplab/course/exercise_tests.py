@@ -1,7 +1,6 @@
 """Running the exercises' JUnit tests (engine/exercises.yml, heaplab/course/edition.py): `heaplab check LAB`
-for a
-student, `heaplab course check-edition` and `grade-source` for the instructor. Maven builds the modules the
-tests need and runs just those classes; the verdicts come from the fresh surefire reports."""
+for a student, `heaplab course check-edition` and `grade-source` for the instructor. Maven builds the modules
+the tests need and runs just those classes; the verdicts come from the fresh surefire reports."""
 
 from __future__ import annotations
 
@@ -12,15 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
-from heaplab.course.edition import (
-    MANIFEST,
-    EditionError,
-    Exercise,
-    build_student_edition,
-    junit_class_of,
-    load_exercises,
-    tracked_files,
-)
+from heaplab.course.edition import EditionError, build_student_edition, tracked_files
+from heaplab.lab.exercises import MANIFEST, Exercise, junit_class_of, load_exercises
 
 
 def engine_module_of(root: Path, test_class: str) -> str:

@@ -11,11 +11,10 @@ For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on
    timeout: the score of every question, hidden tests included, from otter's results.json;
 3. the lab's claims judged on the submitted run alone, with heaplab's own loaders: each claim's measured
    quantity and verdict, for the class view;
-4. the student's code (heaplab.course.exercise_sources): the solution files under ``source/`` must be the ones
-the
-   run measured; with ``--source`` each exercise of the lab scores 1 when its public and hidden tests pass
-   on them (heaplab.course.exercise_tests.grade_source, within SOURCE_TIMEOUT_S), else 0 with the failures
-   flagged.
+4. the student's code (heaplab.runfiles.exercise_sources): the solution files under ``source/`` must be the
+   ones the run measured; with ``--source`` each exercise of the lab scores 1 when its public and hidden tests
+   pass on them (heaplab.course.exercise_tests.grade_source, within SOURCE_TIMEOUT_S), else 0 with the
+   failures flagged.
 Then class.csv (one row per submission) and class.html (heaplab.course.class_view) in the output directory.
 """
 
@@ -29,13 +28,11 @@ import subprocess
 import sys
 import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from heaplab.course.class_view import write_class_html
-from heaplab.course.edition import EditionError, load_exercises
-from heaplab.course.exercise_sources import RUN_FIELD, SOURCE_DIR, source_problems
 from heaplab.course.exercise_tests import grade_source
+from heaplab.course.graded import Graded
 from heaplab.course.integrity import (
     code_files,
     copied_runs,
@@ -48,10 +45,12 @@ from heaplab.course.manual_marks import Manual, answer_of, read_marks, write_she
 from heaplab.course.questions import load_questions, rubric_text
 from heaplab.course.submit import MANIFEST, RESULTS
 from heaplab.judge.run_analysis import analyse
+from heaplab.lab.exercises import ExercisesError, load_exercises
 from heaplab.lab.sizing import usable_cores
 from heaplab.lab.spec import load_spec
 from heaplab.paths import SPEC_NAME
 from heaplab.run.student import seed_problems, shared_runs
+from heaplab.runfiles.exercise_sources import RUN_FIELD, SOURCE_DIR, source_problems
 from heaplab.runfiles.rundir import unfinished
 
 OTTER_TIMEOUT_S = 600
@@ -60,27 +59,6 @@ SOURCE_TIMEOUT_S = 900  # a student's code: the Maven build and the exercises' t
 
 class GradeError(Exception):
     """The grading cannot start (no submissions, no autograder); one line."""
-
-
-@dataclass
-class Graded:
-    name: str
-    lab: str | None = None
-    run: str | None = None
-    run_dir: Path | None = None  # the run, unpacked
-    student: str | None = None
-    seed: str | None = None  # the run's student seed (heaplab run --student)
-    rejected: str | None = None  # why the submission was not graded at all
-    flags: list[str] = field(default_factory=list)  # integrity findings for the instructor to review
-    scores: dict[str, tuple[float, float]] = field(default_factory=dict)  # question -> (score, max)
-    claims: dict[str, tuple[float | None, str]] = field(default_factory=dict)  # id -> (quantity, verdict)
-    notebook: Path | None = None  # the submitted notebook, unpacked
-    unmarked: dict[str, float] = field(default_factory=dict)  # hand-graded question -> its points
-    why: dict[str, str] = field(default_factory=dict)  # question short of full marks -> its failed check
-
-    @property
-    def total(self) -> tuple[float, float]:
-        return sum(s for s, _ in self.scores.values()), sum(m for _, m in self.scores.values())
 
 
 def _unsafe_names(names: list[str]) -> list[str]:
@@ -132,7 +110,7 @@ def _source_scores(g: Graded, unpacked: Path, source_root: Path, work: Path, tim
         if not mine:
             return
         grades = {x.exercise: x for x in grade_source(source_root, unpacked / SOURCE_DIR, work, timeout_s)}
-    except EditionError as e:
+    except ExercisesError as e:
         g.flags.append(f"source not graded: {str(e).splitlines()[0]}")
         return
     for ex_id in mine:

@@ -36,7 +36,7 @@ import nbformat
 import yaml
 
 from heaplab.lab.expectation import parse_expectation
-from heaplab.lab.spec import Spec
+from heaplab.lab.schema import Spec
 
 TOLERANCE = 0.01  # hidden tests accept 1%: HdrHistogram merges in another order, rounding of the answer
 

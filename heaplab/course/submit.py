@@ -2,11 +2,10 @@
 
 The zip holds the notebook at its top (as otter-grader expects a submission), the run directory unchanged
 under ``results/<run>/`` (so the grader recomputes every number from the raw files), the lab's exercise
-solution files as the run measured them under ``source/`` (heaplab.course.exercise_sources; none for a lab
-without exercises), and
-``heaplab-submission.json``: the run's provenance (lab, scale, commit, spec digest, hosts, student) and the
-sha256 of every file in the zip, which the grader checks before it trusts a byte. The zip's own sha256 is
-the receipt the student keeps.
+solution files as the run measured them under ``source/`` (heaplab.runfiles.exercise_sources; none for a lab
+without exercises), and ``heaplab-submission.json``: the run's provenance (lab, scale, commit, spec digest,
+hosts, student) and the sha256 of every file in the zip, which the grader checks before it trusts a byte. The
+zip's own sha256 is the receipt the student keeps.
 
 A run that cannot be graded fairly is refused with one line: not complete, made from a modified checkout,
 a `ci` run (it proves the pipeline only), or one whose secrets check is missing or not clean.
@@ -22,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from heaplab.course import exercise_sources
+from heaplab.runfiles import exercise_sources
 
 MANIFEST = "heaplab-submission.json"
 RESULTS = "results"
@@ -81,7 +80,7 @@ def _entries(run_dir: Path, notebook: Path) -> list[tuple[Path, str]]:
 
 
 def _source_entries(root: Path, manifest: dict[str, Any]) -> list[tuple[Path, str]]:
-    """The exercise solution files the run measured (heaplab.course.exercise_sources), as they are in
+    """The exercise solution files the run measured (heaplab.runfiles.exercise_sources), as they are in
     ``root``;
     a SubmitError when one has changed since the run."""
     recorded = manifest.get(exercise_sources.RUN_FIELD) or {}

@@ -4,11 +4,10 @@ cap is reached.
 The series runs MIN_RUNS runs first (an interval needs them).  From then on, when each run's last variant
 has ended and before its run.json is closed, the claims are judged over the series' complete runs and this
 one (heaplab.judge.run_analysis.judge_runs, as the report judges them) and ``next_step`` decides: stop when
-every
-claim is decided, when the cap is reached, or when one more run (as long as the mean run so far) would go
-past the budget; else run again.  The decision is printed (one line) and recorded in that run's
-``series`` (docs/contracts.md, run.json): ``decision`` {continue, reason, undecided}; the last run also has
-``stopped`` (the reason) and ``of`` (the number of runs), which the earlier runs leave null.
+every claim is decided, when the cap is reached, or when one more run (as long as the mean run so far) would
+go past the budget; else run again. The decision is printed (one line) and recorded in that run's ``series``
+(docs/contracts.md, run.json): ``decision`` {continue, reason, undecided}; the last run also has ``stopped``
+(the reason) and ``of`` (the number of runs), which the earlier runs leave null.
 
 "Decided" is a predicate on a claim's result, passed in; by default heaplab.judge.claims.ClaimResult.decided
 (the interval no longer overlaps both the article's region and the no-effect region; a claim not

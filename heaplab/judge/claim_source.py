@@ -13,7 +13,8 @@ from pathlib import Path
 
 from heaplab.lab.aa import claims_of_aa_run
 from heaplab.lab.expectation import parse_expectation
-from heaplab.lab.spec import Claim, SpecError, load_spec
+from heaplab.lab.schema import Claim, SpecError
+from heaplab.lab.spec import load_spec
 from heaplab.paths import find_root
 from heaplab.runfiles.rundir import Run
 

@@ -35,7 +35,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from heaplab.analysis.metrics import UNITS, Measurement
+from heaplab.analysis.metrics import Measurement
 from heaplab.judge.claim_source import claims_to_judge
 from heaplab.judge.comparison import fmt
 from heaplab.judge.verdict import (
@@ -58,10 +58,11 @@ from heaplab.judge.verdict import (
     demote,
     judge,
 )
+from heaplab.lab.catalogue import UNITS
 from heaplab.lab.expectation import Expectation, parse_expectation
 from heaplab.lab.presets import describe, smallest_preset
 from heaplab.lab.published import Published
-from heaplab.lab.spec import Claim
+from heaplab.lab.schema import Claim
 from heaplab.lab.subjects import ENGINE, pair_name
 from heaplab.runfiles.rundir import Run
 from heaplab.runfiles.runjson import write_json_atomic
@@ -273,8 +274,7 @@ def judge_claim(
     """The verdict of one claim over ``runs`` (one lab and scale), ``measured_runs`` in the same order.
 
     ``erroring``: variant -> the runs in which its servers logged errors (heaplab/runfiles/server_errors.py);
-    a
-    verdict that uses such a variant says so in its why.
+    a verdict that uses such a variant says so in its why.
     """
     unit = UNITS.get(claim.metric or "", "")
     claim = _with_doc(claim, runs[0])

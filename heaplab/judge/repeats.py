@@ -13,8 +13,9 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from heaplab.analysis.metrics import UNITS, Measurement, measure_all
+from heaplab.analysis.metrics import Measurement, measure_all
 from heaplab.judge.stats import half_width
+from heaplab.lab.catalogue import UNITS
 from heaplab.runfiles.hlog import US_PER_MS, mean_value, read_total, value_at_percentile
 from heaplab.runfiles.rundir import Run, RunError, load_run
 

@@ -5,8 +5,7 @@
 with the same configuration, in the run's random order (heaplab.run.runner).  Nothing else of the lab runs.
 run.json records ``aa: {variant, twin}``; every reader of the run sees the lab's spec with the twin added
 (``aa_spec``, applied by heaplab.runfiles.rundir.load_run): the twin sits beside VARIANT in each experiment
-that
-compares VARIANT, and its claims are the A/A claims (``aa_claims``); the claims a report judges are the
+that compares VARIANT, and its claims are the A/A claims (``aa_claims``); the claims a report judges are the
 A/A claims of the lab's claims, the checkout's or the spec's (``claims_of_aa_run``,
 heaplab.judge.claim_source).
 
@@ -22,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from heaplab.lab.expectation import parse_expectation
-from heaplab.lab.spec import Claim, Precondition, Spec, SpecError
+from heaplab.lab.schema import Claim, Precondition, Spec, SpecError
 from heaplab.lab.subjects import on_subject
 
 TWIN_SUFFIX = "-aa"

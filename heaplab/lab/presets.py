@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 # The checkout's own: the presets are this source tree's terraform, wherever heaplab is run from.
-PRESETS_JSON = Path(__file__).resolve().parent.parent / "infra" / "terraform" / "presets.json"
+PRESETS_JSON = Path(__file__).resolve().parents[2] / "infra" / "terraform" / "presets.json"  # in the checkout
 # Linux reports a little less memory than an instance type's nominal size (the kernel's own share: e.g.
 # about 15.3 GiB of a 16 GiB c6i.2xlarge), and heaplab.judge.claims compares a claim's memory_gb with what the
 # hosts report. A preset meets memory_gb only if this share of its nominal memory does.

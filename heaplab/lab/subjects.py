@@ -23,33 +23,17 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from heaplab.analysis.mechanism import GC_ALLOC, MECHANISM_UNITS
+from heaplab.lab.catalogue import ENGINE_ONLY_METRICS, GC_ALLOC, SUBJECT_MEASURES
 from heaplab.lab.expectation import parse_expectation
 
 ENGINE = "engine"  # the subject of the claims as written
-# An engine counter and the measure of the same quantity every server has: a claim on the first is judged
-# on another subject on the second.
-SUBJECT_MEASURES = {"alloc_bytes_per_op": GC_ALLOC}
 _MEASURED_WHY = {
     GC_ALLOC: "from the GC log: {metric}, the heap filled between collections "
     "({subject} has no counter of {engine_metric}, which the engine counts per thread)",
 }
-# The mechanism metrics a pe reads from the engine's own counters around the measured operations
-# (engine/docs/allocation.md) and no other server has: HBase's PE reads no server counters.  Every server
-# has the young GCs per operation and the allocation per operation from its GC log, and the server CPU per
-# operation from the /proc samples around the phase, or the `admin metrics` reports around it
-# (heaplab.analysis.server_cpu).
-ENGINE_ONLY_METRICS = frozenset(MECHANISM_UNITS) - {
-    "young_gc_per_mop",
-    GC_ALLOC,
-    "server_cpu_us_per_op",
-    "server_cpu_proc_us_per_op",
-    *SUBJECT_MEASURES,
-}
 
 # The platform-stall control's metrics (heaplab.analysis.spike_overlap): an apache-hbase variant runs no
-# hiccup
-# phase (heaplab.lab.spec.Spec.phases_for), so it has none of them.
+# hiccup phase (heaplab.lab.schema.Spec.phases_for), so it has none of them.
 CONTROL_METRICS = frozenset(
     {"hiccup_p999", "hiccup_max", "hiccup_p999_over_latency_p999", "tail_stall_share"}
 )

@@ -1,8 +1,7 @@
 """report.md's "Where the garbage comes from": each profiled variant's allocations by stage of a request.
 
-For every experiment whose measured phase left collapsed alloc profiles (heaplab/analysis/alloc_profiles.py),
-one
-table of bytes per operation per stage with a column per variant, then per variant its stages' top
+For every experiment whose measured phase left collapsed alloc profiles (heaplab/run/alloc_profiles.py),
+one table of bytes per operation per stage with a column per variant, then per variant its stages' top
 allocation sites (heaplab/analysis/alloc_stages.py). A run of lab 03 or 04 without one says how to get one.
 """
 
@@ -11,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from heaplab.analysis.alloc_profiles import collapsed_name
 from heaplab.analysis.alloc_stage_rules import APACHE_HBASE
 from heaplab.analysis.alloc_stages import (
     StageTable,
@@ -21,6 +19,7 @@ from heaplab.analysis.alloc_stages import (
     variant_markdown,
 )
 from heaplab.analysis.mechanism import completed_operations
+from heaplab.run.alloc_profiles import collapsed_name
 from heaplab.runfiles.client_summary import load_phase_summaries
 from heaplab.runfiles.rundir import Run
 

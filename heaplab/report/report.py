@@ -10,7 +10,6 @@ from typing import Any
 
 from heaplab.analysis.gc_stats import report_lines as gc_lines  # GC section
 from heaplab.analysis.gc_stats import timeline_figure_name
-from heaplab.analysis.mechanism import report_lines as mechanism_lines
 from heaplab.analysis.proc_cpu import describe
 from heaplab.analysis.spike_overlap import overlap_lines
 from heaplab.judge.claim_source import claims_to_judge
@@ -19,6 +18,7 @@ from heaplab.judge.run_analysis import Analysis, analyse
 from heaplab.report.alloc_report import report_lines as alloc_stage_lines  # Where the garbage comes from
 from heaplab.report.figures import latency_figure, memory_figure, save_png, timeline_figure
 from heaplab.report.forest import forest_figure
+from heaplab.report.mechanism_section import report_lines as mechanism_lines
 from heaplab.report.sweep import report_lines as sweep_lines
 from heaplab.report.sweep import write_figure as write_sweep_figure
 from heaplab.report.verdict_table import ARTICLES

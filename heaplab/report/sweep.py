@@ -27,32 +27,22 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import yaml
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
 from heaplab.judge.comparison import fmt
 from heaplab.judge.run_analysis import Analysis
-from heaplab.lab.spec import Spec
-from heaplab.paths import SPEC_NAME
+from heaplab.lab.sweeps import LEGACY_NAME, SweepError
 from heaplab.report.figures import save_png
-from heaplab.runfiles.rundir import Run, RunError
+from heaplab.runfiles.rundir import Run
 
-SWEEP_KEY = "sweep"  # one unnamed sweep (lab 05)
-SWEEPS_KEY = "sweeps"  # several named sweeps (lab 10)
-LEGACY_NAME = "sweep"  # the name `sweep:` gets among sweeps()
 FIGURE = "figures/sweep.png"  # the figure of `sweep:`
 FIGURE_OF = "figures/sweep-{name}.png"  # one figure per named sweep of `sweeps:`
 SATURATION_SHARE = 0.90
 YCSB_THREADS_FLAG = "-threads"
-
-
-class SweepError(RunError):
-    """The spec's ``sweep`` is malformed; the message is one line naming the place."""
 
 
 @dataclass(frozen=True)
@@ -119,33 +109,10 @@ class Saturation:
         return f"{self.variant}: saturated at {self.threads} threads ({at}, {share})"
 
 
-def _raw_spec(path: Path) -> dict[str, Any]:
-    raw: Any = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
-    return raw if isinstance(raw, dict) else {}
-
-
 def sweeps(run: Run) -> dict[str, list[str]]:
-    """The run's sweeps, {name: steps low to high} ({} when the lab has none), checked against its spec.
-
-    ``sweep: [...]`` is one sweep named ``sweep``; ``sweeps: {name: [...]}`` keeps its order."""
-    path = run.path / SPEC_NAME
-    return spec_sweeps(_raw_spec(path), run.spec, str(path))
-
-
-def check_spec_sweeps(path: Path, spec: Spec) -> dict[str, list[str]]:
-    """The sweeps of the experiment.yml at ``path``, checked before a run starts (``heaplab run``), so a
-    bad sweep fails at once instead of in the report after the run. Raises SweepError."""
-    return spec_sweeps(_raw_spec(path), spec, str(path))
-
-
-def spec_sweeps(raw: dict[str, Any], spec: Spec, where: str) -> dict[str, list[str]]:
-    """``sweep``/``sweeps`` of a parsed experiment.yml, checked against ``spec``."""
-    if raw.get(SWEEP_KEY) is not None and raw.get(SWEEPS_KEY) is not None:
-        raise SweepError(f"{where}: use {SWEEP_KEY} (one sweep) or {SWEEPS_KEY} (named sweeps), not both")
-    if raw.get(SWEEPS_KEY) is not None:
-        return check_sweeps(raw[SWEEPS_KEY], spec, where)
-    steps = check_sweep(raw.get(SWEEP_KEY), spec, where)
-    return {LEGACY_NAME: steps} if steps else {}
+    """The run's sweeps, {name: steps low to high} ({} when the lab has none), as its spec declares them
+    (heaplab.lab.sweeps checked them when the spec was read)."""
+    return run.spec.sweeps
 
 
 def sweep_experiments(run: Run, name: str | None = None) -> list[str]:
@@ -156,39 +123,6 @@ def sweep_experiments(run: Run, name: str | None = None) -> list[str]:
     if name not in found:
         raise SweepError(f"no sweep named {name!r}; the lab has: {', '.join(found) or '(none)'}")
     return found[name]
-
-
-def check_sweeps(value: Any, spec: Spec, where: str) -> dict[str, list[str]]:
-    """``sweeps:``: a mapping of names to sweeps, each checked like ``sweep:``; no step in two sweeps."""
-    if not isinstance(value, dict) or not value:
-        raise SweepError(f"{where}: {SWEEPS_KEY} must map sweep names to lists of experiments, low to high")
-    out: dict[str, list[str]] = {}
-    seen: dict[str, str] = {}
-    for name, steps in value.items():
-        if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
-            raise SweepError(f"{where}: {SWEEPS_KEY} name {name!r} must be letters, digits, _ or -")
-        out[name] = check_sweep(steps, spec, where, f"{SWEEPS_KEY}.{name}")
-        for exp in out[name]:
-            if exp in seen:
-                other = f"{SWEEPS_KEY}.{seen[exp]}"
-                raise SweepError(f"{where}: {SWEEPS_KEY}.{name} and {other} both name {exp!r}")
-            seen[exp] = name
-    return out
-
-
-def check_sweep(value: Any, spec: Spec, where: str, key: str = SWEEP_KEY) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or len(value) < 2 or not all(isinstance(e, str) for e in value):
-        raise SweepError(f"{where}: {key} must be a list of at least two experiment names, low to high")
-    for exp in value:
-        if exp not in spec.experiments:
-            raise SweepError(f"{where}: {key} names {exp!r}, which the lab does not reproduce")
-        if spec.measured_phase(exp) is None:
-            raise SweepError(f"{where}: {key} step {exp!r} has no pe or ycsb phase measuring it")
-    if len(set(value)) != len(value):
-        raise SweepError(f"{where}: {key} names an experiment twice")
-    return list(value)
 
 
 def step_threads(tool: str, args: str) -> int:
@@ -349,7 +283,7 @@ def _num(v: float | None) -> str:
 
 def is_named(run: Run) -> bool:
     """The lab declares ``sweeps:`` (named sweeps) rather than lab 05's ``sweep:``."""
-    return _raw_spec(run.path / SPEC_NAME).get(SWEEPS_KEY) is not None
+    return bool(run.spec.sweeps) and LEGACY_NAME not in run.spec.sweeps
 
 
 def figure_path(run: Run, name: str) -> str:

@@ -46,7 +46,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from heaplab.lab.spec import HBASE_VERSIONS
+from heaplab.lab.schema import HBASE_VERSIONS
 from heaplab.runfiles import (
     gc_log,
     rawlogs,  # the unified GC log parser; plain or gzipped logs
@@ -320,9 +320,8 @@ def gc_events_from_log(server_dir: Path) -> Path | None:
     The engine's region server appends its stop-the-world pauses to gc-events.jsonl itself; HBase does not,
     so heaplab derives the same file from HBase's unified GC log (the launcher's -Xlog flags, parsed by
     heaplab.runfiles.gc_log) and the young-GC metrics work for both servers. Young and mixed pauses count as
-    young
-    (as the JVM's "G1 Young Generation" collector reports them); every pause gets ``"source"``.
-    Returns the file written, or None when there is no GC log.
+    young (as the JVM's "G1 Young Generation" collector reports them); every pause gets ``"source"``. Returns
+    the file written, or None when there is no GC log.
     """
 
     log = rawlogs.locate(server_dir / gc_log.GC_LOG)  # plain, or gzipped by an earlier pass

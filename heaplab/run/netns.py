@@ -5,9 +5,8 @@ any other server) on a host would collide. infra/apache-hbase/bin/hbase-lab ther
 a network namespace of its own holding only loopback (``unshare --net``; as a user other than root, inside
 a user namespace of that user's: ``unshare --map-root-user --net``), and its clients join it (nsenter).
 Before such a variant starts, heaplab asks each region server host, through ansible as heaplab.run.jdk asks
-for
-JDKs, whether that works; where it does not, the variant is ``unavailable`` with one line saying which host
-refused and how to allow it. One ansible call, only for runs with a 1.x variant.
+for JDKs, whether that works; where it does not, the variant is ``unavailable`` with one line saying which
+host refused and how to allow it. One ansible call, only for runs with a 1.x variant.
 """
 
 from __future__ import annotations

@@ -2,11 +2,10 @@
 
 Order of work: validate the spec and the scale, find the engine distribution and ansible-playbook, create
 ``<runs>/<lab>-<scale>-<UTC>/`` (an A/A run: ``<lab>-aa-<variant>-<scale>-<UTC>/``, heaplab.lab.aa) with
-run.json
-(status "running") and the spec as run, then per available variant, in an order drawn at random from the
-series' seed and the repeat's index (``variant_order``; ``--order fixed``: the spec's), write
-``<variant>/ansible-vars.json`` (docs/contracts.md section 5) and run the playbook.  A failed variant is
-recorded and the run goes on.  At the end run.json is replaced with the final manifest.
+run.json (status "running") and the spec as run, then per available variant, in an order drawn at random from
+the series' seed and the repeat's index (``variant_order``; ``--order fixed``: the spec's), write
+``<variant>/ansible-vars.json`` (docs/contracts.md section 5) and run the playbook. A failed variant is
+recorded and the run goes on. At the end run.json is replaced with the final manifest.
 
 Ctrl-C (or SIGTERM) stops ansible-playbook, which then never reaches the playbook's own "always stop the
 servers" step; so heaplab stops the interrupted variant's clients (background phases run in their own
@@ -31,14 +30,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from heaplab.analysis import alloc_profiles
-from heaplab.course import exercise_sources
 from heaplab.lab.aa import aa_spec, twin_name
+from heaplab.lab.schema import Spec, Variant, with_derived
 from heaplab.lab.sizing import size_local, this_machine
-from heaplab.lab.spec import Spec, Variant, load_spec, resolve_lab, spec_sha256, with_derived
+from heaplab.lab.spec import load_spec, resolve_lab, spec_sha256
 from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
-from heaplab.report.sweep import check_spec_sweeps
 from heaplab.run import (
+    alloc_profiles,
     disk_full,
     eta,
     hbase_pe,
@@ -54,7 +52,7 @@ from heaplab.run.ansible_strategy import strategy_env
 from heaplab.run.playbook import appended_log, run_playbook
 from heaplab.run.provenance import git_state, jdk_of, read_hosts
 from heaplab.run.student import seed_jvm_flag
-from heaplab.runfiles import predictions, rawlogs, server_errors
+from heaplab.runfiles import exercise_sources, predictions, rawlogs, server_errors
 from heaplab.runfiles.rundir import NOT_SELECTED, Run, RunError, load_run, run_name, unavailable_text
 from heaplab.runfiles.runjson import FORMAT, RUN_JSON, write_json_atomic, write_run_json
 
@@ -177,7 +175,7 @@ def _variant_entry(spec: Spec, v: Variant, params: dict[str, Any]) -> dict[str, 
         "log": None,
         "jdk": None,  # java -version's first line the variant ran (";"-joined when hosts differ)
         "java_home": None,  # {host: JAVA_HOME} when the variant ran its own JDK (CMS), else the run's java
-        # an apache-hbase variant: the release it runs (spec.HBASE_VERSIONS)
+        # an apache-hbase variant: the release it runs (schema.HBASE_VERSIONS)
         **({"hbase_version": v.hbase_version} if v.hbase_version else {}),
     }
 
@@ -219,7 +217,6 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
 def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     spec_path = resolve_lab(opts.root, lab)
     spec = load_spec(spec_path)
-    check_spec_sweeps(spec_path, spec)  # the report reads them after the run: a bad one fails now
     aa = None
     if opts.aa:  # the variant and its twin, alike (heaplab.lab.aa); run.json keeps the lab's spec as run
         aa = {"variant": opts.aa, "twin": twin_name(opts.aa)}

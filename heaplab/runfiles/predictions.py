@@ -5,8 +5,7 @@ the runs): the question, the number and when it was made. Every run of the lab s
 in run.json's ``predictions``, the first prediction made for each question (a second `predict` of the same
 question is kept in the file but does not replace the first: a prediction is what one thought before
 seeing a result). A question of kind ``prediction`` (heaplab.course.questions) asks for one, and its hidden
-test
-checks that the run handed in carries it, made before the run started.
+test checks that the run handed in carries it, made before the run started.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from typing import Any
 import yaml
 
 from heaplab.lab.aa import aa_spec
-from heaplab.lab.spec import Spec, SpecError, parse_spec
+from heaplab.lab.schema import Spec, SpecError
+from heaplab.lab.spec import parse_spec
 from heaplab.paths import SPEC_NAME
 from heaplab.runfiles.gc_events import GC_EVENTS, GcEvent, load_gc_events
 from heaplab.runfiles.runjson import RUN_JSON

@@ -12,16 +12,15 @@ Format history (the ``format`` field):
      later added, per variant: gc_logs_gzipped (how many gc-*.log files heaplab.runfiles.rawlogs compressed
      to .gz when the variant ended; absent in older runs, whose logs are plain).
      later added: exercise_sources ({repository path: sha256} of the lab's exercise solution files when
-     the run started, heaplab.course.exercise_sources; only for labs with exercises).
+     the run started, heaplab.runfiles.exercise_sources; only for labs with exercises).
      later added, per engine variant that ran: unknown_config_keys (the hbase.*/heaplab.* keys its
      servers named as unknown at start-up, sorted; heaplab.run.config_keys); a variant whose region servers
      ran another switch than its engine-site.xml asks is failed with that one line (heaplab.run.switch_check).
      later added: order (random | fixed), order_seed and variant_order (the order the variants ran,
      heaplab.run.runner.variant_order); aa {variant, twin} on an A/A run (heaplab.lab.aa); in series, auto,
      decision and stopped on a `--repeat auto` series (heaplab.judge.auto_repeat), whose ``of`` is null but on
-     its last run.
-     later added, per apache-hbase variant: hbase_version (the release it ran,
-     heaplab.lab.spec.HBASE_VERSIONS).
+     its last run. later added, per apache-hbase variant: hbase_version (the release it ran,
+     heaplab.lab.schema.HBASE_VERSIONS).
 
 run.json is written once when the run starts (status "running") and replaced at the end.  Every write goes
 to a temporary file in the same directory and is renamed over the old one, so a reader (or a Ctrl-C)

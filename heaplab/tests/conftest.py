@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab.lab.spec import Spec
+from heaplab.lab.schema import Spec
 from heaplab.paths import DEFAULT_INVENTORY, find_dist_archive
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec
 
@@ -160,10 +160,9 @@ def lab_root(
     ``make(spec_text, git=False, lab="03-offheap-write")`` builds <tmp>/repo with the real playbooks/
     (symlink), the real engine archive (symlink) under engine/dist/target/, a copy of results/published/ and
     pyproject.toml, and ``spec_text`` as labs/<lab>/experiment.yml, where ``{port}`` is replaced by a free
-    TCP port.
-    ``git=True`` makes the root a git repository with one commit.  The inventory is a copy of the local one
-    with heaplab_base_dir under the temporary directory, so no run touches ~/heaplab.  At the end every
-    java process still running from a base dir is killed (the tests themselves check that none is left).
+    TCP port. ``git=True`` makes the root a git repository with one commit. The inventory is a copy of the
+    local one with heaplab_base_dir under the temporary directory, so no run touches ~/heaplab. At the end
+    every java process still running from a base dir is killed (the tests themselves check that none is left).
     """
     made: list[LabRoot] = []
 

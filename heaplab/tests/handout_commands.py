@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from heaplab.cli import _parser
-from heaplab.lab.spec import SpecError, load_spec
+from heaplab.lab.schema import SpecError
+from heaplab.lab.spec import load_spec
 
 DOCUMENTS = (
     "README.md",

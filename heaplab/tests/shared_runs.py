@@ -12,7 +12,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from heaplab.lab.spec import HBASE_VERSIONS, load_spec
+from heaplab.lab.schema import HBASE_VERSIONS
+from heaplab.lab.spec import load_spec
 from heaplab.run.hbase_pe import FETCH_HINTS, find_archive, unavailable_why
 from heaplab.tests.conftest import REPO, FinishedRun, LabRoot
 

@@ -14,7 +14,9 @@ from heaplab.analysis.metrics import measure_all
 from heaplab.judge.claim_source import claims_to_judge
 from heaplab.lab.aa import aa_claims, aa_spec, twin_name
 from heaplab.lab.expectation import parse_expectation
-from heaplab.lab.spec import ENGINE, Claim, Precondition, SpecError, load_spec
+from heaplab.lab.schema import Claim, Precondition, SpecError
+from heaplab.lab.spec import load_spec
+from heaplab.lab.subjects import ENGINE
 from heaplab.runfiles.rundir import RunError, load_run, newest_run_of, run_name
 from heaplab.runfiles.series import runs_to_judge
 from heaplab.tests.conftest import REPO

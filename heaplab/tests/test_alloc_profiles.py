@@ -1,4 +1,4 @@
-"""Cutting a region server's recording per measured phase (heaplab/analysis/alloc_profiles.py) with the real
+"""Cutting a region server's recording per measured phase (heaplab/run/alloc_profiles.py) with the real
 converter of the engine distribution, on a real recording: the engine's hbase1-onheap region server of a
 lab 03 run at ci scale (fixtures/alloc/engine-hbase1-onheap-ci.jfr.gz, 21 KB), whose single_put phase ran
 from epoch ms 1796167399811 to 1796167401102. Needs `make engine` (the converter) and a java."""
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.analysis.alloc_profiles import JFR, collapsed_name, cut_variant, phase_window
 from heaplab.analysis.alloc_stages import read_collapsed
+from heaplab.run.alloc_profiles import JFR, collapsed_name, cut_variant, phase_window
 from heaplab.tests.conftest import REPO
 
 FIXTURES = Path(__file__).parent / "fixtures/alloc"

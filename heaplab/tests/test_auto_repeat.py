@@ -1,7 +1,7 @@
 """`heaplab run --repeat auto` (heaplab.judge.auto_repeat): the decision after each run, its record in
-run.json,
-and the series loop of heaplab.cli around it; the variants' seeded order (heaplab.run.runner.variant_order).
-No lab runs here: decisions on made-up claim results, judgements of fabricated runs, a stand-in run_lab."""
+run.json, and the series loop of heaplab.cli around it; the variants' seeded order
+(heaplab.run.runner.variant_order). No lab runs here: decisions on made-up claim results, judgements of
+fabricated runs, a stand-in run_lab."""
 
 from __future__ import annotations
 

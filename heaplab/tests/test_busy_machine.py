@@ -1,7 +1,6 @@
 """A run made while other work shared the machine says so in its report (heaplab.report.report, from the /proc
 samples of heaplab.analysis.proc_cpu): the committed lab 03 run is quiet; a copy whose samples show a third of
-the
-CPUs busy with neither the server nor the client gets the warning."""
+the CPUs busy with neither the server nor the client gets the warning."""
 
 from __future__ import annotations
 

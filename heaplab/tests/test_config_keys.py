@@ -1,7 +1,6 @@
 """heaplab.run.config_keys and heaplab.run.startup_check on real server logs: a committed run of
-results/reference
-(copied to tmp_path before a line is added) and the WARN line the engine writes (ConfigurationStartupTest
-starts a real server that writes it; its text is ServerMain.UNKNOWN_KEYS)."""
+results/reference (copied to tmp_path before a line is added) and the WARN line the engine writes
+(ConfigurationStartupTest starts a real server that writes it; its text is ServerMain.UNKNOWN_KEYS)."""
 
 from __future__ import annotations
 

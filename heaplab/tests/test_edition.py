@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from heaplab.course.edition import EditionError, build_student_edition, load_exercises, strip_solutions
+from heaplab.course.edition import EditionError, build_student_edition, strip_solutions
 from heaplab.course.exercise_perf import grade_performance
 from heaplab.course.exercise_tests import check_edition, grade_source
+from heaplab.lab.exercises import ExercisesError, load_exercises
 from heaplab.tests.conftest import REPO
 
 SEEKER = "engine/core/src/main/java/org/heaplab/core/encoding/RowIndexV1Seeker.java"
@@ -76,7 +77,7 @@ def test_a_performance_block_needs_a_benchmark(tmp_path: Path) -> None:
     manifest.write_text(
         yaml.safe_dump({"exercises": {"e": {**exercise, "performance": {"params": {"a": 1}}}}})
     )
-    with pytest.raises(EditionError, match="exercise e's performance needs a benchmark"):
+    with pytest.raises(ExercisesError, match="exercise e's performance needs a benchmark"):
         load_exercises(tmp_path)
     manifest.write_text(
         yaml.safe_dump({"exercises": {"e": {**exercise, "performance": {"benchmark": "B.m"}}}})

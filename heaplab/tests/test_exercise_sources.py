@@ -1,7 +1,6 @@
-"""heaplab.course.exercise_sources: the code a run measured, recorded in run.json, packed by `heaplab submit`
-and
-checked by the grader. The run is a copy of a committed reference run of lab 05 (a real local run) whose
-run.json gets the record `heaplab run` now writes (the reference run predates it); the "checkout" is a
+"""heaplab.runfiles.exercise_sources: the code a run measured, recorded in run.json, packed by `heaplab
+submit` and checked by the grader. The run is a copy of a committed reference run of lab 05 (a real local run)
+whose run.json gets the record `heaplab run` now writes (the reference run predates it); the "checkout" is a
 temporary folder holding the lab's solution files, as a student's repository would."""
 
 from __future__ import annotations
@@ -14,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.course import exercise_sources
-from heaplab.course.edition import load_exercises
 from heaplab.course.submit import SubmitError, submit
+from heaplab.lab.exercises import load_exercises
 from heaplab.run.runner import _exercise_sources
+from heaplab.runfiles import exercise_sources
 from heaplab.tests.conftest import REPO
 
 LAB = "05-netty-rpc"

@@ -1,6 +1,5 @@
 """heaplab.analysis.gc_alloc: heap bytes allocated in a window, from the young generation's occupancy around
-each
-collection, on real GC logs.
+each collection, on real GC logs.
 
 The fixtures in heaplab/tests/data/gc/ are lines cut from real logs (the safepoint, phase, CPU and
 metaspace lines left out): alloc-cms-jdk11.log from Apache HBase 2.6.4's region server under CMS on JDK 11

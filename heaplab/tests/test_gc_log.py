@@ -1,6 +1,5 @@
 """heaplab.runfiles.gc_log on real unified-log excerpts (heaplab/tests/data/gc/: G1 from a reference run on
-JDK 17,
-the others from a small allocating program run with each collector)."""
+JDK 17, the others from a small allocating program run with each collector)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ from heaplab.analysis.gc_stats import (
     report_lines,
     young_timeline,
 )
-from heaplab.analysis.metrics import UNITS, measure
+from heaplab.analysis.metrics import measure
+from heaplab.lab.catalogue import UNITS
 from heaplab.runfiles.gc_log import Safepoint
 from heaplab.runfiles.rundir import load_run
 

@@ -39,7 +39,6 @@ import pytest
 import yaml
 from hdrh.histogram import HdrHistogram
 
-from heaplab.course import exercise_sources
 from heaplab.course.build import build_lab, graded_labs
 from heaplab.course.grade import commit_problems, grade_all
 from heaplab.course.manual_marks import MarksError
@@ -47,6 +46,7 @@ from heaplab.course.questions import load_questions
 from heaplab.course.submit import submit
 from heaplab.lab.spec import load_spec
 from heaplab.run.student import student_seed
+from heaplab.runfiles import exercise_sources
 from heaplab.runfiles.hlog import decode
 from heaplab.runfiles.rundir import newest_run_of
 from heaplab.tests.conftest import REPO

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.lab.spec import HBASE_VERSIONS, SpecError, load_spec, parse_spec
+from heaplab.lab.schema import HBASE_VERSIONS, SpecError
+from heaplab.lab.spec import load_spec, parse_spec
 from heaplab.run import hbase_pe
 from heaplab.run.runner import ansible_vars
 from heaplab.runfiles.client_summary import load_client_summary
@@ -273,7 +274,7 @@ def test_archives_are_version_exact(tmp_path: Path) -> None:
 
 
 def test_the_versions_are_the_poms() -> None:
-    """spec.HBASE_VERSIONS names what infra/apache-hbase's poms fetch, the default (2.6) first."""
+    """schema.HBASE_VERSIONS names what infra/apache-hbase's poms fetch, the default (2.6) first."""
     root = Path(__file__).parents[2] / "infra/apache-hbase"
     versions = []
     for pom in ("pom.xml", "pom-1.4.xml"):

@@ -5,8 +5,7 @@ throw-away root whose spec is the real one plus a free ``hbase.regionserver.port
 ``parallel`` and ``g1-no-refproc`` variants and their claims (each differs from g1-default in its flags
 only; five variants would take the run past the ci budget), with ``--java-home`` a JDK 21+ of this machine
 when there is one (then zgc runs, on generational ZGC), else the JDK on PATH (then zgc must be recorded
-unavailable, saying why).
-Then:
+unavailable, saying why). Then:
 - every variant that ran started its region server with its own collector (the GC log's first line) and
   exactly its flags, and the measured YCSB run read every operation of the scale; Apache HBase's two
   variants run where HBase is fetched and HEAPLAB_HBASE_TESTS=all (else they are recorded unavailable and

@@ -14,6 +14,7 @@ import yaml
 
 from heaplab.judge.claims import NO_EFFECT, NOT_MEASURABLE, REPRODUCED
 from heaplab.judge.run_analysis import Analysis, analyse
+from heaplab.lab import sweeps
 from heaplab.lab.spec import load_spec
 from heaplab.report import sweep
 from heaplab.report.report import write_report
@@ -246,8 +247,8 @@ def test_labs_without_a_sweep_get_no_section(fixture_run: Path) -> None:
 )
 def test_a_malformed_sweep_is_one_line(tmp_path: Path, value: Any, message: str) -> None:
     run = load_run(netty_wins(tmp_path)[0])
-    with pytest.raises(sweep.SweepError) as e:
-        sweep.check_sweep(value, run.spec, "experiment.yml")
+    with pytest.raises(sweeps.SweepError) as e:
+        sweeps.check_sweep(value, run.spec, "experiment.yml")
     assert message in str(e.value) and "\n" not in str(e.value)
 
 

@@ -3,8 +3,7 @@
 ``python -m heaplab run 10-ycsb-cluster --scale ci --report`` at a throw-away root whose spec is the real
 one plus a free ``hbase.regionserver.port`` (one run for the whole module), and, where
 infra/apache-hbase/fetch.sh has run, the same workloads on Apache HBase (hbase-lab ycsb: the engine's YCSB
-launcher with HBase's binding).
-Then, for each variant that ran:
+launcher with HBase's binding). Then, for each variant that ran:
 - the run completed, the tables were loaded with YCSB (records rows; inc_records counters);
 - every step of every sweep ran exactly its operationcount of the right YCSB operation (ci sets no time
   cap) at the step's ``-threads``, with no failed operation;

@@ -22,6 +22,7 @@ import yaml
 
 from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.judge.run_analysis import analyse
+from heaplab.lab import sweeps
 from heaplab.lab.spec import load_spec
 from heaplab.report import sweep
 from heaplab.runfiles.rundir import load_run
@@ -161,7 +162,7 @@ def test_named_sweeps_line_up_each_workload(run10: Path) -> None:
     assert overview[2].startswith("| ycsb_insert | hbase1-onheap | 800 | 4 | 4 | 0.8")
     assert overview[3].startswith("| ycsb_insert | hbase-onheap | 800 | 4 | 4 | 0.8")
     assert overview[6].startswith("| ycsb_scan | hbase1-onheap | 800 | 16 | not saturated |")
-    with pytest.raises(sweep.SweepError, match="no sweep named 'nope'; the lab has: ycsb_insert, ycsb_read"):
+    with pytest.raises(sweeps.SweepError, match="no sweep named 'nope'; the lab has: ycsb_insert, ycsb_read"):
         sweep.sweep_experiments(a.run, "nope")
 
 
@@ -226,8 +227,8 @@ def test_report_section_has_an_overview_then_a_subsection_and_figure_per_sweep(r
 )
 def test_a_malformed_sweeps_is_one_line(run10: Path, value: Any, message: str) -> None:
     run = load_run(run10)
-    with pytest.raises(sweep.SweepError) as e:
-        sweep.check_sweeps(value, run.spec, "experiment.yml")
+    with pytest.raises(sweeps.SweepError) as e:
+        sweeps.check_sweeps(value, run.spec, "experiment.yml")
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
@@ -236,6 +237,6 @@ def test_sweep_and_sweeps_together_is_an_error(run10: Path, tmp_path: Path) -> N
     spec = run_dir / "experiment.yml"
     spec.write_text(spec.read_text(encoding="utf-8") + "sweep: [ycsb_read_t1, ycsb_read]\n", encoding="utf-8")
     with pytest.raises(
-        sweep.SweepError, match="use sweep \\(one sweep\\) or sweeps \\(named sweeps\\), not both"
+        sweeps.SweepError, match="use sweep \\(one sweep\\) or sweeps \\(named sweeps\\), not both"
     ):
         sweep.sweeps(load_run(run_dir))

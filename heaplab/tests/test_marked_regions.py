@@ -1,6 +1,5 @@
 """heaplab.report.marked_regions: only a region's content is rewritten; a region without its end is an error
-naming
-its line."""
+naming its line."""
 
 import pytest
 

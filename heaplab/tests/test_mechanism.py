@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
-from heaplab.analysis.mechanism import load_server_window, report_lines
+from heaplab.analysis.mechanism import load_server_window
 from heaplab.analysis.memory import MB
-from heaplab.analysis.metrics import UNITS, measure, measure_all
+from heaplab.analysis.metrics import measure, measure_all
+from heaplab.lab.catalogue import UNITS
+from heaplab.report.mechanism_section import report_lines
 from heaplab.runfiles.rundir import load_run
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec, server_entry, server_report
 

@@ -1,7 +1,6 @@
 """Whether the server hosts may make a network namespace (heaplab.run.netns), which an Apache HBase 1.x
-variant
-needs: one line naming the host and the way out when one may not; asked through ansible on the local target
-and compared with the same probe run here directly."""
+variant needs: one line naming the host and the way out when one may not; asked through ansible on the local
+target and compared with the same probe run here directly."""
 
 from __future__ import annotations
 

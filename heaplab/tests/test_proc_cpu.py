@@ -1,8 +1,8 @@
 """heaplab.analysis.proc_cpu and heaplab.analysis.server_cpu's /proc source: the samples bin/engine-proc-cpu
-takes right before
-and right after each measured phase on a region server's host, read from data/proc-cpu/proc-cpu.jsonl
-(the samples of a real `heaplab run 03-offheap-write --scale ci --variant hbase1-onheap` on the local
-target, where the phase's wrapper also measured the client), and the arithmetic over them."""
+takes right before and right after each measured phase on a region server's host, read from
+data/proc-cpu/proc-cpu.jsonl (the samples of a real `heaplab run 03-offheap-write --scale ci --variant
+hbase1-onheap` on the local target, where the phase's wrapper also measured the client), and the arithmetic
+over them."""
 
 from __future__ import annotations
 

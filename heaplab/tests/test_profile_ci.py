@@ -111,9 +111,8 @@ def test_report_links_every_flame_graph(e2e: FinishedRun) -> None:
 def test_the_measured_phase_gets_its_collapsed_alloc_profile_and_the_report_its_stages(
     e2e: FinishedRun,
 ) -> None:
-    """The region server's recording cut over single_put (heaplab/analysis/alloc_profiles.py), its bytes by
-    stage in
-    report.md (heaplab/report/alloc_report.py); the recording itself kept gzipped."""
+    """The region server's recording cut over single_put (heaplab/run/alloc_profiles.py), its bytes by
+    stage in report.md (heaplab/report/alloc_report.py); the recording itself kept gzipped."""
     server = e2e.run / "hbase1-onheap/server/localhost"
     collapsed = server / "profile-regionserver-alloc-single_put.collapsed"
     assert collapsed.is_file(), e2e.output()

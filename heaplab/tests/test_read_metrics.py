@@ -12,7 +12,8 @@ import pytest
 
 from heaplab.analysis.memory import MB, MetricsFileError, load_admin_metrics
 from heaplab.analysis.read_metrics import read_values
-from heaplab.lab.spec import SpecError, parse_spec
+from heaplab.lab.schema import SpecError
+from heaplab.lab.spec import parse_spec
 from heaplab.run.runner import ansible_vars
 from heaplab.tests.fabricate import admin_metrics, read_groups
 

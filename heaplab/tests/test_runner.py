@@ -56,9 +56,8 @@ def small_spec(*, rows: int = SMALL_CI["rows"], broken_first: bool = False, writ
     raw = yaml.safe_load(REAL_SPEC.read_text(encoding="utf-8"))
     raw["scales"]["ci"] = {**SMALL_CI, "rows": rows}
     # One measured variant keeps these runs short and exercises the unavailable path; the end-to-end test
-    # runs every variant of the real spec.
-    # Lab 03's two engine variants only (its CMS and min0 variants are the end-to-end test's), and the
-    # claims on them.
+    # runs every variant of the real spec. Lab 03's two engine variants only (its CMS and min0 variants are
+    # the end-to-end test's), and the claims on them.
     kept = ("hbase1-onheap", "hbase2-offheap")
     raw["variants"] = {k: raw["variants"][k] for k in kept}
     raw.pop("subjects", None)  # its Apache HBase counterparts are among the variants left out

@@ -1,6 +1,5 @@
 """heaplab.analysis.server_cpu: server CPU per operation from the ``admin metrics`` reports around the
-measured
-phase, for a variant whose client summaries carry no server counters (Apache HBase), on the committed
+measured phase, for a variant whose client summaries carry no server counters (Apache HBase), on the committed
 lab 04 run (whose reads are bracketed by `admin metrics` phases) and lab 03 run (whose are not)."""
 
 from __future__ import annotations

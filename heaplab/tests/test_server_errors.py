@@ -1,6 +1,5 @@
 """Errors the servers logged (heaplab.runfiles.server_errors): counted per variant, shown in the report, named
-in
-the verdicts that use the variant. The log lines are copied from real server logs of the reference runs."""
+in the verdicts that use the variant. The log lines are copied from real server logs of the reference runs."""
 
 import json
 from collections.abc import Callable

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from heaplab.lab.schema import with_derived
 from heaplab.lab.sizing import Machine, progress, size_bytes, size_local, this_machine
-from heaplab.lab.spec import load_spec, with_derived
+from heaplab.lab.spec import load_spec
 from heaplab.tests.conftest import REPO
 
 GB = 1 << 30

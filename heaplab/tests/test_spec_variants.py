@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from heaplab.lab.spec import SpecError, parse_spec
+from heaplab.lab.schema import SpecError
+from heaplab.lab.spec import parse_spec
 from heaplab.report.report import write_report
 from heaplab.run.runner import _variant_entry, ansible_vars
 from heaplab.tests.conftest import PUBLISHED

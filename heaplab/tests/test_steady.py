@@ -11,7 +11,8 @@ from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
 from heaplab.analysis.steady import MIN_STEADY_S, TooShort, steady_state
-from heaplab.lab.spec import SpecError, load_spec, parse_spec
+from heaplab.lab.schema import SpecError
+from heaplab.lab.spec import load_spec, parse_spec
 from heaplab.paths import LABS_DIR
 from heaplab.runfiles.client_summary import load_phase_summaries
 

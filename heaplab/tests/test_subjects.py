@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.lab.spec import SpecError, load_spec, parse_spec
+from heaplab.lab.schema import SpecError
+from heaplab.lab.spec import load_spec, parse_spec
 from heaplab.report.verdict_table import tally, to_markdown
 from heaplab.tests.conftest import REPO
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from heaplab.cli import main
-from heaplab.course import exercise_sources
 from heaplab.course.submit import MANIFEST
+from heaplab.runfiles import exercise_sources
 from heaplab.tests.conftest import REPO
 
 REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261128T164056Z"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.report.sweep import SweepError
+from heaplab.lab.sweeps import SweepError
 from heaplab.run.runner import RunOptions, run_lab
 
 REPO = Path(__file__).resolve().parents[2]

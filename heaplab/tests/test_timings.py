@@ -1,7 +1,6 @@
 """Every time the docs state comes from the reference series' own clocks (heaplab.runfiles.timings): the
-minutes
-of each series in results/reference/README.md, each handout's **Time:** for one run, and the hours every lab
-takes three times (the README, lab 00)."""
+minutes of each series in results/reference/README.md, each handout's **Time:** for one run, and the hours
+every lab takes three times (the README, lab 00)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path, PurePosixPath
 
-from heaplab.course.edition import MANIFEST, EditionError, load_exercises
+from heaplab.lab.exercises import MANIFEST, ExercisesError, load_exercises
 
 SOURCE_DIR = "source"  # where a submission zip holds the student's solution files
 RUN_FIELD = "exercise_sources"  # run.json: {repository path: sha256}
@@ -28,7 +28,7 @@ def lab_solution_files(root: Path, lab: str) -> list[str]:
         return []
     try:
         exercises = load_exercises(root)
-    except EditionError:
+    except ExercisesError:
         return []  # a broken manifest is check-edition's to report, not a reason to stop a run
     return sorted({f for ex in exercises.values() if ex.lab == lab for f in ex.solution})
 
