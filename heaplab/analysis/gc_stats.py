@@ -10,8 +10,6 @@ initial-mark pauses and concurrent-mode failures (cms_concurrent_mode_failures).
 from __future__ import annotations
 
 import functools
-import json
-import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +20,7 @@ from heaplab.runfiles.client_summary import ClientSummary, load_phase_summaries
 from heaplab.runfiles.gc_events import GC_EVENTS, GcEvent, load_gc_events
 from heaplab.runfiles.gc_log import CMS, GC_LOG, KINDS, GcLog, Pause, Safepoint, parse
 from heaplab.runfiles.rundir import Run
+from heaplab.stats import percentile
 
 INITIAL_PEAK_S = 60.0  # gc_pause_initial_peak looks at the first minute of the measured window
 GIB = 1024**3
@@ -72,8 +71,8 @@ def _event_kind(e: GcEvent) -> str:
     return "full" if any(w in name for w in ("old", "marksweep", "full")) else "other"
 
 
-def _from_event(e: GcEvent, uptime_ms: float | None) -> ServerPause:
-    uptime = uptime_ms / 1000.0 if uptime_ms is not None else None
+def _from_event(e: GcEvent) -> ServerPause:
+    uptime = e.uptime_ms / 1000.0 if e.uptime_ms is not None else None
     return ServerPause(e.host, e.start_epoch_ms, e.duration_ms, _event_kind(e), uptime, None)
 
 
@@ -95,9 +94,7 @@ def load_server_gc(server_dir: Path, host: str) -> ServerGc | None:
         return ServerGc(host, GC_LOG, ordered, log.safepoints, log.collector)
     events_path = server_dir / GC_EVENTS
     if events_path.is_file():
-        events = load_gc_events(events_path, host)
-        uptimes = _uptimes(events_path)
-        pauses = [_from_event(e, u) for e, u in zip(events, uptimes, strict=False)]
+        pauses = [_from_event(e) for e in load_gc_events(events_path, host)]
         return ServerGc(host, GC_EVENTS, pauses, None)
     return None
 
@@ -108,15 +105,6 @@ def _parse_once(path: str, mtime_ns: int, size: int) -> GcLog:
     return parse(path)
 
 
-def _uptimes(path: Path) -> list[float | None]:
-    out: list[float | None] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            raw = json.loads(line)
-            out.append(float(raw["uptime_ms"]) if "uptime_ms" in raw else None)
-    return out
-
-
 def load_variant_gc(run: Run, variant: str) -> list[ServerGc]:
     out = []
     for host in run.server_hosts(variant):
@@ -124,13 +112,6 @@ def load_variant_gc(run: Run, variant: str) -> list[ServerGc]:
         if gc is not None:
             out.append(gc)
     return out
-
-
-def percentile(values: list[float], pct: float) -> float:
-    """Nearest-rank percentile: the smallest value with at least pct% of the values at or below it."""
-    ordered = sorted(values)
-    rank = max(math.ceil(pct / 100.0 * len(ordered)), 1)
-    return ordered[rank - 1]
 
 
 def pause_stats(pauses: list, window_s: float | None = None, servers: int = 1) -> dict[str, float]:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from heaplab.analysis.metrics import Measurement, measure_all
-from heaplab.judge.stats import half_width
 from heaplab.lab.catalogue import UNITS
 from heaplab.runfiles.hlog import US_PER_MS, mean_value, read_total, value_at_percentile
 from heaplab.runfiles.rundir import Run, RunError, load_run
+from heaplab.stats import half_width
 
 DEFAULT_METRICS = (
     "throughput",

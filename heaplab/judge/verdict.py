@@ -30,8 +30,8 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from heaplab.judge.stats import half_width
 from heaplab.lab.expectation import Expectation
+from heaplab.stats import half_width
 
 REPRODUCED = "reproduced"
 SMALLER = "smaller than the article"

@@ -22,6 +22,7 @@ class GcEvent:
     collector: str
     cause: str
     young: bool
+    uptime_ms: float | None = None  # the JVM's uptime at the pause (gc_stats lines it up with the GC log)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ def load_gc_events(path: Path, host: str) -> list[GcEvent]:
                         collector=str(raw.get("collector", "")),
                         cause=str(raw.get("cause", "")),
                         young=bool(raw.get("young", False)),
+                        uptime_ms=float(raw["uptime_ms"]) if "uptime_ms" in raw else None,
                     )
                 )
             except (ValueError, KeyError) as e:

@@ -23,7 +23,6 @@ import pytest
 
 from heaplab.analysis.metrics import Measurement
 from heaplab.judge.claims import judge_claim
-from heaplab.judge.stats import t975
 from heaplab.judge.verdict import (
     BOUND,
     FAILED,
@@ -43,6 +42,7 @@ from heaplab.lab.published import load_published
 from heaplab.lab.schema import CLAIM_KINDS, PEER, Claim, Spec
 from heaplab.lab.spec import load_spec
 from heaplab.runfiles.rundir import Run
+from heaplab.stats import t975
 from heaplab.tests.conftest import PUBLISHED, REPO
 
 SPECS = {p.parent.name: load_spec(p) for p in sorted((REPO / "labs").glob("*/experiment.yml"))}

@@ -15,7 +15,6 @@ from heaplab.analysis.gc_stats import (
     gc_values,
     load_server_gc,
     pause_stats,
-    percentile,
     report_lines,
     young_timeline,
 )
@@ -23,6 +22,7 @@ from heaplab.analysis.metrics import measure
 from heaplab.lab.catalogue import UNITS
 from heaplab.runfiles.gc_log import Safepoint
 from heaplab.runfiles.rundir import load_run
+from heaplab.stats import percentile
 
 DATA = Path(__file__).parent / "data" / "gc"
 T0 = 1_795_000_000_000.0

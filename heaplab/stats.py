@@ -1,5 +1,6 @@
-"""The 95% interval of a mean over repeated runs: Student's t quantile and the half-width, written once
-(heaplab.judge.repeats for `heaplab compare`, heaplab.judge.verdict for the claims)."""
+"""The statistics every stage shares, written once: the 95% interval of a mean over repeated runs
+(Student's t quantile and the half-width: heaplab.judge.repeats for `heaplab compare`, heaplab.judge.verdict
+for the claims) and the nearest-rank percentile of a list of values (GC pauses, heaplab.analysis.gc_stats)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,10 @@ def t975(df: int) -> float:
 def half_width(xs: list[float]) -> float:
     """Half the 95% interval of the mean of ``xs`` (at least two values): t x s / sqrt(n)."""
     return t975(len(xs) - 1) * statistics.stdev(xs) / math.sqrt(len(xs))
+
+
+def percentile(values: list[float], pct: float) -> float:
+    """Nearest-rank percentile: the smallest value with at least pct% of the values at or below it."""
+    ordered = sorted(values)
+    rank = max(math.ceil(pct / 100.0 * len(ordered)), 1)
+    return ordered[rank - 1]
