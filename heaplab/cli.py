@@ -7,56 +7,41 @@ line on stderr and exit non-zero, never a traceback.
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
-import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
-from heaplab.analysis import alloc_stages
-from heaplab.course.build import CourseError, build_lab, graded_labs
-from heaplab.course.edition import EditionError, build_student_edition
-from heaplab.course.exercise_perf import grade_performance
-from heaplab.course.exercise_tests import check_command, check_edition, grade_source
-from heaplab.course.grade import GradeError, grade_all
+from heaplab.cli_course import cmd_check, cmd_course, cmd_grade, cmd_predict, cmd_submit
+from heaplab.cli_runs import (
+    DEFAULT_REPEATS,
+    cmd_alloc_stages,
+    cmd_compare,
+    cmd_labs,
+    cmd_report,
+    cmd_run,
+    cmd_verdicts,
+)
+from heaplab.course.build import CourseError
+from heaplab.course.grade import GradeError
 from heaplab.course.manual_marks import MarksError
-from heaplab.course.questions import QuestionError, load_questions
-from heaplab.course.submit import SubmitError, submit
+from heaplab.course.questions import QuestionError
+from heaplab.course.submit import SubmitError
 from heaplab.judge import auto_repeat
-from heaplab.judge.repeats import compare, to_markdown  # heaplab compare, run --repeat
-from heaplab.lab.aa import aa_spec
-from heaplab.lab.exercises import ExercisesError, exercises_of_lab, load_exercises
-from heaplab.lab.schema import Spec, SpecError
-from heaplab.lab.spec import list_labs, load_spec, resolve_lab
+from heaplab.lab.exercises import ExercisesError
+from heaplab.lab.schema import SpecError
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
-from heaplab.report import alloc_docs, alloc_report, verdict_table
-from heaplab.report.report import write_report
-from heaplab.run import disk_full, hbase_pe
-from heaplab.run.profiles import ProfileError, parse_events
+from heaplab.run import disk_full
 from heaplab.run.runner import (
     EXIT_INTERRUPTED,
     ORDER_RANDOM,
     ORDERS,
-    RunOptions,
     RunSetupError,
-    default_order_seed,
-    run_lab,
-    utc_stamp,
 )
-from heaplab.run.student import COURSE_KEY_ENV, TOKEN_ENV, StudentError, course_tokens, student_record
-from heaplab.runfiles import predictions
-from heaplab.runfiles.predictions import PredictionError, parse_prediction
-from heaplab.runfiles.rundir import RunError, load_run, resolve_run, run_name
+from heaplab.run.student import COURSE_KEY_ENV, TOKEN_ENV, StudentError
+from heaplab.runfiles.predictions import PredictionError
+from heaplab.runfiles.rundir import RunError
 
 EXIT_USAGE = 2
-# Claims are judged over repeats: three runs at `local` scale unless --repeat says otherwise.
-DEFAULT_REPEATS = {"local": 3}
-AUTO = "auto"  # --repeat auto (heaplab.judge.auto_repeat)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -279,210 +264,6 @@ def _positive_int(value: str) -> int:
     return number
 
 
-def _under(root: Path, value: str | None, default: Path) -> Path:
-    path = Path(value) if value else root / default
-    return path.resolve()
-
-
-def cmd_labs(root: Path) -> int:
-    specs = list_labs(root)
-    if not specs:
-        print(f"no labs under {root / 'labs'}")
-        return 1
-    for path in specs:
-        try:
-            title = load_spec(path).title
-        except (SpecError, SubmitError, QuestionError, StudentError) as e:
-            title = f"(invalid spec: {e})"
-        print(f"{path.parent.name:24} {title}")
-    return 0
-
-
-def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
-    profile = _profile(args.profile)  # a bad event is refused before anything else
-    if args.lab == "all":
-        labs = [p.parent.name for p in list_labs(root)]
-        if not labs:
-            raise SpecError(f"no labs under {root / 'labs'}")
-    else:
-        labs = [args.lab]
-    repeat = _repeat(args)
-    _check_selection(args)
-    # Validate every lab, the scale and the variants asked for before anything runs.
-    for lab in labs:
-        spec = load_spec(resolve_lab(root, lab))
-        spec.params(args.scale)
-        unknown = [v for v in args.variant if v not in spec.variants]
-        if unknown:
-            raise SpecError(f"{lab} has no variant {unknown[0]!r}; its variants: {', '.join(spec.variants)}")
-        if args.aa is not None:
-            _check_aa(root, lab, spec, args.aa)
-    student = student_record(args.student) if args.student is not None else None
-    opts = RunOptions(
-        root=root,
-        scale=args.scale,
-        inventory=_under(root, args.inventory, DEFAULT_INVENTORY),
-        runs_dir=_under(root, args.runs_dir, DEFAULT_RUNS_DIR),
-        command=shlex.join(["heaplab", *argv]),
-        java_home=_java_home(args.java_home),
-        profile=profile,
-        size_local=not args.fixed_scale,
-        variants=tuple(dict.fromkeys(args.variant)),
-        student=student,
-        aa=args.aa,
-        order=args.order,
-        order_seed=args.order_seed,
-    )
-    worst = 0
-    for lab in labs:
-        code, runs = _run_series(lab, opts, repeat, args.report)
-        worst = max(worst, code)
-        if code == EXIT_INTERRUPTED:
-            break
-        if len(runs) > 1:  # the runs side by side
-            print(to_markdown(compare(runs), len(runs)))
-    return worst
-
-
-def _repeat(args: argparse.Namespace) -> int | auto_repeat.Limits:
-    """--repeat N, or the decisions of --repeat auto (with --budget and --max-runs), checked."""
-    if args.repeat == AUTO:
-        budget = auto_repeat.DEFAULT_BUDGET_MIN if args.budget is None else args.budget
-        cap = auto_repeat.DEFAULT_CAP if args.max_runs is None else args.max_runs
-        if not budget > 0:
-            raise SpecError(f"--budget must be a positive number of minutes, not {budget:g}")
-        if cap < auto_repeat.MIN_RUNS:
-            raise SpecError(
-                f"--max-runs must be at least {auto_repeat.MIN_RUNS} (--repeat auto runs that many)"
-            )
-        return auto_repeat.Limits(budget_s=budget * 60, cap=cap)
-    if args.budget is not None or args.max_runs is not None:
-        raise SpecError("--budget and --max-runs are for --repeat auto")
-    if args.repeat is None:
-        return DEFAULT_REPEATS.get(args.scale, 1)
-    try:
-        repeat = int(args.repeat)
-    except ValueError:
-        raise SpecError(f"--repeat takes a number of runs or 'auto', not {args.repeat!r}") from None
-    if repeat < 1:
-        raise SpecError(f"--repeat must be a positive number of runs, not {repeat}")
-    return repeat
-
-
-def _check_selection(args: argparse.Namespace) -> None:
-    """--variant, --aa, --order and --order-seed, as far as they can be checked without the lab."""
-    if args.variant and args.lab == "all":
-        raise SpecError("--variant selects variants of one lab: name the lab, not 'all'")
-    if args.aa is not None and args.lab == "all":
-        raise SpecError("--aa names a variant of one lab: name the lab, not 'all'")
-    if args.aa is not None and args.variant:
-        raise SpecError("--aa runs one variant and its twin: leave out --variant")
-    if args.order_seed is not None and args.order_seed < 0:
-        raise SpecError(f"--order-seed must be 0 or more, not {args.order_seed}")
-    if args.order_seed is not None and args.order != ORDER_RANDOM:
-        raise SpecError("--order-seed draws random orders: it does not go with --order fixed")
-
-
-def _check_aa(root: Path, lab: str, spec: Spec, variant: str) -> None:
-    """--aa VARIANT: a variant of the lab that can run here (and no variant already has its twin's name)."""
-    if variant not in spec.variants:
-        raise SpecError(f"--aa: {lab} has no variant {variant!r}; its variants: {', '.join(spec.variants)}")
-    v = spec.variants[variant]
-    why = v.why if not v.available else hbase_pe.unavailable_why(v.server, root, v.hbase_version)
-    if not v.available or why:
-        raise SpecError(f"--aa: {variant} is unavailable: {why or 'no reason given'}")
-    aa_spec(spec, variant)  # a SpecError when the twin's name is taken
-
-
-def _run_series(
-    lab: str, opts: RunOptions, repeat: int | auto_repeat.Limits, report: bool
-) -> tuple[int, list[Path]]:
-    """Run ``lab`` ``repeat`` times (or, --repeat auto, until ``repeat`` says stop); with --report each
-    report judges the series' runs so far."""
-    auto = auto_repeat.AutoSeries(repeat) if isinstance(repeat, auto_repeat.Limits) else None
-    times = auto.limits.cap if auto else int(repeat)
-    worst = 0
-    done: list[Path] = []
-    # names the repeats (heaplab.runfiles.series)
-    series_id = f"{run_name(lab, opts.scale, utc_stamp(), opts.aa)}-{'auto' if auto else f'x{times}'}"
-    if opts.order == ORDER_RANDOM and opts.order_seed is None:  # one seed for the series, recorded
-        opts = replace(opts, order_seed=default_order_seed(series_id))
-    if auto:
-        opts = replace(opts, before_close=auto.before_close)
-    for index in range(1, times + 1):
-        series: dict[str, Any] | None = None
-        if auto:
-            series = {"id": series_id, "index": index, "of": None, "auto": auto.record()}
-            print(f"== {lab}: run {index} of at most {times} (--repeat auto)")
-        elif times > 1:
-            series = {"id": series_id, "index": index, "of": times}
-            print(f"== {lab}: run {index} of {times}")
-        code, run_dir = run_lab(lab, replace(opts, series=series))
-        done.append(run_dir)
-        print(f"run directory: {run_dir}")
-        worst = max(worst, code)
-        if code == EXIT_INTERRUPTED:
-            break
-        if report:
-            print(f"report: {write_report(run_dir)}")
-        else:
-            print(f"next: heaplab report {run_dir}")
-        if auto:
-            auto.ended(run_dir)
-            if not auto.go_on:
-                break
-    return worst, done
-
-
-def cmd_compare(args: argparse.Namespace) -> int:
-    """Mean and 95% CI across runs (heaplab/judge/repeats.py)."""
-    paths = [Path(r) for r in args.runs]
-    print(to_markdown(compare(paths, args.metric), len(paths)))
-    return 0
-
-
-def _java_home(value: str | None) -> str | None:
-    """--java-home must be absolute (it names a directory on every host)."""
-    if value is not None and not value.startswith("/"):
-        raise SpecError(f"--java-home must be an absolute path (a JDK home on the hosts), not {value!r}")
-    return value
-
-
-def _profile(value: str | None) -> list[str] | None:
-    """--profile cpu,alloc,lock -> the events, checked before anything starts."""
-    if value is None:
-        return None
-    try:
-        return parse_events(value)
-    except ProfileError as e:
-        raise SpecError(str(e)) from None
-
-
-def cmd_verdicts(args: argparse.Namespace) -> int:
-    """The tables of the runs named, or (--write / --check) of the generated regions of the docs."""
-    if not (args.write or args.check):
-        if args.doc or not args.runs:
-            raise SpecError("name the runs (heaplab verdicts RUN...), or --write / --check the docs' tables")
-        print(verdict_table.to_markdown(verdict_table.tally([Path(r) for r in args.runs])))
-        return 0
-    if args.runs:
-        raise SpecError("--write and --check take their runs from each file's marker, not from RUN arguments")
-    root = find_root(args.root)
-    docs = [Path(d) for d in args.doc] or verdict_table.documents(root)
-    if args.write:
-        for path in verdict_table.write(root, docs):
-            print(f"rewrote {path}")
-        return 0
-    problems = verdict_table.check(root, docs)
-    for problem in problems:
-        print(problem)
-    print(
-        f"heaplab verdicts --check: {len(problems)} of {len(docs)} file(s) differ from their runs"
-        + ("; `heaplab verdicts --write` rewrites them" if problems else "")
-    )
-    return 1 if problems else 0
-
-
 def _alloc_stages_parser(sub: argparse._SubParsersAction) -> None:
     stg = sub.add_parser(
         "alloc-stages",
@@ -512,57 +293,6 @@ def _alloc_stages_parser(sub: argparse._SubParsersAction) -> None:
     )
 
 
-def cmd_alloc_stages(root: Path, args: argparse.Namespace) -> int:
-    """Stage tables of a run or of profiles; --export a run's profiles; --write / --check the docs."""
-    if args.write or args.check:
-        return _alloc_stages_docs(root, args)
-    if not args.paths:
-        raise SpecError("name a run directory or collapsed profiles (heaplab alloc-stages PATH...)")
-    paths = [Path(p) for p in args.paths]
-    if len(paths) == 1 and paths[0].is_dir():
-        if args.export:
-            for path in alloc_docs.export(paths[0], Path(args.export)):
-                print(f"wrote {path}")
-            return 0
-        lines = alloc_report.report_lines(load_run(paths[0]))
-        print("\n".join(lines).strip() or f"{paths[0]}: no alloc profile of a measured phase")
-        return 0
-    if args.export:
-        raise SpecError("--export takes one run directory")
-    if args.ops is not None and len(paths) != 1:
-        raise SpecError("--ops goes with one profile; several need their sidecars")
-    try:
-        profiles = [alloc_docs.load_committed(p, args.ops) for p in paths]
-    except alloc_stages.ProfileError as e:
-        raise SpecError(str(e)) from None
-    print(alloc_stages.comparison_markdown([(p.label, p.table) for p in profiles]))
-    for p in profiles if args.sites else []:
-        print(f"\n{p.label}\n\n{alloc_stages.variant_markdown(p.table)}")
-    return 0
-
-
-def _alloc_stages_docs(root: Path, args: argparse.Namespace) -> int:
-    """--write / --check the tables between the docs' alloc-stages markers."""
-    if args.paths:
-        raise SpecError("--write and --check take their profiles from each doc's markers, not PATH arguments")
-    docs = alloc_docs.documents(root)
-    if args.write:
-        for path in alloc_docs.write(root, docs):
-            print(f"rewrote {path}")
-        return 0
-    problems = alloc_docs.check(root, docs)
-    for problem in problems:
-        print(problem)
-    print(f"heaplab alloc-stages --check: {len(problems)} of {len(docs)} file(s) differ from their profiles")
-    return 1 if problems else 0
-
-
-def cmd_report(root: Path, args: argparse.Namespace) -> int:
-    run_dir = resolve_run(args.run, _under(root, args.runs_dir, DEFAULT_RUNS_DIR))
-    print(write_report(run_dir, with_runs=[Path(p) for p in args.more]))
-    return 0
-
-
 def _student_parsers(sub: argparse._SubParsersAction) -> None:
     """`heaplab predict` and `heaplab submit`: what a student runs besides `run`."""
     prd = sub.add_parser(
@@ -577,169 +307,6 @@ def _student_parsers(sub: argparse._SubParsersAction) -> None:
     sbm.add_argument("--notebook", required=True, help="your answered notebook (.ipynb)")
     sbm.add_argument("--out", help=f"where the zip goes (default {DEFAULT_SUBMISSIONS_DIR})")
     sbm.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
-
-
-def cmd_predict(root: Path, args: argparse.Namespace) -> int:
-    """`heaplab predict LAB q6=0.5`: check every prediction against the lab's questions, then record them."""
-    lab_dir = resolve_lab(root, args.lab).parent
-    if not (lab_dir / "questions.yml").is_file():
-        raise PredictionError(f"{args.lab} has no graded questions (no questions.yml): nothing to predict")
-    auto, _ = load_questions(lab_dir, load_spec(lab_dir / "experiment.yml"))
-    asked = [q.id for q in auto if q.kind == "prediction"]
-    parsed = [parse_prediction(text, asked) for text in args.predictions]
-    already = predictions.for_run(root, args.lab)
-    for qid, value in parsed:
-        line = predictions.record(root, args.lab, qid, value)
-        if qid in already:
-            first = already[qid]
-            print(
-                f"{qid}: {value} recorded at {line['made']}, but your first prediction stays the one runs "
-                f"carry: {first['value']} (made {first['made']})"
-            )
-        else:
-            print(
-                f"{qid}: {value} recorded at {line['made']}; every run of {args.lab} from now on carries it"
-            )
-    return 0
-
-
-def cmd_submit(root: Path, args: argparse.Namespace) -> int:
-    run_dir = resolve_run(args.run, _under(root, args.runs_dir, DEFAULT_RUNS_DIR))
-    done = submit(run_dir, Path(args.notebook), _under(root, args.out, DEFAULT_SUBMISSIONS_DIR), root=root)
-    print(f"submission: {done.zip_path} ({done.files} files)")
-    print(f"receipt (sha256): {done.sha256}")
-    return 0
-
-
-def cmd_check(root: Path, args: argparse.Namespace) -> int:
-    exercises = exercises_of_lab(root, args.lab)
-    command = check_command(root, exercises)
-    for ex in exercises:
-        print(f"{ex.id}: {ex.title} ({', '.join(ex.public_tests)})")
-    print("$ " + shlex.join(command), flush=True)
-    try:
-        done = subprocess.run(command, check=False)
-    except OSError as e:
-        raise EditionError(f"cannot run {command[0]}: {e.strerror} (install Maven 3.8+ and a JDK 17+)") from e
-    print(f"{args.lab}: the public tests {'pass' if done.returncode == 0 else 'FAIL (above: which and why)'}")
-    return 0 if done.returncode == 0 else 1
-
-
-def _grade_source(root: Path, args: argparse.Namespace) -> int:
-    """`heaplab course grade-source`: the tests, then with --performance the benchmarks, of a submission."""
-    if not args.submission:
-        raise EditionError("grade-source needs the student's edition: heaplab course grade-source DIR")
-    work = _under(root, args.out, Path("dist/grade-source"))
-    grades = grade_source(root, Path(args.submission).resolve(), work)
-    for g in grades:
-        verdict = "passed" if g.passed else ("not submitted" if not g.submitted else "FAILED")
-        print(f"{g.exercise}: {verdict}")
-        for f in g.failures[:5]:
-            print(f"  {f}")
-    if args.performance:
-        exercises = load_exercises(root)
-        passed = [exercises[g.exercise] for g in grades if g.passed]
-        print(f"timing {len(passed)} passing exercise(s) against this checkout's build (a few minutes)")
-        for p in grade_performance(root, work, passed):
-            print(p.line())
-    return 0
-
-
-def cmd_course(root: Path, args: argparse.Namespace) -> int:
-    if args.action == "student-edition":
-        edition = build_student_edition(root, _under(root, args.out, Path("dist/student-edition")))
-        print(f"student edition: {edition.out} ({edition.files} files)")
-        for ex in edition.exercises.values():
-            print(f"  {ex.id} ({ex.lab}): {ex.title}")
-        print(f"  hidden tests left out: {', '.join(edition.hidden_left_out) or 'none'}")
-        return 0
-    if args.action == "grade-source":
-        return _grade_source(root, args)
-    if args.action == "tokens":
-        return _tokens(args)
-    if args.action == "check-edition":
-        work = _under(root, args.out, Path("dist/edition-check"))
-        print(f"building the student edition in {work / 'student'} and running the exercises' tests in both")
-        problems = check_edition(root, work)
-        for p in problems:
-            print(f"  {p}")
-        print(
-            "check-edition: "
-            + ("PROBLEMS above" if problems else "every exercise fails on its stub and passes here")
-        )
-        return 1 if problems else 0
-    out = _under(root, args.out, Path("dist/course"))
-    labs = graded_labs(root)
-    if not labs:
-        raise CourseError(f"no lab has a questions.yml under {root / 'labs'}")
-    for lab in labs:
-        student, autograder = build_lab(root, lab, out)
-        print(f"{lab}: student notebook {student}, autograder {autograder}")
-        if args.write_notebooks:
-            shutil.copyfile(student, root / "notebooks" / f"{lab}.ipynb")
-    return 0
-
-
-def _tokens(args: argparse.Namespace) -> int:
-    """`heaplab course tokens IDS_FILE`: id,token lines for the instructor to hand out, one per student."""
-    key = os.environ.get(COURSE_KEY_ENV, "")
-    if not key:
-        raise StudentError(f"course tokens needs the course key: export {COURSE_KEY_ENV}=<your secret>")
-    if not args.submission:
-        raise StudentError(
-            "course tokens needs a file of course ids, one per line: heaplab course tokens IDS"
-        )
-    try:
-        lines = Path(args.submission).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise StudentError(f"cannot read {args.submission}: {e.strerror}") from None
-    print("id,token")
-    for student_id, token in course_tokens(key, [line.strip() for line in lines if line.strip()]):
-        print(f"{student_id},{token}")
-    return 0
-
-
-def cmd_grade(root: Path, args: argparse.Namespace) -> int:
-    out = _under(root, args.out, Path("graded"))
-    key = os.environ.get(COURSE_KEY_ENV, "")
-    if not key:
-        print(f"note: ${COURSE_KEY_ENV} is not set: the students' seeds are not checked", file=sys.stderr)
-    if (
-        args.since
-        and subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{args.since}^{{commit}}"],
-            capture_output=True,
-            check=False,
-        ).returncode
-    ):
-        raise GradeError(f"--since {args.since}: no such commit in {root}")
-    graded = grade_all(
-        Path(args.submissions),
-        Path(args.autograder),
-        out,
-        root / "results/reference",
-        course_key=key or None,
-        source_root=root if args.source else None,
-        course=root,
-        since=args.since,
-        marks=Path(args.marks) if args.marks else None,
-        jobs=args.jobs,
-    )
-    for g in graded:
-        score, most = g.total
-        print(
-            f"{g.name}: {score:g} / {most:g}"
-            + (f" REJECTED: {g.rejected}" if g.rejected else "")
-            + (f" REVIEW: {len(g.flags)} flag(s)" if g.flags else "")
-            + (f" UNMARKED: {', '.join(g.unmarked)}" if g.unmarked else "")
-        )
-    print(f"class view: {out / 'class.csv'}, {out / 'class.html'}")
-    if any(g.unmarked for g in graded):
-        print(
-            f"to mark by hand: {out / 'manual.csv'} (fill its score column; rubrics in {out / 'rubrics.md'}),"
-        )
-        print("then grade again with --marks <that file>")
-    return 1 if any(g.rejected for g in graded) else 0  # a rejected submission needs the instructor
 
 
 def main(argv: Sequence[str] | None = None) -> int:

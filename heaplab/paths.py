@@ -37,6 +37,12 @@ def find_root(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def under(root: Path, value: str | None, default: Path) -> Path:
+    """A directory a command was given (``value``), else ``default`` under the checkout ``root``; absolute."""
+    path = Path(value) if value else root / default
+    return path.resolve()
+
+
 def find_dist_archive(root: Path) -> Path | None:
     """The newest engine distribution archive, or None when `make engine` has not run."""
     archives = sorted(root.glob(DIST_GLOB), key=lambda p: p.stat().st_mtime)

@@ -1,5 +1,5 @@
 """`heaplab run --repeat auto` (heaplab.judge.auto_repeat): the decision after each run, its record in
-run.json, and the series loop of heaplab.cli around it; the variants' seeded order
+run.json, and the series loop of heaplab.cli_runs around it; the variants' seeded order
 (heaplab.run.runner.variant_order). No lab runs here: decisions on made-up claim results, judgements of
 fabricated runs, a stand-in run_lab."""
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from heaplab import cli
+from heaplab import cli_runs
 from heaplab.judge import auto_repeat
 from heaplab.judge.auto_repeat import AutoSeries, Limits, next_step
 from heaplab.judge.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
@@ -172,7 +172,7 @@ def test_a_series_that_cannot_be_judged_stops_saying_why(tmp_path: Path) -> None
     assert series["stopped"] == "3 runs: stopping, the claims cannot be judged: r1: not a run directory"
 
 
-# --- the loop of `heaplab run --repeat auto` (heaplab.cli) -----------------------------------------------
+# --- the loop of `heaplab run --repeat auto` (heaplab.cli_runs) ------------------------------------------
 
 
 def test_the_series_loop_stops_when_the_hook_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -191,10 +191,12 @@ def test_the_series_loop_stops_when_the_hook_says_so(tmp_path: Path, monkeypatch
         made.append(manifest)
         return 0, run_dir
 
-    monkeypatch.setattr(cli, "run_lab", fake_run_lab)
+    monkeypatch.setattr(cli_runs, "run_lab", fake_run_lab)
     monkeypatch.setattr(auto_repeat.AutoSeries, "judge", lambda self, run: MIXED)
     opts = RunOptions(root=tmp_path, scale="ci", inventory=tmp_path, runs_dir=tmp_path, command="heaplab run")
-    code, runs = cli._run_series("03-offheap-write", opts, Limits(budget_s=600 * MIN, cap=4), report=False)
+    code, runs = cli_runs._run_series(
+        "03-offheap-write", opts, Limits(budget_s=600 * MIN, cap=4), report=False
+    )
     assert code == 0 and len(runs) == 4
     ids = {m["series"]["id"] for m in made}
     assert len(ids) == 1 and ids.pop().endswith("-auto")

@@ -99,7 +99,7 @@ def test_cli_run_repeat_runs_n_times_then_compares(
         made.append(fabricate_run(tmp_path / f"run{i}", lab03_spec(), {"hbase1-onheap": Shape()}, seed=i))
         return 0, made[-1]
 
-    monkeypatch.setattr("heaplab.cli.run_lab", fake_run_lab)
+    monkeypatch.setattr("heaplab.cli_runs.run_lab", fake_run_lab)
     argv = ["--root", str(fake_root), "run", "03-offheap-write", "--scale", "ci", "--repeat", "3"]
     assert main(argv) == 0
     out = capsys.readouterr().out
@@ -121,7 +121,7 @@ def test_cli_local_scale_repeats_three_times_as_one_series(
         i = len(series)
         return 0, fabricate_run(tmp_path / f"run{i}", lab03_spec(), {"hbase1-onheap": Shape()}, seed=i)
 
-    monkeypatch.setattr("heaplab.cli.run_lab", fake_run_lab)
+    monkeypatch.setattr("heaplab.cli_runs.run_lab", fake_run_lab)
     assert (
         main(["--root", str(fake_root), "run", "03-offheap-write", "--scale", "local", "--fixed-scale"]) == 0
     )
