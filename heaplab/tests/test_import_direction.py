@@ -18,7 +18,7 @@ import heaplab
 from heaplab.tests.conftest import REPO
 
 STAGES = ("lab", "runfiles", "run", "analysis", "judge", "report", "course")
-COMMAND = {
+COMMAND = {  # the command and the package: may import any stage
     "heaplab",
     "heaplab.cli",
     "heaplab.cli_runs",
