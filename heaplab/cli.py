@@ -31,12 +31,7 @@ from heaplab.lab.exercises import ExercisesError
 from heaplab.lab.schema import SpecError
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
 from heaplab.run import disk_full
-from heaplab.run.runner import (
-    EXIT_INTERRUPTED,
-    ORDER_RANDOM,
-    ORDERS,
-    RunSetupError,
-)
+from heaplab.run.options import EXIT_INTERRUPTED, ORDER_RANDOM, ORDERS, RunSetupError
 from heaplab.run.student import COURSE_KEY_ENV, TOKEN_ENV, StudentError
 from heaplab.runfiles.predictions import PredictionError
 from heaplab.runfiles.rundir import RunError

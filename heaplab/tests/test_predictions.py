@@ -36,7 +36,7 @@ def lab_root(fake_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         entry["status"] = "complete"
         return True
 
-    monkeypatch.setattr(runner, "_run_variant", run_variant)
+    monkeypatch.setattr(runner, "run_variant", run_variant)
     return fake_root
 
 

@@ -14,7 +14,7 @@ from heaplab.analysis.memory import MB, MetricsFileError, load_admin_metrics
 from heaplab.analysis.read_metrics import read_values
 from heaplab.lab.schema import SpecError
 from heaplab.lab.spec import parse_spec
-from heaplab.run.runner import ansible_vars
+from heaplab.run.variant_run import ansible_vars
 from heaplab.tests.fabricate import admin_metrics, read_groups
 
 

@@ -11,7 +11,7 @@ import pytest
 from heaplab.analysis.metrics import measure
 from heaplab.cli import main
 from heaplab.judge.repeats import CompareError, compare, mean_ci
-from heaplab.run.runner import RunOptions
+from heaplab.run.options import RunOptions
 from heaplab.runfiles.hlog import read_total
 from heaplab.runfiles.rundir import load_run
 from heaplab.stats import t975

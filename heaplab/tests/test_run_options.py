@@ -130,7 +130,7 @@ def ran(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         entry["status"] = "complete"
         return True
 
-    monkeypatch.setattr(runner, "_run_variant", run_variant)
+    monkeypatch.setattr(runner, "run_variant", run_variant)
     return done
 
 

@@ -12,7 +12,8 @@ import pytest
 from heaplab.lab.schema import SpecError
 from heaplab.lab.spec import parse_spec
 from heaplab.report.report import write_report
-from heaplab.run.runner import _variant_entry, ansible_vars
+from heaplab.run.runner import _variant_entry
+from heaplab.run.variant_run import ansible_vars
 from heaplab.tests.conftest import PUBLISHED
 from heaplab.tests.fabricate import Shape, fabricate_run
 

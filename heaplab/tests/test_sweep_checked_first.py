@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from heaplab.lab.sweeps import SweepError
-from heaplab.run.runner import RunOptions, run_lab
+from heaplab.run.options import RunOptions
+from heaplab.run.runner import run_lab
 
 REPO = Path(__file__).resolve().parents[2]
 LAB = "05-netty-rpc"
