@@ -2,7 +2,7 @@ package org.heaplab.rpc.buffers;
 
 /**
  * Where the RPC server reads request bodies: the switch between HBase 1.x's fresh heap byte[] per
- * request ({@link HeapRequestBuffers}) and 2.x's pooled direct buffers ({@link PooledDirectRequestBuffers},
+ * request ({@link HeapRequestBuffers}) and 2.x's pooled direct buffers ({@link DirectBufferPool},
  * HBase's ByteBuffAllocator rules). Chosen once at start-up ({@link RequestBufferAllocators#fromConf}).
  *
  * <p>Ownership: {@link #allocate} hands the caller a {@link RequestBuffer} that the caller must

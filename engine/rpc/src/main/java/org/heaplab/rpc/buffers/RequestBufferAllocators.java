@@ -15,7 +15,7 @@ public final class RequestBufferAllocators {
 
     /**
      * hbase.server.allocator.pool.enabled false: {@link HeapRequestBuffers}; true:
-     * {@link PooledDirectRequestBuffers} with HBase's defaults (buffer 66560 bytes, max count
+     * {@link DirectBufferPool} with HBase's defaults (buffer 66560 bytes, max count
      * handlers x (2 MB / buffer size) x 2, minimal allocation buffer size / 6).
      */
     public static RequestBufferAllocator fromConf(Configuration conf, int handlers, Consumer<String> log) {
@@ -29,7 +29,7 @@ public final class RequestBufferAllocators {
         int count = conf.getInt(RpcConstants.ALLOCATOR_MAX_BUFFER_COUNT_KEY, handlers * Math.max(1, TWO_MB / size) * 2);
         int min = conf.getInt(RpcConstants.ALLOCATOR_MIN_ALLOCATE_SIZE_KEY, size / 6);
         boolean presize = conf.getBoolean(RpcConstants.ALLOCATOR_PRESIZE_KEY, false);
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(size, count, min, presize, false, log);
+        DirectBufferPool pool = new DirectBufferPool(size, count, min, presize, false, log);
         long maxDirect = maxDirectMemory();
         if (!presize && (long) count * size > maxDirect) {
             log.accept("request buffer pool may need " + ((long) count * size >> 20) + " MB of direct memory but the JVM allows "

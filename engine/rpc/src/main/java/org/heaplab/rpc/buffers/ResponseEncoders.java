@@ -15,7 +15,7 @@ public final class ResponseEncoders {
      */
     public static ResponseEncoder fromConf(Configuration conf, RequestBufferAllocator requestBuffers) {
         boolean pool = conf.getBoolean(RpcConstants.ALLOCATOR_POOL_ENABLED_KEY, RpcConstants.DEFAULT_ALLOCATOR_POOL_ENABLED);
-        if (pool && requestBuffers instanceof PooledDirectRequestBuffers p) {
+        if (pool && requestBuffers instanceof DirectBufferPool p) {
             return new PooledDirectResponseEncoder(p);
         }
         return HeapResponseEncoder.INSTANCE;

@@ -64,7 +64,7 @@ import org.heaplab.rpc.server.RpcService;
  * Netty without a copy; Netty releases them after the write ({@link ResponseFrameBufs}).
  *
  * <p>The request-buffer switch does not apply here: hbase.server.allocator.pool.enabled, which chooses
- * SimpleRpcServer's request buffers ({@code HeapRequestBuffers} or {@code PooledDirectRequestBuffers},
+ * SimpleRpcServer's request buffers ({@code HeapRequestBuffers} or {@code DirectBufferPool},
  * {@link RequestBufferAllocators#fromConf}), leaves this server's requests where Netty read them (as HBase
  * 2's NettyRpcServer, which decodes a request from its ByteBuf); here it picks only the response buffers
  * and the default cell decoder. So with the switch off (1.x: a heap byte[] per request on SimpleRpcServer)

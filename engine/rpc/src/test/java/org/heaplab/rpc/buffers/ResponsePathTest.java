@@ -129,7 +129,7 @@ class ResponsePathTest {
     @ParameterizedTest
     @ValueSource(strings = {"heap", "pooled"})
     void zeroCopyCellsAreWrittenBeforeTheScopeIsClosed(String path) throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(4096, 16, 512, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(4096, 16, 512, false, true, log::add);
         ResponseEncoder base = path.equals("heap") ? HeapResponseEncoder.INSTANCE : new PooledDirectResponseEncoder(pool);
         List<String> events = new CopyOnWriteArrayList<>();
         List<KeyValue> expected = new ArrayList<>();
@@ -181,7 +181,7 @@ class ResponsePathTest {
 
     @Test
     void theScopeIsClosedOnceOnEveryErrorPath() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(4096, 16, 512, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(4096, 16, 512, false, true, log::add);
         List<Scope> scopes = new CopyOnWriteArrayList<>();
         CountDownLatch clientGone = new CountDownLatch(1);
         CountDownLatch lateAnswered = new CountDownLatch(1);

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.rpc.buffers.HeapRequestBuffers;
-import org.heaplab.rpc.buffers.PooledDirectRequestBuffers;
+import org.heaplab.rpc.buffers.DirectBufferPool;
 import org.heaplab.rpc.buffers.RequestBufferAllocator;
 import org.heaplab.rpc.buffers.ZeroCopyCellDecoder;
 import org.heaplab.rpc.client.RemoteException;
@@ -51,7 +51,7 @@ class DeferredResponseTest {
 
     @Test
     void aHeldRequestBufferIsReleasedOnlyAfterTheResponseAndTheHold() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(16 * 1024, 4, 1024, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(16 * 1024, 4, 1024, false, true, log::add);
         CompletableFuture<Void> hold = new CompletableFuture<>();
         RpcService service = new RpcService() {
             @Override

@@ -13,7 +13,7 @@ import org.heaplab.core.cell.ByteBufferKeyValue;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
-import org.heaplab.rpc.buffers.PooledDirectRequestBuffers;
+import org.heaplab.rpc.buffers.DirectBufferPool;
 import org.heaplab.rpc.buffers.ZeroCopyCellDecoder;
 import org.heaplab.rpc.client.RemoteException;
 import org.heaplab.rpc.client.RpcConnection;
@@ -36,7 +36,7 @@ class SimpleRpcServerPooledTest {
 
     @Test
     void cellsAreViewsOverPooledBuffersAndEveryBufferIsReturned() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(16 * 1024, 4, 1024, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(16 * 1024, 4, 1024, false, true, log::add);
         RpcService echo = request -> {
             for (Cell c : request.cells()) {
                 seenCellTypes.add(c.getClass());

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
-import org.heaplab.rpc.buffers.PooledDirectRequestBuffers;
+import org.heaplab.rpc.buffers.DirectBufferPool;
 import org.heaplab.rpc.buffers.PooledDirectResponseEncoder;
 import org.heaplab.rpc.buffers.ZeroCopyCellDecoder;
 import org.heaplab.rpc.client.RpcConnection;
@@ -53,7 +53,7 @@ class SimpleRpcServerTest {
         };
     }
 
-    private SimpleRpcServer start(RpcService svc, Configuration conf, PooledDirectRequestBuffers pool) throws IOException {
+    private SimpleRpcServer start(RpcService svc, Configuration conf, DirectBufferPool pool) throws IOException {
         SimpleRpcServer s = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), svc, conf, log::add,
             pool, ZeroCopyCellDecoder.INSTANCE, new PooledDirectResponseEncoder(pool));
         s.start();
@@ -68,7 +68,7 @@ class SimpleRpcServerTest {
 
     @Test
     void responsesTheSocketCannotTakeAreFinishedByTheResponderInOrder() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(64 * 1024, 512, 1024, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(64 * 1024, 512, 1024, false, true, log::add);
         int calls = 6;
         CountDownLatch answered = new CountDownLatch(calls);
         SimpleRpcServer server = start(bigAnswers(answered), new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "3"), pool);
@@ -102,7 +102,7 @@ class SimpleRpcServerTest {
 
     @Test
     void aClientThatStopsReadingIsPurgedAndItsPendingFramesReleased() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(64 * 1024, 512, 1024, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(64 * 1024, 512, 1024, false, true, log::add);
         CountDownLatch answered = new CountDownLatch(4);
         Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2")
             .set(SimpleRpcServer.PURGE_TIMEOUT_KEY, "100");

@@ -22,13 +22,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
-class PooledDirectRequestBuffersTest {
+class DirectBufferPoolTest {
     private static final int SIZE = 66560;
     private static final int MIN = SIZE / 6; // 11093
     private final List<String> log = new CopyOnWriteArrayList<>();
 
-    private PooledDirectRequestBuffers pool(int maxCount) {
-        return new PooledDirectRequestBuffers(SIZE, maxCount, MIN, false, true, log::add);
+    private DirectBufferPool pool(int maxCount) {
+        return new DirectBufferPool(SIZE, maxCount, MIN, false, true, log::add);
     }
 
     private static List<String> shape(RequestBuffer b) {
@@ -41,7 +41,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void smallRequestsComeFromTheHeapAndAreCounted() {
-        PooledDirectRequestBuffers p = pool(10);
+        DirectBufferPool p = pool(10);
         RequestBuffer b = p.allocate(300);
         assertEquals(List.of("heap 300"), shape(b));
         assertEquals(300, p.heapAllocationBytes());
@@ -54,7 +54,7 @@ class PooledDirectRequestBuffersTest {
     /** hbase.server.allocator.minimal.allocate.size 0, as HBase's ByteBuffAllocator: every request from the pool. */
     @Test
     void minimumZeroPoolsEvenTheSmallestRequest() {
-        PooledDirectRequestBuffers p = new PooledDirectRequestBuffers(SIZE, 10, 0, false, true, log::add);
+        DirectBufferPool p = new DirectBufferPool(SIZE, 10, 0, false, true, log::add);
         RequestBuffer b = p.allocate(13);
         assertEquals(List.of("pool 13"), shape(b));
         assertEquals(List.of("pool 66560", "pool 1"), shape(p.allocate(SIZE + 1)), "no heap tail either");
@@ -65,7 +65,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void wholeBuffersWhileTheRemainderIsAtLeastTheMinimumThenAHeapTail() {
-        PooledDirectRequestBuffers p = pool(10);
+        DirectBufferPool p = pool(10);
         assertEquals(List.of("pool 30000"), shape(p.allocate(30000)));
         assertEquals(List.of("pool " + MIN), shape(p.allocate(MIN)));
         assertEquals(List.of("pool 66560", "pool 66560", "heap 6880"), shape(p.allocate(140000)));
@@ -78,7 +78,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void anExhaustedPoolFallsBackToTheHeapAndCountsIt() {
-        PooledDirectRequestBuffers p = pool(2);
+        DirectBufferPool p = pool(2);
         RequestBuffer a = p.allocate(40000);
         RequestBuffer b = p.allocate(40000);
         RequestBuffer c = p.allocate(40000);
@@ -99,7 +99,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void theLeakDetectorNamesABufferThatWasNeverReleased() {
-        PooledDirectRequestBuffers p = pool(4);
+        DirectBufferPool p = pool(4);
         p.allocate(20000).release();
         RequestBuffer leaked = p.allocate(20000);
         IllegalStateException e = assertThrows(IllegalStateException.class, p::checkNoLeaks);
@@ -117,7 +117,7 @@ class PooledDirectRequestBuffersTest {
         assertTrue(heap instanceof HeapRequestBuffers);
         assertTrue(RequestBufferAllocators.cellDecoder(new Configuration()) instanceof CopyingCellDecoder);
         Configuration on = new Configuration().set(RpcConstants.ALLOCATOR_POOL_ENABLED_KEY, "true");
-        PooledDirectRequestBuffers p = (PooledDirectRequestBuffers) RequestBufferAllocators.fromConf(on, 30, log::add);
+        DirectBufferPool p = (DirectBufferPool) RequestBufferAllocators.fromConf(on, 30, log::add);
         assertEquals(66560, p.bufferSize());
         assertEquals(30 * (2 * 1024 * 1024 / 66560) * 2, p.maxCount());
         assertEquals(66560 / 6, p.minAllocate());
@@ -149,7 +149,7 @@ class PooledDirectRequestBuffersTest {
     public static final class PresizeChild {
         public static void main(String[] args) {
             try {
-                new PooledDirectRequestBuffers(SIZE, 100, MIN, true, false, System.out::println);
+                new DirectBufferPool(SIZE, 100, MIN, true, false, System.out::println);
                 System.out.println("allocated");
                 System.exit(0);
             } catch (ConfigurationException e) {
@@ -161,7 +161,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void aDirectRequestBufferIsFilledFromTheStreamThroughTheScratchArray() throws Exception {
-        PooledDirectRequestBuffers p = pool(4);
+        DirectBufferPool p = pool(4);
         byte[] data = new byte[140000];
         for (int i = 0; i < data.length; i++) {
             data[i] = (byte) (i * 31);
@@ -179,7 +179,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void concurrentAllocateAndReleaseLoseNoBuffer() throws Exception {
-        PooledDirectRequestBuffers p = pool(8);
+        DirectBufferPool p = pool(8);
         int threads = 8;
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> ts = new ArrayList<>();
