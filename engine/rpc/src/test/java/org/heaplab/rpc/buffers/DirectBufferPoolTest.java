@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.junit.jupiter.api.Test;
@@ -97,6 +96,34 @@ class DirectBufferPoolTest {
         p.checkNoLeaks();
     }
 
+    /**
+     * Responses take whole pooled buffers whatever their size (no minimum), from the same pool and through
+     * the same loop as requests; they count apart from requests, but outstanding with them.
+     */
+    @Test
+    void responsesTakeWholeBuffersOfTheSamePoolAndCountApart() {
+        DirectBufferPool p = pool(3);
+        RequestBuffer small = p.allocateResponse(300);
+        assertEquals(List.of("pool 300"), shape(small), "below the minimum, yet pooled: a response has none");
+        RequestBuffer request = p.allocate(40000);
+        RequestBuffer big = p.allocateResponse(SIZE + 5000); // one pooled buffer left, then the heap
+        assertEquals(List.of("pool 66560", "heap 5000"), shape(big));
+        assertEquals(3, p.createdBuffers(), "requests and responses share the pool's buffers");
+        assertEquals(2, p.responseAllocations());
+        assertEquals(300 + SIZE, p.responsePoolBytes());
+        assertEquals(5000, p.responseHeapBytes());
+        assertEquals(1, p.allocations(), "request counters see only the request");
+        assertEquals(40000, p.poolAllocationBytes());
+        assertEquals(0, p.heapAllocationBytes());
+        assertEquals(0, p.heapFallbacks());
+        assertEquals(3, p.outstanding(), "outstanding counts both");
+        small.release();
+        request.release();
+        big.release();
+        assertEquals(3, p.freeBuffers());
+        p.checkNoLeaks();
+    }
+
     @Test
     void theLeakDetectorNamesABufferThatWasNeverReleased() {
         DirectBufferPool p = pool(4);
@@ -109,21 +136,6 @@ class DirectBufferPoolTest {
         leaked.release();
         p.checkNoLeaks();
         assertThrows(IllegalStateException.class, leaked::release, "a double release is a bug too");
-    }
-
-    @Test
-    void theConfigurationChoosesThePathOnceWithHBaseDefaults() {
-        RequestBufferAllocator heap = RequestBufferAllocators.fromConf(new Configuration(), 30, log::add);
-        assertTrue(heap instanceof HeapRequestBuffers);
-        assertTrue(RequestBufferAllocators.cellDecoder(new Configuration()) instanceof CopyingCellDecoder);
-        Configuration on = new Configuration().set(RpcConstants.ALLOCATOR_POOL_ENABLED_KEY, "true");
-        DirectBufferPool p = (DirectBufferPool) RequestBufferAllocators.fromConf(on, 30, log::add);
-        assertEquals(66560, p.bufferSize());
-        assertEquals(30 * (2 * 1024 * 1024 / 66560) * 2, p.maxCount());
-        assertEquals(66560 / 6, p.minAllocate());
-        assertTrue(RequestBufferAllocators.cellDecoder(on) instanceof ZeroCopyCellDecoder);
-        assertThrows(ConfigurationException.class,
-            () -> RequestBufferAllocators.cellDecoder(new Configuration().set(RpcConstants.CELL_DECODER_KEY, "maybe")));
     }
 
     @Test

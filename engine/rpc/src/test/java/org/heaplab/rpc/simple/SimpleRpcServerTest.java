@@ -20,8 +20,6 @@ import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.rpc.buffers.DirectBufferPool;
-import org.heaplab.rpc.buffers.PooledDirectResponseEncoder;
-import org.heaplab.rpc.buffers.ZeroCopyCellDecoder;
 import org.heaplab.rpc.client.RpcConnection;
 import org.heaplab.rpc.protocol.FrameReader;
 import org.heaplab.rpc.protocol.FrameRoundTripTest;
@@ -31,8 +29,10 @@ import org.heaplab.rpc.protocol.ParamWriter;
 import org.heaplab.rpc.protocol.Response;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.heaplab.rpc.server.RpcServerBehaviourTest;
+import org.heaplab.rpc.server.RpcMemory;
 import org.heaplab.rpc.server.RpcServers;
 import org.heaplab.rpc.server.RpcService;
+import org.heaplab.rpc.server.TestMemory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -54,8 +54,8 @@ class SimpleRpcServerTest {
     }
 
     private SimpleRpcServer start(RpcService svc, Configuration conf, DirectBufferPool pool) throws IOException {
-        SimpleRpcServer s = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), svc, conf, log::add,
-            pool, ZeroCopyCellDecoder.INSTANCE, new PooledDirectResponseEncoder(pool));
+        SimpleRpcServer s = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), svc, conf,
+            TestMemory.pooled(pool), log::add);
         s.start();
         return s;
     }
@@ -144,7 +144,7 @@ class SimpleRpcServerTest {
         Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "4")
             .set(SimpleRpcServer.READER_COUNT_KEY, "3");
         SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            RpcServerBehaviourTest.ECHO, conf, log::add);
+            RpcServerBehaviourTest.ECHO, conf, RpcMemory.fromConf(conf, log::add), log::add);
         server.start();
         assertEquals(3, server.readerCount());
         List<RpcConnection> conns = new ArrayList<>();
@@ -174,8 +174,9 @@ class SimpleRpcServerTest {
     void badKeysFailWithOneLineNamingTheKey() {
         RpcService svc = RpcServerBehaviourTest.ECHO;
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        Configuration noReaders = new Configuration().set(SimpleRpcServer.READER_COUNT_KEY, "0");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> new SimpleRpcServer(any, svc,
-            new Configuration().set(SimpleRpcServer.READER_COUNT_KEY, "0"), log::add));
+            noReaders, RpcMemory.fromConf(noReaders, log::add), log::add));
         assertTrue(e.getMessage().startsWith(SimpleRpcServer.READER_COUNT_KEY), e.getMessage());
         e = assertThrows(ConfigurationException.class, () -> RpcServers.fromConf(any, svc,
             new Configuration().set(RpcServers.IMPL_KEY, "FastRpcServer"), log::add));
@@ -199,8 +200,9 @@ class SimpleRpcServerTest {
 
     @Test
     void theHeapPathMovesBigFramesIn64KbChunksAndPinsNoDirectMemory() throws Exception {
+        Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2");
         SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            RpcServerBehaviourTest.ECHO, new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2"), log::add);
+            RpcServerBehaviourTest.ECHO, conf, RpcMemory.fromConf(conf, log::add), log::add);
         server.start();
         long before = directUsed();
         long grown;
