@@ -77,6 +77,8 @@ public final class SimpleRpcServer implements RpcServer {
     private final Set<SimpleConnection> connections = ConcurrentHashMap.newKeySet();
     /** Responses a handler could not write without blocking, finished by the Responder. */
     final LongAdder responderHandoffs = new LongAdder();
+    /** The connections whose responses wait for the Responder (stop waits for none). */
+    private final ResponseBacklog backlog = new ResponseBacklog();
     private final List<Reader> readers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopping;
@@ -238,10 +240,7 @@ public final class SimpleRpcServer implements RpcServer {
             }
             scheduler.stop(); // runs and answers every queued call
             intake.awaitAnswered(60);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (connections.stream().anyMatch(SimpleConnection::hasPending) && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
+            backlog.awaitEmpty(TimeUnit.SECONDS.toNanos(10));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -323,6 +322,10 @@ public final class SimpleRpcServer implements RpcServer {
 
     Responder responder() {
         return responder;
+    }
+
+    ResponseBacklog backlog() {
+        return backlog;
     }
 
     void log(String line) {

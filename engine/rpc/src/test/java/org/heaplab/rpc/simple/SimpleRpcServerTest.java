@@ -1,6 +1,7 @@
 package org.heaplab.rpc.simple;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -98,6 +99,46 @@ class SimpleRpcServerTest {
         }
         pool.checkNoLeaks();
         assertEquals(pool.createdBuffers(), pool.freeBuffers(), "pending response frames went back to the pool");
+    }
+
+    /**
+     * Stop waits while the Responder still has responses the socket did not take, is woken once the last
+     * one is written (not at its 10 s limit), and only then closes the connection.
+     */
+    @Test
+    void stopWaitsForTheResponderToWriteWhatIsPendingThenCloses() throws Exception {
+        DirectBufferPool pool = new DirectBufferPool(64 * 1024, 512, 1024, false, true, log::add);
+        int calls = 6;
+        CountDownLatch answered = new CountDownLatch(calls);
+        SimpleRpcServer server = start(bigAnswers(answered), new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "3"), pool);
+        Thread stopper = new Thread(server::stop, "stopper");
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
+            s.setSoTimeout(20_000);
+            OutputStream out = s.getOutputStream();
+            out.write(FrameWriter.preamble());
+            for (int id = 1; id <= calls; id++) {
+                out.write(FrameWriter.request(id, Method.GET, new byte[0], List.of()));
+            }
+            out.flush();
+            assertTrue(answered.await(20, TimeUnit.SECONDS), "every call answered; 24 MB wait for the Responder");
+            stopper.start();
+            Thread.sleep(300);
+            assertTrue(stopper.isAlive(), "stop waits while responses are unwritten");
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            for (int i = 0; i < calls; i++) {
+                assertEquals(BIG, read(in).cells().get(0).valueLength());
+            }
+            long drained = System.nanoTime();
+            stopper.join(5000);
+            assertFalse(stopper.isAlive(), "stop ended once the last response was written");
+            assertTrue(System.nanoTime() - drained < TimeUnit.SECONDS.toNanos(3), "woken, not at the 10 s limit");
+            assertEquals(-1, in.read(), "then the connection was closed");
+        } finally {
+            server.stop();
+            stopper.join(20_000);
+        }
+        pool.checkNoLeaks();
+        assertEquals(pool.createdBuffers(), pool.freeBuffers(), "every response frame went back to the pool");
     }
 
     @Test
