@@ -44,7 +44,8 @@ ENGINE_RULES: dict[str, tuple[str, ...]] = {
         f"{_RPC}simple.",  # SimpleRpcServer's listener, readers, SimpleConnection, ChannelChunks
         f"{_RPC}netty.",  # NettyRpcServer's PreambleDecoder, FrameDecoder, RequestDecoder
         f"{_RPC}buffers.HeapRequestBuffers",
-        f"{_RPC}buffers.PooledDirectRequestBuffers",
+        f"{_RPC}buffers.DirectBufferPool",  # its responses' buffers too
+        f"{_RPC}buffers.PooledDirectRequestBuffers",  # DirectBufferPool's name in profiles before 2026-12
         f"{_RPC}buffers.NettyRequestBuffers",
         f"{_RPC}buffers.RequestBuffer",
     ),

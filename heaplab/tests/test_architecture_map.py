@@ -39,7 +39,7 @@ def test_the_map_names_the_classes_of_every_switch() -> None:
     text = MAP.read_text(encoding="utf-8")
     for on_heap, off_heap in (
         ("SimpleRpcServer", "NettyRpcServer"),
-        ("HeapRequestBuffers", "PooledDirectRequestBuffers"),
+        ("HeapRequestBuffers", "DirectBufferPool"),
         ("HeapCopyReadPath", "ZeroCopyReadPath"),
         ("LegacyMvcc", "PreassignedMvcc"),
         ("LegacyWritePath", "StagedWritePath"),

@@ -114,7 +114,7 @@ def test_a_server_that_ran_netty_for_a_simple_rpc_variant() -> None:
         "the server ran NettyRpcServer for hbase.rpc.server.impl=SimpleRpcServer, "
         "the profile asks SimpleRpcServer",
         "the server ran NettyRequestBuffers for hbase.server.allocator.pool.enabled=true, "
-        "the profile asks PooledDirectRequestBuffers",
+        "the profile asks DirectBufferPool",
     ]
 
 

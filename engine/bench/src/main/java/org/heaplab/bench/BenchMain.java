@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.openjdk.jmh.Main;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
@@ -45,7 +46,7 @@ public final class BenchMain {
         }
         if (cmd.shouldHelp() || cmd.shouldList() || cmd.shouldListWithParams() || cmd.shouldListProfilers()
             || cmd.shouldListResultFormats()) {
-            org.openjdk.jmh.Main.main(args.toArray(new String[0]));
+            Main.main(args.toArray(new String[0]));
             return;
         }
         String out = System.getenv(OUT_ENV);

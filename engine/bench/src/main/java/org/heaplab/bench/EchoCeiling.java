@@ -25,6 +25,7 @@ import org.heaplab.rpc.client.RpcConnection;
 import org.heaplab.rpc.protocol.FrameWriter;
 import org.heaplab.rpc.protocol.Method;
 import org.heaplab.rpc.protocol.ParamWriter;
+import org.heaplab.rpc.protocol.Request;
 import org.heaplab.rpc.server.RpcServer;
 import org.heaplab.rpc.server.RpcServers;
 import org.heaplab.rpc.server.RpcService;
@@ -336,7 +337,7 @@ public final class EchoCeiling {
         }
 
         @Override
-        public Reply call(org.heaplab.rpc.protocol.Request request) {
+        public Reply call(Request request) {
             return reply;
         }
     }

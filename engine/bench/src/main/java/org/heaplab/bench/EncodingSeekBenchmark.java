@@ -1,6 +1,7 @@
 package org.heaplab.bench;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -72,7 +73,7 @@ public class EncodingSeekBenchmark {
         int wanted = StorageConstants.DATA_BLOCK_SIZE / Math.max(1, valueSize) + 2000;
         while (byRow.size() < wanted) {
             KeyValue kv = PeCells.cell(random, valueSize);
-            byRow.put(new String(kv.row(), java.nio.charset.StandardCharsets.US_ASCII), kv);
+            byRow.put(new String(kv.row(), StandardCharsets.US_ASCII), kv);
         }
         DataBlockEncoder encoder = Encodings.encoder(encoding);
         List<byte[]> rows = new ArrayList<>();

@@ -3,6 +3,7 @@ package org.heaplab.client;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.wal.Durability;
 
@@ -60,7 +61,7 @@ public final class Delete {
     }
 
     public Delete setDurability(Durability durability) {
-        this.durability = java.util.Objects.requireNonNull(durability, "durability");
+        this.durability = Objects.requireNonNull(durability, "durability");
         return this;
     }
 

@@ -3,6 +3,7 @@ package org.heaplab.client;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.wal.Durability;
 
@@ -34,7 +35,7 @@ public final class Put {
      * USE_DEFAULT (the default) takes the table's durability; anything else overrides it.
      */
     public Put setDurability(Durability durability) {
-        this.durability = java.util.Objects.requireNonNull(durability, "durability");
+        this.durability = Objects.requireNonNull(durability, "durability");
         return this;
     }
 

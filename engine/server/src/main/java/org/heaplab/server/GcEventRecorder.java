@@ -14,11 +14,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import javax.management.ListenerNotFoundException;
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
@@ -56,7 +58,7 @@ public final class GcEventRecorder implements Closeable, NotificationListener {
     private static final Set<String> HEAP_POOLS = heapPools();
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private boolean closed;
-    private volatile java.util.function.Consumer<String> afterWrite = line -> { };
+    private volatile Consumer<String> afterWrite = line -> { };
 
     private GcEventRecorder(Writer out) {
         this.out = out;
@@ -164,7 +166,7 @@ public final class GcEventRecorder implements Closeable, NotificationListener {
     }
 
     /** Tests: called with each line after it is flushed (on the notification thread). */
-    void afterWrite(java.util.function.Consumer<String> listener) {
+    void afterWrite(Consumer<String> listener) {
         this.afterWrite = listener;
     }
 
@@ -191,7 +193,7 @@ public final class GcEventRecorder implements Closeable, NotificationListener {
      */
     public static final class PauseLog implements NotificationListener {
         public static final int RECENT = 10;
-        private final java.util.ArrayDeque<JsonWriter> recent = new java.util.ArrayDeque<>();
+        private final ArrayDeque<JsonWriter> recent = new ArrayDeque<>();
         private long pauses;
         private long totalMs;
         private long maxMs;

@@ -4,13 +4,18 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.Put;
 import org.heaplab.core.region.PutDecoder;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.wal.Durability;
+import org.heaplab.rpc.buffers.HeapRequestBuffers;
+import org.heaplab.rpc.buffers.RequestBufferAllocator;
 import org.heaplab.rpc.protocol.Method;
 import org.heaplab.rpc.protocol.ParamReader;
 import org.heaplab.rpc.protocol.ParamWriter;
@@ -38,7 +43,7 @@ public final class RegionRpcService implements RpcService {
     private volatile String masters;
     /** "host:port" of the HTTP metrics endpoint, or "". */
     private volatile String infoAddress = "";
-    private final java.util.concurrent.atomic.LongAdder requests = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder requests = new LongAdder();
     private final int handlers;
     private final long startMillis = System.currentTimeMillis();
     private volatile OnlineRegions regions;
@@ -98,11 +103,11 @@ public final class RegionRpcService implements RpcService {
 
     /** Starts answering calls with {@code regions}, writing puts through {@code writePath}. */
     public void online(OnlineRegions regions, WritePath writePath) {
-        online(regions, writePath, new org.heaplab.rpc.buffers.HeapRequestBuffers());
+        online(regions, writePath, new HeapRequestBuffers());
     }
 
     /** As above, with the RPC server's request buffers for the METRICS call's request_buffers group. */
-    public void online(OnlineRegions regions, WritePath writePath, org.heaplab.rpc.buffers.RequestBufferAllocator buffers) {
+    public void online(OnlineRegions regions, WritePath writePath, RequestBufferAllocator buffers) {
         this.metrics = new ServerMetrics(regions, buffers, reads, increments, calls);
         this.writePath = writePath;
         this.regions = regions;
@@ -146,7 +151,7 @@ public final class RegionRpcService implements RpcService {
             // int durability (wire-protocol.md); absent from older clients: USE_DEFAULT
             durability = in.hasRemaining() ? Durability.fromCode(in.readInt()) : Durability.USE_DEFAULT;
             if (request.cells().isEmpty()) {
-                throw new IllegalArgumentException(request.method().name().toLowerCase(java.util.Locale.ROOT) + " without cells");
+                throw new IllegalArgumentException(request.method().name().toLowerCase(Locale.ROOT) + " without cells");
             }
             List<? extends Cell> cells =
                 request.method() == Method.DELETE ? Deletes.prepare(r, table, request.cells()) : request.cells();
@@ -242,7 +247,7 @@ public final class RegionRpcService implements RpcService {
             indexes[i] = in.readInt();
         }
         r.createTable(spec.descriptor(), spec.splitKeys(), createdMs, indexes);
-        ServerLog.info("serving regions " + java.util.Arrays.toString(indexes) + " of " + spec.regionCount()
+        ServerLog.info("serving regions " + Arrays.toString(indexes) + " of " + spec.regionCount()
             + " of table " + spec.name() + " (created " + createdMs + ")");
         return Reply.EMPTY;
     }

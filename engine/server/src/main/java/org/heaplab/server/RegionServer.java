@@ -5,6 +5,8 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import org.heaplab.core.cache.ReadPath;
+import org.heaplab.core.cache.ReadPaths;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.EngineEnv;
@@ -65,7 +67,7 @@ public final class RegionServer {
      */
     public static RegionServer start(Configuration conf) throws IOException {
         WritePath.checkConf(conf); // a bad value fails before the port is bound or the WAL replayed
-        org.heaplab.core.cache.ReadPath readPath = org.heaplab.core.cache.ReadPaths.fromConf(conf); // likewise
+        ReadPath readPath = ReadPaths.fromConf(conf); // likewise
         boolean distributed = conf.getBoolean(ClusterKeys.DISTRIBUTED, false);
         List<String> masters = distributed ? ClusterKeys.masters(conf) : List.of();
         long msgInterval = ClusterKeys.positiveMs(conf, ClusterKeys.MSG_INTERVAL, ClusterKeys.DEFAULT_MSG_INTERVAL_MS);
@@ -79,7 +81,7 @@ public final class RegionServer {
         ServerLog.info("request buffers: " + rpc.allocator().describe());
         ServerLog.info("cell decoding: " + rpc.cellDecoder().describe());
         ServerLog.info("responses: " + rpc.responseEncoder().describe());
-        ServerLog.info("read path: " + readPath.name() + " (" + org.heaplab.core.cache.ReadPaths.KEY + ")");
+        ServerLog.info("read path: " + readPath.name() + " (" + ReadPaths.KEY + ")");
         try {
             rpc.start();
         } catch (BindException e) {

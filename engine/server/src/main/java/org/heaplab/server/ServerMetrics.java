@@ -1,9 +1,12 @@
 package org.heaplab.server;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
-import java.io.IOException;
+import java.lang.management.OperatingSystemMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +17,7 @@ import org.heaplab.core.cache.BlockType;
 import org.heaplab.core.cache.CacheMetrics;
 import org.heaplab.core.memstore.ChunkPool;
 import org.heaplab.core.memstore.Memstore;
+import org.heaplab.core.memstore.MemstoreHeapBytes;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.ReadCounters;
 import org.heaplab.core.region.RegionInfo;
@@ -198,8 +202,7 @@ public final class ServerMetrics {
     /** -XX:MaxDirectMemorySize, or the JVM's default for it (the maximum heap) when unset. */
     static long maxDirectMemory() {
         try {
-            com.sun.management.HotSpotDiagnosticMXBean hotspot =
-                ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
             long configured = Long.parseLong(hotspot.getVMOption("MaxDirectMemorySize").getValue());
             return configured > 0 ? configured : Runtime.getRuntime().maxMemory();
         } catch (RuntimeException e) { // not a HotSpot JVM
@@ -210,7 +213,7 @@ public final class ServerMetrics {
     /** The pause log's figures, then {"collectors": [{name, count, time_ms}]} from the GC MXBeans. */
     static JsonWriter gc() {
         List<JsonWriter> collectors = new ArrayList<>();
-        for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             collectors.add(new JsonWriter().put("name", gc.getName()).put("count", gc.getCollectionCount())
                 .put("time_ms", gc.getCollectionTime()));
         }
@@ -226,7 +229,7 @@ public final class ServerMetrics {
         List<JsonWriter> collectors = new ArrayList<>();
         long youngCount = 0;
         long youngMs = 0;
-        for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             collectors.add(new JsonWriter().put("name", gc.getName()).put("count", gc.getCollectionCount())
                 .put("time_ms", gc.getCollectionTime()));
             if (isYoung(gc.getName())) {
@@ -251,7 +254,7 @@ public final class ServerMetrics {
             .put("chunks", new JsonWriter().put("offheap_in_use", c.offheapInUse()).put("onheap_in_use", c.onheapInUse())
                 .put("heap_fallback", c.heapFallback()).put("pooled_free", c.pooledFree()))
             .put("index", m.index()).put("flattened_segments", m.flattenedSegments())
-            .put("heap_allocated_bytes", org.heaplab.core.memstore.MemstoreHeapBytes.total());
+            .put("heap_allocated_bytes", MemstoreHeapBytes.total());
     }
 
     /** {"caches": [{name, capacity_bytes, ..., by_type: {data: {hits, misses, hit_ratio}, ...}}]}. */
@@ -302,7 +305,8 @@ public final class ServerMetrics {
 
     /** Process CPU time in milliseconds (all threads, user + system), 0 when the JVM cannot tell. */
     static long processCpuMillis() {
-        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        // com.sun's extension of the java.lang.management bean imported above: same simple name
         if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
             long ns = sun.getProcessCpuTime();
             return ns < 0 ? 0 : ns / 1_000_000;

@@ -1,10 +1,12 @@
 package org.heaplab.server;
 
+import java.io.InterruptedIOException;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.region.OnlineRegions;
 import org.heaplab.core.region.Put;
 import org.heaplab.core.region.RegionPut;
@@ -51,7 +53,7 @@ final class StagedWritePath implements WritePath {
 
     StagedWritePath(OnlineRegions regions, int handlers, int postSyncThreads, int queueLength) {
         if (handlers < 1 || postSyncThreads < 1 || queueLength < 1) {
-            throw new org.heaplab.core.conf.ConfigurationException(HANDLERS_KEY + ", " + POSTSYNC_THREADS_KEY + " and "
+            throw new ConfigurationException(HANDLERS_KEY + ", " + POSTSYNC_THREADS_KEY + " and "
                 + QUEUE_LENGTH_KEY + " must be >= 1, got " + handlers + ", " + postSyncThreads + ", " + queueLength);
         }
         this.regions = regions;
@@ -87,7 +89,7 @@ final class StagedWritePath implements WritePath {
                 handler.submit(() -> preAppend(p, answer));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                answer.partDone(new java.io.InterruptedIOException("interrupted while queueing the put"));
+                answer.partDone(new InterruptedIOException("interrupted while queueing the put"));
             }
         }
     }

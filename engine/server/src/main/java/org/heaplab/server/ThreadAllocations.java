@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -73,6 +74,7 @@ public final class ThreadAllocations {
 
     private static volatile ThreadAllocations process;
 
+    /** com.sun's extension of the imported java.lang.management.ThreadMXBean (same simple name). */
     private final com.sun.management.ThreadMXBean bean;
     private final Map<Long, Tracked> live = new HashMap<>();
     private final EnumMap<Group, Long> ended = new EnumMap<>(Group.class);
@@ -102,7 +104,10 @@ public final class ThreadAllocations {
         }
     }
 
-    /** The counters' bean, enabling them if the JVM has them switched off; null when it has none. */
+    /**
+     * The counters' bean, enabling them if the JVM has them switched off; null when it has none. (Written
+     * in full: com.sun's ThreadMXBean extends the imported java.lang.management one of the same name.)
+     */
     private static com.sun.management.ThreadMXBean supportedBean(ThreadMXBean mx) {
         if (!(mx instanceof com.sun.management.ThreadMXBean sun)) {
             return null;
@@ -205,7 +210,7 @@ public final class ThreadAllocations {
         if (name.endsWith("-consumer") || name.matches(".*-syncer-\\d+")) {
             return Group.WAL;
         }
-        if (name.startsWith("MemStoreFlusher") || name.toLowerCase(java.util.Locale.ROOT).contains("compact")) {
+        if (name.startsWith("MemStoreFlusher") || name.toLowerCase(Locale.ROOT).contains("compact")) {
             return Group.FLUSH;
         }
         return Group.OTHER;

@@ -20,7 +20,7 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.TableDescriptor;
 import org.heaplab.rpc.buffers.HeapCopies;
-import org.heaplab.rpc.buffers.PooledDirectRequestBuffers;
+import org.heaplab.rpc.buffers.DirectBufferPool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -124,7 +124,7 @@ class MechanismCountersTest {
     @Test
     void pooledPathCopiesNoBatchAndEverySmallRequest(@TempDir Path root) throws Exception {
         RegionServer server = RegionServer.start(profile("hbase2-offheap", root).set("hbase.rpc.server.impl", "SimpleRpcServer"));
-        assertTrue(server.requestBuffers() instanceof PooledDirectRequestBuffers);
+        assertTrue(server.requestBuffers() instanceof DirectBufferPool);
         try (Connection c = Connection.open(HOST, server.port())) {
             Table t = table(c);
             String before = c.getAdmin().metrics(false);
@@ -151,7 +151,7 @@ class MechanismCountersTest {
     void minimalAllocateSizeZeroPoolsEveryRequest(@TempDir Path root) throws Exception {
         RegionServer server = RegionServer.start(profile("hbase2-offheap", root).set("hbase.rpc.server.impl", "SimpleRpcServer")
             .set("hbase.server.allocator.minimal.allocate.size", "0"));
-        PooledDirectRequestBuffers pool = (PooledDirectRequestBuffers) server.requestBuffers();
+        DirectBufferPool pool = (DirectBufferPool) server.requestBuffers();
         assertEquals(0, pool.minAllocate());
         try (Connection c = Connection.open(HOST, server.port())) {
             Table t = table(c);

@@ -18,7 +18,7 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.io.Compression;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.TableDescriptor;
-import org.heaplab.rpc.buffers.PooledDirectRequestBuffers;
+import org.heaplab.rpc.buffers.DirectBufferPool;
 import org.heaplab.rpc.buffers.RequestBufferAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,7 +76,7 @@ class OffHeapWritePathTest {
     }
 
     /**
-     * HBase 2's ByteBuffAllocator pool (PooledDirectRequestBuffers) behind SimpleRpcServer: the rest of the
+     * HBase 2's ByteBuffAllocator pool (DirectBufferPool) behind SimpleRpcServer: the rest of the
      * profile as shipped, with the RPC server pinned (NettyRpcServer reads into its own pooled ByteBufs).
      */
     @Test
@@ -84,7 +84,7 @@ class OffHeapWritePathTest {
         StorageAssumption.assumeStorage();
         RegionServer server = RegionServer.start(offHeapConf(root).set("hbase.rpc.server.impl", "SimpleRpcServer"));
         RequestBufferAllocator buffers = server.requestBuffers();
-        assertTrue(buffers instanceof PooledDirectRequestBuffers, "the profile selects the pool: " + buffers.describe());
+        assertTrue(buffers instanceof DirectBufferPool, "the profile selects the pool: " + buffers.describe());
         try (Connection c = Connection.open(HOST, server.port())) {
             Admin admin = c.getAdmin();
             admin.createTable(new TableDescriptor("T", F, Compression.SNAPPY), new byte[][] {b("m")});
@@ -102,7 +102,7 @@ class OffHeapWritePathTest {
             // buffers from the same pool); the request buffer goes back before the answer is written, so the
             // next batch reuses it; the response buffer goes back just after its write, which may be after the
             // client sent the next batch (then its response takes a third buffer)
-            int created = ((PooledDirectRequestBuffers) buffers).createdBuffers();
+            int created = ((DirectBufferPool) buffers).createdBuffers();
             assertTrue(created >= 2 && created <= 3, "sequential batches reuse the buffers: " + created);
             // ~140 KB: pooled buffers plus a heap tail
             t.put(batch("z", 1000, 'z'));
@@ -129,6 +129,6 @@ class OffHeapWritePathTest {
             server.stop();
         }
         assertEquals(0, buffers.outstanding(), "every request buffer went back after its response");
-        ((PooledDirectRequestBuffers) buffers).checkNoLeaks();
+        ((DirectBufferPool) buffers).checkNoLeaks();
     }
 }

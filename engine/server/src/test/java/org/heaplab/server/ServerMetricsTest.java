@@ -40,7 +40,7 @@ class ServerMetricsTest {
     private static Configuration conf(Path root, boolean basic, int offheapMb) {
         return new Configuration().set("hbase.rootdir", root.toString()).set(RegionServer.HOSTNAME_KEY, HOST)
             .set(RegionServer.PORT_KEY, "0").set("hbase.regionserver.handler.count", "4")
-            .set("hbase.rpc.server.impl", "SimpleRpcServer") // request_buffers: PooledDirectRequestBuffers' heap fallback
+            .set("hbase.rpc.server.impl", "SimpleRpcServer") // request_buffers: DirectBufferPool's heap fallback
             .set("hbase.server.allocator.pool.enabled", "true")
             .set("hbase.hregion.memstore.mslab.enabled", "true")
             .set("hbase.hregion.memstore.mslab.chunksize", "65536")

@@ -36,7 +36,7 @@ class StartupLinesTest {
             "cell decoding: ZeroCopyCellDecoder", "responses: PooledDirectResponseEncoder", "read path: ZeroCopyReadPath",
             "block cache: CombinedBlockCache", "memstore cell storage: SkipListIndex \\(.*\\) over MslabCellStorage \\(on-heap chunks",
             "mvcc: PreassignedMvcc", "write path: legacy"),
-        "hbase2-offheap+turned", List.of("rpc server: SimpleRpcServer", "request buffers: PooledDirectRequestBuffers",
+        "hbase2-offheap+turned", List.of("rpc server: SimpleRpcServer", "request buffers: DirectBufferPool",
             "cell decoding: CopyingCellDecoder", "responses: PooledDirectResponseEncoder",
             "memstore cell storage: CompactingIndex \\(.*\\) over MslabCellStorage \\(off-heap chunks",
             "mvcc: LegacyMvcc", "write path: staged"));

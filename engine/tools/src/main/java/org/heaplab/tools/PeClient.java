@@ -1,6 +1,7 @@
 package org.heaplab.tools;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -127,7 +128,7 @@ final class PeClient implements Callable<PeSummary.ClientResult> {
     }
 
     /** HBase PE's CASTableTest qualifier: the test's class name. */
-    static final byte[] INCREMENT_QUALIFIER = "IncrementTest".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] INCREMENT_QUALIFIER = "IncrementTest".getBytes(StandardCharsets.US_ASCII);
 
     private void count(Result r) {
         if (r != null && !r.isEmpty()) {

@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.heaplab.client.Admin;
 import org.heaplab.client.Connection;
@@ -86,6 +87,31 @@ class AdminCliTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         assertEquals(2, AdminCli.run(new String[] {}, System.out, new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("ERROR: missing admin command\nUsage:"));
+    }
+
+    /** The messages rejectsMistakes does not ask, one per kind of argument, kept as they were. */
+    @Test
+    void everyKindOfArgumentKeepsItsMessage() throws Exception {
+        assertTrue(AdminCli.parse(new String[] {"create", "T", "--presplit=4", "--rows=8000", "--splits=ycsb"}).ycsbSplits());
+        assertEquals(false, AdminCli.parse(new String[] {"create", "T", "--splits=pe"}).ycsbSplits());
+        assertEquals("help", AdminCli.parse(new String[] {"--report=x", "-h"}).verb());
+        for (String[] mistake : new String[][] {
+            {"--splits must be pe or ycsb, got 'hbase'", "create", "T", "--splits=hbase"},
+            {"--presplit=9 exceeds --rows=8", "create", "T", "--presplit=9", "--rows=8"},
+            {"--rows must be a positive integer, got '0'", "create", "T", "--rows=0"},
+            {"--presplit must be a positive integer, got 'x'", "create", "T", "--presplit=x"},
+            {"--family needs a value: --family=...", "create", "T", "--family"},
+            {"--compress needs a value: --compress=...", "create", "T", "--compress="},
+            {"unexpected argument 'U' for admin drop", "drop", "T", "U"},
+            {"unexpected argument 'T' for admin status", "status", "T"},
+            {"unknown flag -x for admin drop", "drop", "-x", "T"},
+            {"unknown flag --json for admin flush", "flush", "T", "--json"},
+            {"--report needs a value: --report=PREFIX (writes PREFIX.json)", "--report", "metrics"},
+            {"missing admin command", "--report=x"},
+        }) {
+            String[] args = Arrays.copyOfRange(mistake, 1, mistake.length);
+            assertEquals(mistake[0], assertThrows(UsageException.class, () -> AdminCli.parse(args)).getMessage());
+        }
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -188,7 +189,7 @@ final class YcsbReport {
     static long[] writeMerged(List<Histogram> intervals, Path file) throws IOException {
         long t0 = intervals.stream().mapToLong(Histogram::getStartTimeStamp).min().orElse(System.currentTimeMillis());
         List<Histogram> sorted = new ArrayList<>(intervals);
-        sorted.sort(java.util.Comparator.comparingLong(Histogram::getEndTimeStamp));
+        sorted.sort(Comparator.comparingLong(Histogram::getEndTimeStamp));
         List<Histogram> ticks = new ArrayList<>();
         long tickEnd = Long.MIN_VALUE;
         Histogram merged = null;

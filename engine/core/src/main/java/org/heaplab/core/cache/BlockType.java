@@ -1,5 +1,7 @@
 package org.heaplab.core.cache;
 
+import java.util.Locale;
+
 /**
  * What a cached block holds. A CombinedBlockCache keeps the meta blocks (index and bloom) in its on-heap
  * L1 and the data blocks in its off-heap L2, as HBase does; metrics are kept per type.
@@ -19,6 +21,6 @@ public enum BlockType {
 
     /** The name used in metrics JSON: data, leaf_index, bloom. */
     public String metricName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -1,5 +1,7 @@
 package org.heaplab.core.cell;
 
+import java.io.IOException;
+
 /**
  * A forward cursor over cells in {@link CellComparator} order (one memstore segment or one store file,
  * from a start row on). Cells it returns are views valid while the read's scope is open.
@@ -11,5 +13,5 @@ public interface CellCursor {
     Cell peek();
 
     /** Moves to the next cell. */
-    void advance() throws java.io.IOException;
+    void advance() throws IOException;
 }

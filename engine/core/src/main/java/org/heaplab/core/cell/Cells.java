@@ -1,6 +1,7 @@
 package org.heaplab.core.cell;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /** Small helpers that build KeyValues; every result owns a fresh byte[] of exactly its length. */
 public final class Cells {
@@ -33,14 +34,14 @@ public final class Cells {
 
     /** True when both cells have the same family and qualifier. */
     public static boolean sameColumn(KeyValue a, KeyValue b) {
-        return sameFamily(a, b) && java.util.Arrays.equals(
+        return sameFamily(a, b) && Arrays.equals(
             a.getBuffer(), a.qualifierOffset(), a.qualifierOffset() + a.qualifierLength(),
             b.getBuffer(), b.qualifierOffset(), b.qualifierOffset() + b.qualifierLength());
     }
 
     /** True when both cells have the same family. */
     public static boolean sameFamily(KeyValue a, KeyValue b) {
-        return java.util.Arrays.equals(a.getBuffer(), a.familyOffset(), a.familyOffset() + a.familyLength(),
+        return Arrays.equals(a.getBuffer(), a.familyOffset(), a.familyOffset() + a.familyLength(),
             b.getBuffer(), b.familyOffset(), b.familyOffset() + b.familyLength());
     }
 

@@ -1,5 +1,6 @@
 package org.heaplab.core.encoding;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.io.DataBlockEncoding;
@@ -65,7 +66,7 @@ public final class DiffEncoder implements DataBlockEncoder {
         } else if (!Arrays.equals(buf, cell.familyOffset(), cell.familyOffset() + cell.familyLength(), family, 0,
             family.length)) {
             throw new IllegalArgumentException("a DIFF block holds one family; got " + cell + " after family "
-                + new String(family, java.nio.charset.StandardCharsets.ISO_8859_1));
+                + new String(family, StandardCharsets.ISO_8859_1));
         }
         int shortKeyLength = shortKey(cell);
         int shared = cells == 0 ? 0 : Arrays.mismatch(key, 0, shortKeyLength, previousKey, 0, previousKeyLength);

@@ -1,5 +1,6 @@
 package org.heaplab.core.encoding;
 
+import java.util.Arrays;
 import org.heaplab.core.cell.CellComparator;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.io.DataBlockEncoding;
@@ -35,7 +36,7 @@ public final class RowIndexV1Encoder implements DataBlockEncoder {
         // BEGIN SOLUTION row-index
         if (previous == null || CellComparator.compareRows(previous, cell) != 0) {
             if (rows == rowOffsets.length) {
-                rowOffsets = java.util.Arrays.copyOf(rowOffsets, rows * 2);
+                rowOffsets = Arrays.copyOf(rowOffsets, rows * 2);
             }
             rowOffsets[rows++] = cells.length();
         }

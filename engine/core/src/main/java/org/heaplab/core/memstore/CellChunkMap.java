@@ -3,6 +3,7 @@ package org.heaplab.core.memstore;
 import java.nio.ByteBuffer;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import org.heaplab.core.cell.ByteBufferKeyValue;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.CellComparator;
 import org.heaplab.core.cell.KeyValue;
@@ -66,7 +67,7 @@ final class CellChunkMap implements Segment {
             ByteBuffer b = pieceChunks[n / perPiece].buffer();
             int at = pieceOffsets[n / perPiece] + (n % perPiece) * ENTRY_BYTES;
             b.putInt(at, dir.idOf(c));
-            b.putInt(at + 4, c instanceof KeyValue kv ? kv.getOffset() : ((org.heaplab.core.cell.ByteBufferKeyValue) c).offset());
+            b.putInt(at + 4, c instanceof KeyValue kv ? kv.getOffset() : ((ByteBufferKeyValue) c).offset());
             b.putInt(at + 8, c.getSerializedLength());
         }
         if (n != count) {

@@ -19,18 +19,24 @@ public final class CellStorages {
      *                                off-heap pool this JVM cannot reserve
      */
     public static CellStorage.Factory fromConf(Configuration conf, long globalMemstoreLimit) {
-        boolean mslab = conf.getBoolean(StorageKeys.MSLAB_ENABLED, StorageKeys.DEFAULT_MSLAB_ENABLED);
-        long offheapMb = conf.getLong(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE, StorageKeys.DEFAULT_OFFHEAP_GLOBAL_MEMSTORE_SIZE);
-        if (offheapMb < 0) {
-            throw new ConfigurationException(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE + " must be >= 0 (MB), got " + offheapMb);
+        if (conf.getBoolean(StorageKeys.MSLAB_ENABLED, StorageKeys.DEFAULT_MSLAB_ENABLED)) {
+            return mslab(conf, globalMemstoreLimit);
         }
-        if (!mslab) {
-            if (offheapMb > 0) {
-                throw new ConfigurationException(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE + " > 0 needs "
-                    + StorageKeys.MSLAB_ENABLED + "=true (off-heap cells live in MSLAB chunks)");
-            }
-            return PlainCellStorage.FACTORY;
+        if (offheapMb(conf) > 0) {
+            throw new ConfigurationException(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE + " > 0 needs "
+                + StorageKeys.MSLAB_ENABLED + "=true (off-heap cells live in MSLAB chunks)");
         }
+        return PlainCellStorage.FACTORY;
+    }
+
+    /**
+     * The MSLAB storages of {@link #fromConf} (hbase.hregion.memstore.mslab.enabled=true), typed: the
+     * compacting index needs them.
+     *
+     * @throws ConfigurationException on an out-of-range value, or an off-heap pool this JVM cannot reserve
+     */
+    public static MslabCellStorage.Factory mslab(Configuration conf, long globalMemstoreLimit) {
+        long offheapMb = offheapMb(conf);
         int chunkSize = conf.getInt(StorageKeys.MSLAB_CHUNK_SIZE, StorageKeys.DEFAULT_MSLAB_CHUNK_SIZE);
         int maxAlloc = conf.getInt(StorageKeys.MSLAB_MAX_ALLOCATION, StorageKeys.DEFAULT_MSLAB_MAX_ALLOCATION);
         float poolFraction = conf.getFloat(StorageKeys.CHUNK_POOL_MAX_SIZE, StorageKeys.DEFAULT_CHUNK_POOL_MAX_SIZE);
@@ -56,5 +62,14 @@ public final class CellStorages {
             pool = new HeapChunkPool(chunkSize, (int) Math.min(Integer.MAX_VALUE, chunks));
         }
         return MslabCellStorage.factory(pool, maxAlloc);
+    }
+
+    /** hbase.regionserver.offheap.global.memstore.size in MB, checked (0: the chunks are on the heap). */
+    private static long offheapMb(Configuration conf) {
+        long offheapMb = conf.getLong(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE, StorageKeys.DEFAULT_OFFHEAP_GLOBAL_MEMSTORE_SIZE);
+        if (offheapMb < 0) {
+            throw new ConfigurationException(StorageKeys.OFFHEAP_GLOBAL_MEMSTORE_SIZE + " must be >= 0 (MB), got " + offheapMb);
+        }
+        return offheapMb;
     }
 }

@@ -13,19 +13,20 @@ import org.heaplab.core.conf.StorageKeys;
  */
 public final class Memstores implements Memstore.Factory {
     private final CellStorage.Factory storages;
-    private final boolean basic;
+    /** BASIC: the same factory as {@link #storages}, typed, for the compacting index; null: skip lists. */
+    private final MslabCellStorage.Factory compacting;
     private final long inMemoryFlushThreshold;
     private final MemstoreCounters counters = new MemstoreCounters();
 
-    private Memstores(CellStorage.Factory storages, boolean basic, long inMemoryFlushThreshold) {
+    private Memstores(CellStorage.Factory storages, MslabCellStorage.Factory compacting, long inMemoryFlushThreshold) {
         this.storages = storages;
-        this.basic = basic;
+        this.compacting = compacting;
         this.inMemoryFlushThreshold = inMemoryFlushThreshold;
     }
 
     /** A factory of skip-list memstores over {@code storages} (tests, tools). */
     public static Memstore.Factory defaults(CellStorage.Factory storages) {
-        return new Memstores(storages, false, Long.MAX_VALUE);
+        return new Memstores(storages, null, Long.MAX_VALUE);
     }
 
     /**
@@ -56,21 +57,26 @@ public final class Memstores implements Memstore.Factory {
             throw new ConfigurationException(StorageKeys.INMEMORY_FLUSH_THRESHOLD_FACTOR + " must be in (0, 1], got " + factor);
         }
         long flushSize = conf.getLong(StorageKeys.MEMSTORE_FLUSH_SIZE, StorageKeys.DEFAULT_MEMSTORE_FLUSH_SIZE);
-        CellStorage.Factory storages = CellStorages.fromConf(conf, globalMemstoreLimit);
-        return new Memstores(storages, basic, Math.max(1, (long) (factor * (double) flushSize)));
+        long threshold = Math.max(1, (long) (factor * (double) flushSize));
+        if (basic) {
+            MslabCellStorage.Factory mslab = CellStorages.mslab(conf, globalMemstoreLimit);
+            return new Memstores(mslab, mslab, threshold);
+        }
+        return new Memstores(CellStorages.fromConf(conf, globalMemstoreLimit), null, threshold);
     }
 
     @Override
     public Memstore create() {
-        CellStorage storage = storages.create();
-        MemstoreIndex index = basic ? new CompactingIndex((MslabCellStorage) storage, inMemoryFlushThreshold, counters)
-            : new SkipListIndex();
-        return new Memstore(storage, index, counters);
+        if (basic()) {
+            MslabCellStorage storage = compacting.create();
+            return new Memstore(storage, new CompactingIndex(storage, inMemoryFlushThreshold, counters), counters);
+        }
+        return new Memstore(storages.create(), new SkipListIndex(), counters);
     }
 
     @Override
     public String describe() {
-        return (basic ? "CompactingIndex (BASIC: skip list flattened into a CellChunkMap past "
+        return (basic() ? "CompactingIndex (BASIC: skip list flattened into a CellChunkMap past "
             + inMemoryFlushThreshold + " bytes)" : "SkipListIndex (one skip list until the flush)") + " over "
             + storages.describe();
     }
@@ -79,8 +85,13 @@ public final class Memstores implements Memstore.Factory {
     public Memstore.MemstoreStats stats() {
         ChunkPool pool = storages.pool();
         return new Memstore.MemstoreStats(counters.dataBytes.sum(), counters.cells.sum(),
-            pool == null ? ChunkPool.ChunkStats.NONE : pool.stats(), basic ? "CHUNK_MAP" : "CSLM",
+            pool == null ? ChunkPool.ChunkStats.NONE : pool.stats(), basic() ? "CHUNK_MAP" : "CSLM",
             counters.flattenedSegments.sum());
+    }
+
+    /** True with hbase.hregion.compacting.memstore.type=BASIC: compacting indexes over MSLAB storage. */
+    private boolean basic() {
+        return compacting != null;
     }
 
     /** The chunk pool, or null with plain cells (tests: leak checks). */

@@ -146,23 +146,34 @@ public final class MslabCellStorage implements CellStorage {
     }
 
     /** One MslabCellStorage per memstore over one shared pool. */
-    public static CellStorage.Factory factory(ChunkPool pool, int maxAllocation) {
-        return new CellStorage.Factory() {
-            @Override
-            public CellStorage create() {
-                return new MslabCellStorage(pool, maxAllocation);
-            }
+    public static Factory factory(ChunkPool pool, int maxAllocation) {
+        return new Factory(pool, maxAllocation);
+    }
 
-            @Override
-            public String describe() {
-                return "MslabCellStorage (" + pool.describe() + "; cells over " + maxAllocation
-                    + " bytes in their own heap chunk)";
-            }
+    /** Makes MslabCellStorages, typed as such: the compacting index flattens into their chunks. */
+    public static final class Factory implements CellStorage.Factory {
+        private final ChunkPool pool;
+        private final int maxAllocation;
 
-            @Override
-            public ChunkPool pool() {
-                return pool;
-            }
-        };
+        private Factory(ChunkPool pool, int maxAllocation) {
+            this.pool = pool;
+            this.maxAllocation = maxAllocation;
+        }
+
+        @Override
+        public MslabCellStorage create() {
+            return new MslabCellStorage(pool, maxAllocation);
+        }
+
+        @Override
+        public String describe() {
+            return "MslabCellStorage (" + pool.describe() + "; cells over " + maxAllocation
+                + " bytes in their own heap chunk)";
+        }
+
+        @Override
+        public ChunkPool pool() {
+            return pool;
+        }
     }
 }

@@ -2,6 +2,7 @@ package org.heaplab.core.region;
 
 import java.io.IOException;
 import java.io.StringReader;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,6 +10,7 @@ import java.nio.file.Paths;
 import java.util.HexFormat;
 import java.util.Properties;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.core.conf.StorageKeys;
 import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.io.BloomType;
@@ -60,7 +62,7 @@ final class FsLayout {
             dir = dir.substring("file:".length());
         }
         if (dir.isEmpty()) {
-            throw new org.heaplab.core.conf.ConfigurationException(StorageKeys.ROOT_DIR + " is empty");
+            throw new ConfigurationException(StorageKeys.ROOT_DIR + " is empty");
         }
         return Paths.get(dir);
     }
@@ -145,7 +147,7 @@ final class FsLayout {
     }
 
     private static byte[] store(Properties p) throws IOException {
-        java.io.StringWriter w = new java.io.StringWriter();
+        StringWriter w = new StringWriter();
         p.store(w, "HeapLab metadata");
         return w.toString().getBytes(StandardCharsets.ISO_8859_1);
     }

@@ -1,5 +1,7 @@
 package org.heaplab.core.region;
 
+import java.util.Collections;
+import java.util.concurrent.locks.Lock;
 import org.heaplab.core.storefile.StoreFileTuning;
 import java.io.Closeable;
 import java.io.IOException;
@@ -27,6 +29,7 @@ import org.heaplab.core.util.Futures;
 import org.heaplab.core.wal.Durability;
 import org.heaplab.core.wal.Mvcc;
 import org.heaplab.core.wal.Wal;
+import org.heaplab.core.wal.WalFailure;
 
 /**
  * All tables and regions online on one region server: the storage engine's entry point for the RPC layer.
@@ -279,7 +282,7 @@ public final class OnlineRegions implements Closeable {
 
     /** {@link #get} of every column of each row, rows in any regions; one result per row, in order (empty: no live cells). */
     public List<List<Cell>> multiGet(String table, List<byte[]> rows, ReadScope scope) throws IOException {
-        return multiGet(table, rows, java.util.Collections.nCopies(rows.size(), List.of()), scope);
+        return multiGet(table, rows, Collections.nCopies(rows.size(), List.of()), scope);
     }
 
     /** {@link #get} of each row with its own qualifiers (empty: every column); one result per row, in order. */
@@ -323,7 +326,7 @@ public final class OnlineRegions implements Closeable {
      * (rows may share a stripe); no owner thread, not reentrant (take one at a time). Plain puts do not
      * take it: a put to the same column is not blocked and may be overwritten or win.
      */
-    public java.util.concurrent.locks.Lock incrementLock(String table, byte[] row) throws IOException {
+    public Lock incrementLock(String table, byte[] row) throws IOException {
         checkOpen();
         return tables.get(table).regionFor(row).incrementLock(row);
     }
@@ -385,7 +388,7 @@ public final class OnlineRegions implements Closeable {
     }
 
     /** The WAL's first I/O failure (puts fail from then on): the region server aborts on it, as HBase does. */
-    public CompletableFuture<org.heaplab.core.wal.WalFailure> walFailure() {
+    public CompletableFuture<WalFailure> walFailure() {
         return wal.failure();
     }
 

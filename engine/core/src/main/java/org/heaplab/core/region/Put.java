@@ -1,5 +1,6 @@
 package org.heaplab.core.region;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -71,6 +72,6 @@ public final class Put {
 
     @Override
     public String toString() {
-        return "Put{row=" + new String(row, java.nio.charset.StandardCharsets.UTF_8) + ", cells=" + size + "}";
+        return "Put{row=" + new String(row, StandardCharsets.UTF_8) + ", cells=" + size + "}";
     }
 }

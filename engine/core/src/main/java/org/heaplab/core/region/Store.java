@@ -1,5 +1,7 @@
 package org.heaplab.core.region;
 
+import java.io.UncheckedIOException;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.core.storefile.StoreFileTuning;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -132,7 +134,7 @@ final class Store {
     }
 
     /** Copies a cell into the active memstore; returns the change in heap size. */
-    long add(org.heaplab.core.cell.Cell kv) {
+    long add(Cell kv) {
         return view.active().add(kv);
     }
 
@@ -212,7 +214,7 @@ final class Store {
             StoreFileReader output;
             try {
                 output = writeFile(() -> new CompactionIterator(inputs), maxSeq);
-            } catch (java.io.UncheckedIOException e) {
+            } catch (UncheckedIOException e) {
                 throw e.getCause();
             }
             CrashPoints.reach(CrashPoints.COMPACTION_AFTER_FILE_WRITTEN);

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import org.heaplab.core.io.AtomicFiles;
 
 /**
@@ -33,7 +35,7 @@ final class TableFiles {
         if (indexes.length == 0) {
             throw new IllegalArgumentException("no region to open: name at least one region index");
         }
-        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        Set<Integer> seen = new HashSet<>();
         for (int i : indexes) {
             if (i < 0 || i >= regionCount) {
                 throw new IllegalArgumentException("region index " + i + " is out of range: the split keys define "
@@ -46,8 +48,8 @@ final class TableFiles {
     }
 
     /** The encoded names of the regions {@code indexes} of a table created at {@code createdMs}. */
-    static java.util.Set<String> encodedNames(String table, byte[][] splitKeys, long createdMs, int[] indexes) {
-        java.util.Set<String> names = new java.util.HashSet<>();
+    static Set<String> encodedNames(String table, byte[][] splitKeys, long createdMs, int[] indexes) {
+        Set<String> names = new HashSet<>();
         for (int i : indexes) {
             names.add(RegionNames.encodedName(table, i == 0 ? new byte[0] : splitKeys[i - 1], createdMs, i));
         }

@@ -1,6 +1,7 @@
 package org.heaplab.core.storefile;
 
 import java.io.IOException;
+import java.util.Arrays;
 import org.heaplab.core.io.Compression;
 import org.xerial.snappy.Snappy;
 
@@ -28,11 +29,11 @@ final class BlockCompression {
     /** The on-disk payload of {@code length} raw bytes (NONE returns a copy of exactly that range). */
     static byte[] compress(Compression c, byte[] raw, int length) throws IOException {
         return switch (c) {
-            case NONE -> java.util.Arrays.copyOf(raw, length);
+            case NONE -> Arrays.copyOf(raw, length);
             case SNAPPY -> {
                 byte[] out = new byte[Snappy.maxCompressedLength(length)];
                 int n = Snappy.compress(raw, 0, length, out, 0);
-                yield java.util.Arrays.copyOf(out, n);
+                yield Arrays.copyOf(out, n);
             }
         };
     }

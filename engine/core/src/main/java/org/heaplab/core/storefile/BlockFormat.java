@@ -1,8 +1,10 @@
 package org.heaplab.core.storefile;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.zip.CRC32C;
 import org.heaplab.core.io.Compression;
 
@@ -32,7 +34,7 @@ final class BlockFormat {
      * payload as it is (a flush writes every data block through here: a framed copy of each would double
      * the flush's garbage). Returns the bytes written.
      */
-    static int writeFramed(java.io.OutputStream out, BlockKind kind, byte[] raw, Compression compression)
+    static int writeFramed(OutputStream out, BlockKind kind, byte[] raw, Compression compression)
         throws IOException {
         byte[] payload = compression == Compression.NONE ? raw : BlockCompression.compress(compression, raw, raw.length);
         byte[] header = new byte[HEADER_SIZE];
@@ -55,7 +57,7 @@ final class BlockFormat {
      */
     static byte[] unframe(byte[] onDisk, BlockKind expected, Compression compression, String where, long offset)
         throws IOException {
-        String what = "store file " + where + ": " + expected.name().toLowerCase(java.util.Locale.ROOT)
+        String what = "store file " + where + ": " + expected.name().toLowerCase(Locale.ROOT)
             + " block at offset " + offset;
         if (onDisk.length < HEADER_SIZE) {
             throw new IOException(what + " is shorter than a block header");

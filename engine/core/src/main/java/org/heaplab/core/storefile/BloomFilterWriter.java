@@ -1,6 +1,7 @@
 package org.heaplab.core.storefile;
 
 import java.io.IOException;
+import org.heaplab.core.cell.KeyValue;
 
 /**
  * Builds a file's row bloom filter while cells are appended (HBase's compound bloom filter): rows go
@@ -39,7 +40,7 @@ final class BloomFilterWriter {
     }
 
     /** {@link #addRow(byte[], BlockSink)} of the row of {@code kv}, hashed in place (copied once per chunk). */
-    void addRow(org.heaplab.core.cell.KeyValue kv, BlockSink sink) throws IOException {
+    void addRow(KeyValue kv, BlockSink sink) throws IOException {
         if (rowsInChunk == 0) {
             chunkFirstRow = kv.row();
         }

@@ -2,6 +2,7 @@ package org.heaplab.core.storefile;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 import org.heaplab.core.io.BloomType;
 import org.heaplab.core.io.Compression;
@@ -72,7 +73,7 @@ public record Trailer(long rootIndexOffset, int rootIndexSize, int indexLevels, 
 
     /** Decodes a whole trailer (after {@link #checkTail}); {@code where} names the file in errors. */
     static Trailer decode(byte[] bytes, String where) throws IOException {
-        checkTail(java.util.Arrays.copyOfRange(bytes, SIZE - TAIL_SIZE, SIZE), where);
+        checkTail(Arrays.copyOfRange(bytes, SIZE - TAIL_SIZE, SIZE), where);
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, SIZE - 16);
         ByteBuffer b = ByteBuffer.wrap(bytes);

@@ -1,5 +1,7 @@
 package org.heaplab.core.wal;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * What both MVCC orders share: the queue of begun writes and the read point over it. Subclasses differ
  * only in {@link Mvcc#begin}, which is the whole lesson of {@link LegacyMvcc} vs {@link PreassignedMvcc}.
@@ -24,7 +26,7 @@ abstract class AbstractMvcc implements Mvcc {
     }
 
     @Override
-    public final java.util.concurrent.CompletableFuture<Void> whenVisible(WriteEntry e) {
+    public final CompletableFuture<Void> whenVisible(WriteEntry e) {
         return queue.whenVisible(e.seqId());
     }
 

@@ -3,6 +3,7 @@ package org.heaplab.core.wal;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -373,7 +374,7 @@ public final class GroupCommitWal implements AutoCloseable {
     }
 
     /** Completes with this file's first I/O failure, once every append waiting then has failed. */
-    public java.util.concurrent.CompletableFuture<IOException> failure() {
+    public CompletableFuture<IOException> failure() {
         return pending.failed();
     }
 

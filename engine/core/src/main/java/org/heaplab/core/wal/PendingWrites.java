@@ -1,6 +1,8 @@
 package org.heaplab.core.wal;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
@@ -42,7 +44,7 @@ final class PendingWrites {
      * {@link #whenVisible} that the new read point reaches complete on this thread, outside the lock.
      */
     void complete(WriteEntry e) {
-        java.util.List<CompletableFuture<Void>> ready = null;
+        List<CompletableFuture<Void>> ready = null;
         synchronized (this) {
             if (e.completed) {
                 return;
@@ -57,7 +59,7 @@ final class PendingWrites {
                 notifyAll();
                 while (!visibleWaiters.isEmpty() && visibleWaiters.firstKey() <= rp) {
                     if (ready == null) {
-                        ready = new java.util.ArrayList<>();
+                        ready = new ArrayList<>();
                     }
                     ready.add(visibleWaiters.pollFirstEntry().getValue());
                 }

@@ -7,9 +7,9 @@ import org.heaplab.rpc.protocol.RpcConstants;
 
 /**
  * HBase 2.x responses: the frame is written into whole pooled DIRECT buffers taken from the server's
- * {@link PooledDirectRequestBuffers} (HBase's ByteBuffAllocator.allocateOneBuffer: a response takes
- * pooled buffers whatever its size), the server writes them with one gathering write and gives them
- * back. A cell served from off-heap cache memory is copied direct to direct; nothing lands on the heap
+ * {@link DirectBufferPool} ({@link DirectBufferPool#allocateResponse}, HBase's
+ * ByteBuffAllocator.allocateOneBuffer: a response takes pooled buffers whatever its size), the server
+ * writes them with one gathering write and gives them back. A cell served from off-heap cache memory is copied direct to direct; nothing lands on the heap
  * except when the pool is exhausted (a heap tail, counted by the pool).
  *
  * <pre>
@@ -18,9 +18,9 @@ import org.heaplab.rpc.protocol.RpcConstants;
  * </pre>
  */
 public final class PooledDirectResponseEncoder implements ResponseEncoder {
-    private final PooledDirectRequestBuffers pool;
+    private final DirectBufferPool pool;
 
-    public PooledDirectResponseEncoder(PooledDirectRequestBuffers pool) {
+    public PooledDirectResponseEncoder(DirectBufferPool pool) {
         this.pool = pool;
     }
 
@@ -34,7 +34,7 @@ public final class PooledDirectResponseEncoder implements ResponseEncoder {
         if (body > Integer.MAX_VALUE - 64) {
             throw new IllegalArgumentException("cell block of " + cellBytes + " bytes does not fit in one frame");
         }
-        RequestBuffer buffer = pool.allocateWhole((int) body + 4);
+        RequestBuffer buffer = pool.allocateResponse((int) body + 4);
         try {
             Segments out = new Segments(buffer.segments());
             out.putInt((int) body);

@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  * After release a pooled segment belongs to the next request: every cell decoded over it is invalid.
  *
  * <p>Pitfalls: releasing twice throws; forgetting to release leaks a pooled buffer (the leak detector
- * of {@link PooledDirectRequestBuffers} reports it in tests).
+ * of {@link DirectBufferPool} reports it in tests).
  *
  * <p>Thread safety: filled by the connection's reader, then handed to one handler; release is
  * idempotence-checked atomically.

@@ -2,8 +2,8 @@ package org.heaplab.rpc.buffers;
 
 /**
  * Where the RPC server reads request bodies: the switch between HBase 1.x's fresh heap byte[] per
- * request ({@link HeapRequestBuffers}) and 2.x's pooled direct buffers ({@link PooledDirectRequestBuffers},
- * HBase's ByteBuffAllocator rules). Chosen once at start-up ({@link RequestBufferAllocators#fromConf}).
+ * request ({@link HeapRequestBuffers}) and 2.x's pooled direct buffers ({@link DirectBufferPool},
+ * HBase's ByteBuffAllocator rules). Chosen once at start-up ({@link org.heaplab.rpc.server.RpcMemory#fromConf}).
  *
  * <p>Ownership: {@link #allocate} hands the caller a {@link RequestBuffer} that the caller must
  * {@link RequestBuffer#release} exactly once, after the last use of anything decoded over it.

@@ -5,8 +5,9 @@ import org.heaplab.core.cell.Cell;
 
 /**
  * The response-path switch (labs 04 and 06): where an OK response's params and cell block are encoded
- * before the socket write. Chosen once at start-up by {@link ResponseEncoders#fromConf}, tied to the
- * request buffers' hbase.server.allocator.pool.enabled as in HBase (one ByteBuffAllocator for both):
+ * before the socket write. Chosen once at start-up with the request buffers
+ * ({@link org.heaplab.rpc.server.RpcMemory#fromConf}), by the same hbase.server.allocator.pool.enabled as in
+ * HBase (one ByteBuffAllocator for both: the pooled encoder writes into the {@link DirectBufferPool}):
  * <ul>
  *   <li>{@link HeapResponseEncoder} (HBase 1.x): the whole frame in a new heap byte[]; cells served from
  *       off-heap cache memory are copied onto the heap here (garbage per response).</li>

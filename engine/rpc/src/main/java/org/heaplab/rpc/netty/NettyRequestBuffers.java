@@ -3,6 +3,7 @@ package org.heaplab.rpc.netty;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.heaplab.rpc.buffers.HeapCopies;
 import org.heaplab.rpc.buffers.RequestBuffer;
 import org.heaplab.rpc.buffers.RequestBufferAllocator;
@@ -82,7 +83,7 @@ public final class NettyRequestBuffers implements RequestBufferAllocator {
 
     /** {@code b} with position 0, limit = its length, big-endian (a slice only when it is not so already). */
     private static ByteBuffer zeroBased(ByteBuffer b) {
-        return b.position() == 0 && b.limit() == b.capacity() && b.order() == java.nio.ByteOrder.BIG_ENDIAN ? b : b.slice();
+        return b.position() == 0 && b.limit() == b.capacity() && b.order() == ByteOrder.BIG_ENDIAN ? b : b.slice();
     }
 
     /** A fresh buffer of {@code length} bytes from Netty's allocator (the server itself only wraps frames). */

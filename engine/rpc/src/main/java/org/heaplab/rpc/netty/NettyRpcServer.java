@@ -1,7 +1,6 @@
 package org.heaplab.rpc.netty;
 
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -24,13 +23,12 @@ import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.rpc.buffers.RequestBuffer;
 import org.heaplab.rpc.buffers.RequestBufferAllocator;
-import org.heaplab.rpc.buffers.RequestBufferAllocators;
 import org.heaplab.rpc.buffers.ResponseEncoder;
-import org.heaplab.rpc.buffers.ResponseEncoders;
 import org.heaplab.rpc.protocol.CellDecoder;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.heaplab.rpc.server.RequestIntake;
 import org.heaplab.rpc.server.RpcCall;
+import org.heaplab.rpc.server.RpcMemory;
 import org.heaplab.rpc.server.RpcMetrics;
 import org.heaplab.rpc.server.RpcScheduler;
 import org.heaplab.rpc.server.RpcServer;
@@ -64,10 +62,10 @@ import org.heaplab.rpc.server.RpcService;
  * Netty without a copy; Netty releases them after the write ({@link ResponseFrameBufs}).
  *
  * <p>The request-buffer switch does not apply here: hbase.server.allocator.pool.enabled, which chooses
- * SimpleRpcServer's request buffers ({@code HeapRequestBuffers} or {@code PooledDirectRequestBuffers},
- * {@link RequestBufferAllocators#fromConf}), leaves this server's requests where Netty read them (as HBase
- * 2's NettyRpcServer, which decodes a request from its ByteBuf); here it picks only the response buffers
- * and the default cell decoder. So with the switch off (1.x: a heap byte[] per request on SimpleRpcServer)
+ * SimpleRpcServer's request buffers ({@code HeapRequestBuffers} or {@code DirectBufferPool}, in the
+ * {@link RpcMemory}), leaves this server's requests where Netty read them (as HBase 2's NettyRpcServer,
+ * which decodes a request from its ByteBuf); here it picks only the response buffers and the default cell
+ * decoder. So with the switch off (1.x: a heap byte[] per request on SimpleRpcServer)
  * this server still reads requests into Netty's pooled, normally direct, buffers. {@link #describe()} says
  * so in the start-up line, with the key's value.
  *
@@ -91,43 +89,32 @@ public final class NettyRpcServer implements RpcServer {
 
     private final InetSocketAddress bindAddress;
     private final Consumer<String> log;
-    private final int maxRequestSize;
-    private final long readTimeoutNanos;
+    private final RpcMemory memory;
     private final int writeLowWater;
     private final int writeHighWater;
     private final RpcScheduler scheduler;
     /** Holds the decoder, the encoder, the scheduler and the metrics ({@link RpcServer}'s getters read them). */
     private final RequestIntake intake;
     private final NettyRequestBuffers requestBuffers;
-    private final RequestBufferAllocator responseBuffers;
     private final Set<NettyConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
     private final NettyEventLoops loops;
-    private final boolean poolEnabled;
     private EventLoopGroup group;
     private Channel serverChannel;
 
     /**
-     * @param conf reads hbase.netty.worker.count, hbase.netty.nativetransport, hbase.ipc.max.request.size,
-     *     hbase.server.netty.writable.watermark.low/high,
-     *     the scheduler's keys and the buffer keys (hbase.server.allocator.pool.enabled picks the response
-     *     path and, with heaplab.rpc.cell.decoder, the cell decoder)
+     * @param conf reads hbase.netty.worker.count, hbase.netty.nativetransport,
+     *     hbase.server.netty.writable.watermark.low/high and the scheduler's keys
+     * @param memory the response encoder, cell decoder and the request size and read timeout bounds,
+     *     chosen once ({@link RpcMemory#fromConf}); its request buffers serve only the pooled responses here
      * @param log receives one line per connection-level problem
      * @throws ConfigurationException one line naming the key when a value is out of range
      */
-    public NettyRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log) {
+    public NettyRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, RpcMemory memory,
+                          Consumer<String> log) {
         this.bindAddress = bindAddress;
         this.log = log;
-        this.maxRequestSize = conf.getInt(RpcConstants.MAX_REQUEST_SIZE_KEY, RpcConstants.DEFAULT_MAX_REQUEST_SIZE);
-        if (maxRequestSize < RpcConstants.MIN_REQUEST_BODY) {
-            throw new ConfigurationException(RpcConstants.MAX_REQUEST_SIZE_KEY + " must be at least "
-                + RpcConstants.MIN_REQUEST_BODY + ", got " + maxRequestSize);
-        }
-        long readTimeoutMs = conf.getLong(RpcConstants.READ_TIMEOUT_KEY, RpcConstants.DEFAULT_READ_TIMEOUT_MS);
-        if (readTimeoutMs < 1) {
-            throw new ConfigurationException(RpcConstants.READ_TIMEOUT_KEY + " must be at least 1 ms, got " + readTimeoutMs);
-        }
-        this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
+        this.memory = memory;
         this.writeHighWater = conf.getInt(WRITABLE_HIGH_WATERMARK_KEY, DEFAULT_WRITE_HIGH_WATER);
         this.writeLowWater = conf.getInt(WRITABLE_LOW_WATERMARK_KEY, Math.min(DEFAULT_WRITE_LOW_WATER, writeHighWater));
         if (writeHighWater < 0 || writeLowWater < 0 || (writeHighWater > 0 && writeLowWater > writeHighWater)) {
@@ -135,16 +122,12 @@ public final class NettyRpcServer implements RpcServer {
                 + WRITABLE_HIGH_WATERMARK_KEY + " (" + writeHighWater + ") must be 0 <= low <= high (high 0: no backpressure)");
         }
         this.loops = NettyEventLoops.fromConf(conf);
-        this.poolEnabled = conf.getBoolean(RpcConstants.ALLOCATOR_POOL_ENABLED_KEY, RpcConstants.DEFAULT_ALLOCATOR_POOL_ENABLED);
         RpcMetrics metrics = new RpcMetrics();
         this.scheduler = new RpcScheduler(conf, service, metrics, log);
-        ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
-        this.requestBuffers = new NettyRequestBuffers(alloc);
-        CellDecoder decoder = RequestBufferAllocators.cellDecoder(conf);
-        // the response path as SimpleRpcServer's: pooled direct buffers of our pool (2.x) or heap (1.x)
-        this.responseBuffers = RequestBufferAllocators.fromConf(conf, scheduler.handlerCount(), log);
-        ResponseEncoder encoder = ResponseEncoders.fromConf(conf, responseBuffers);
-        this.intake = new RequestIntake(decoder, encoder, metrics, scheduler, log, () -> stopping);
+        this.requestBuffers = new NettyRequestBuffers(PooledByteBufAllocator.DEFAULT);
+        // the response path as SimpleRpcServer's: pooled direct buffers of the memory's pool (2.x) or heap (1.x)
+        this.intake = new RequestIntake(memory.cellDecoder(), memory.responseEncoder(), metrics, scheduler, log,
+            () -> stopping);
     }
 
     @Override
@@ -166,7 +149,7 @@ public final class NettyRpcServer implements RpcServer {
                 protected void initChannel(Channel ch) {
                     NettyConnection c = new NettyConnection(ch);
                     ch.pipeline().addLast("preamble", new PreambleDecoder(c));
-                    ch.pipeline().addLast("frame", new FrameDecoder(c, maxRequestSize, readTimeoutNanos, log));
+                    ch.pipeline().addLast("frame", new FrameDecoder(c, memory.maxRequestSize(), memory.readTimeoutNanos(), log));
                     ch.pipeline().addLast("request", new RequestDecoder(c, NettyRpcServer.this));
                 }
             });
@@ -195,7 +178,7 @@ public final class NettyRpcServer implements RpcServer {
     @Override
     public String describe() {
         return name() + ", " + loops.description() + "; requests stay in Netty's pooled ByteBufs whatever "
-            + RpcConstants.ALLOCATOR_POOL_ENABLED_KEY + " says (" + poolEnabled
+            + RpcConstants.ALLOCATOR_POOL_ENABLED_KEY + " says (" + memory.poolEnabled()
             + " here: it picks only the response buffers and the default cell decoder)";
     }
 
@@ -236,9 +219,12 @@ public final class NettyRpcServer implements RpcServer {
         return requestBuffers;
     }
 
-    /** The pool pooled responses are encoded into (2.x; unused by heap responses): tests check it drains. */
+    /**
+     * The memory's request buffers, which this server uses only for the responses the pooled encoder
+     * writes into them (2.x; unused by heap responses): tests check they drain.
+     */
     RequestBufferAllocator responseBuffers() {
-        return responseBuffers;
+        return memory.requestBuffers();
     }
 
     /** Open connections (tests). */

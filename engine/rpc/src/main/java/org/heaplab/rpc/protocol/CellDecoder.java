@@ -7,7 +7,7 @@ import org.heaplab.core.cell.Cell;
  * How a request's cells are made from its cell block: the switch between HBase 1.x's copy of every
  * cell into its own heap KeyValue ({@link org.heaplab.rpc.buffers.CopyingCellDecoder}) and 2.x's views over
  * the request buffer ({@link org.heaplab.rpc.buffers.ZeroCopyCellDecoder}). Chosen once at start-up
- * ({@link org.heaplab.rpc.buffers.RequestBufferAllocators#cellDecoder}).
+ * ({@link org.heaplab.rpc.server.RpcMemory#fromConf}).
  *
  * <p>Here, in the protocol, because {@link FrameReader} cuts the cells out of a frame through it; the two
  * implementations live with the request buffers they read (org.heaplab.rpc.buffers).

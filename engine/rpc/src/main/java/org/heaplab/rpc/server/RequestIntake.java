@@ -2,6 +2,8 @@ package org.heaplab.rpc.server;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.heaplab.rpc.buffers.RequestBuffer;
@@ -45,7 +47,9 @@ public final class RequestIntake {
     private final Consumer<String> log;
     private final BooleanSupplier stopping;
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final Runnable callFinished = inFlight::decrementAndGet; // one object for every call
+    private final Runnable callFinished = this::callFinished; // one object for every call
+    private final ReentrantLock answeredLock = new ReentrantLock();
+    private final Condition allAnswered = answeredLock.newCondition();
 
     public RequestIntake(CellDecoder decoder, ResponseEncoder encoder, RpcMetrics metrics, RpcScheduler scheduler,
                          Consumer<String> log, BooleanSupplier stopping) {
@@ -89,6 +93,21 @@ public final class RequestIntake {
         }
     }
 
+    /**
+     * A call was answered. Only a stopping server can be waiting for the count to reach 0, so a running
+     * one pays no lock here; a stopper that set its flag after the decrement sees the 0 itself.
+     */
+    private void callFinished() {
+        if (inFlight.decrementAndGet() == 0 && stopping.getAsBoolean()) {
+            answeredLock.lock();
+            try {
+                allAnswered.signalAll();
+            } finally {
+                answeredLock.unlock();
+            }
+        }
+    }
+
     private static void sendError(CallTransport transport, int callId, ErrorCode code, String errorClass, String message) {
         transport.send(ResponseFrame.onHeap(FrameWriter.error(callId, code, errorClass, message)));
     }
@@ -119,17 +138,22 @@ public final class RequestIntake {
     }
 
     /**
-     * Waits until every call taken has been answered, at most {@code timeoutSeconds}; logs how many were
-     * not. Returns at once when the thread is interrupted (keeping its interrupt).
+     * Waits until every call taken has been answered, at most {@code timeoutSeconds}, woken by the last
+     * answer; logs how many were not. Call it once the server is stopping (the flag the intake was given
+     * is true: only then does an answer wake it). Returns at once when the thread is interrupted (keeping
+     * its interrupt).
      */
     public void awaitAnswered(long timeoutSeconds) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        long left = TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        answeredLock.lock();
         try {
-            while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
+            while (inFlight.get() > 0 && left > 0) {
+                left = allAnswered.awaitNanos(left);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            answeredLock.unlock();
         }
         if (inFlight.get() > 0) {
             log.accept(inFlight.get() + " calls still unanswered at stop");

@@ -7,18 +7,26 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
+import org.heaplab.rpc.netty.NettyRpcServer;
 import org.heaplab.rpc.simple.SimpleRpcServer;
 
-/** Chooses the {@link RpcServer} implementation once at start-up from hbase.rpc.server.impl. */
+/**
+ * Chooses the {@link RpcServer} implementation once at start-up from hbase.rpc.server.impl, and hands it
+ * the {@link RpcMemory} made once from the same configuration.
+ */
 public final class RpcServers {
     public static final String IMPL_KEY = "hbase.rpc.server.impl";
     /** HBase's package: its fully qualified names are accepted too. */
     private static final String HBASE_PACKAGE = "org.apache.hadoop.hbase.ipc.";
 
-    /** How each implementation is built; every implementation has this constructor. */
+    /**
+     * How each implementation is built; every implementation has this constructor. {@code conf} holds the
+     * transport's own keys and the scheduler's; the memory comes made.
+     */
     @FunctionalInterface
     public interface Factory {
-        RpcServer create(InetSocketAddress bind, RpcService service, Configuration conf, Consumer<String> log);
+        RpcServer create(InetSocketAddress bind, RpcService service, Configuration conf, RpcMemory memory,
+                         Consumer<String> log);
     }
 
     /** Name -> constructor, in the order tests iterate them. */
@@ -26,7 +34,7 @@ public final class RpcServers {
 
     static {
         IMPLS.put("SimpleRpcServer", SimpleRpcServer::new);
-        IMPLS.put("NettyRpcServer", org.heaplab.rpc.netty.NettyRpcServer::new);
+        IMPLS.put("NettyRpcServer", NettyRpcServer::new);
     }
 
     /** Names of earlier issues, still accepted (results of earlier runs replay their engine-site.xml). */
@@ -47,23 +55,27 @@ public final class RpcServers {
 
     /**
      * A new, not yet started server of the implementation hbase.rpc.server.impl names (short or HBase's
-     * fully qualified name; BlockingRpcServer, an older name for the 1.x server, means SimpleRpcServer).
+     * fully qualified name; BlockingRpcServer, an older name for the 1.x server, means SimpleRpcServer),
+     * with the memory {@link RpcMemory#fromConf} makes of {@code conf}.
      *
-     * @throws ConfigurationException one line naming the key and the valid values for an unknown name
+     * @throws ConfigurationException one line naming the key and the value that is not valid: an unknown
+     *     name (with the valid ones), a memory key or a key of the transport
      */
     public static RpcServer fromConf(InetSocketAddress bind, RpcService service, Configuration conf, Consumer<String> log) {
         String impl = conf.get(IMPL_KEY, defaultImplementation());
+        Factory factory = factory(impl);
         String renamed = RENAMED.get(impl.trim());
         if (renamed != null) {
             log.accept(IMPL_KEY + "=" + impl.trim() + " is the old name of " + renamed + "; using " + renamed);
         }
-        return factory(impl).create(bind, service, conf, log);
+        return factory.create(bind, service, conf, RpcMemory.fromConf(conf, log), log);
     }
 
     /** As {@link #fromConf} for a given implementation name (tests iterate {@link #implementations()}). */
     public static RpcServer create(String impl, InetSocketAddress bind, RpcService service, Configuration conf,
                                    Consumer<String> log) {
-        return factory(impl).create(bind, service, conf, log);
+        Factory factory = factory(impl);
+        return factory.create(bind, service, conf, RpcMemory.fromConf(conf, log), log);
     }
 
     private static Factory factory(String impl) {

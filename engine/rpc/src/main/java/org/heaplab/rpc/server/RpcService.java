@@ -1,6 +1,8 @@
 package org.heaplab.rpc.server;
 
 import java.io.IOException;
+import java.util.List;
+import org.heaplab.core.cell.Cell;
 import org.heaplab.rpc.protocol.ParamWriter;
 import org.heaplab.rpc.protocol.Request;
 
@@ -42,11 +44,11 @@ public interface RpcService {
      * {@link ServerCall#closeAfterResponse} is closed, so they may be views over the request (an echo),
      * into cache blocks a read scope holds (2.x zero copy), or anything else.
      */
-    record Reply(byte[] params, java.util.List<? extends org.heaplab.core.cell.Cell> cells) {
-        public static final Reply EMPTY = new Reply(new byte[0], java.util.List.of());
+    record Reply(byte[] params, List<? extends Cell> cells) {
+        public static final Reply EMPTY = new Reply(new byte[0], List.of());
 
         public static Reply of(ParamWriter params) {
-            return new Reply(params.toByteArray(), java.util.List.of());
+            return new Reply(params.toByteArray(), List.of());
         }
     }
 }

@@ -8,7 +8,8 @@ import org.heaplab.rpc.buffers.ResponseFrame;
 /**
  * The write side of one {@link SimpleConnection}: a frame is written at once when nothing is pending and
  * the socket takes it all; whatever the socket does not take waits here, in order, for the
- * {@link Responder}. Every frame is released once written, or when the connection closes.
+ * {@link Responder}. Every frame is released once written, or when the connection closes. The server's
+ * {@link ResponseBacklog} hears when frames start waiting here and when none waits any more.
  *
  * <p>Thread safety: every method locks this object; any handler, the reader and the Responder call them.
  */
@@ -26,13 +27,15 @@ final class PendingResponses {
     }
 
     private final SocketChannel channel;
+    private final ResponseBacklog backlog;
     private final ArrayDeque<ResponseFrame> pending = new ArrayDeque<>();
     private long pendingSinceNanos;
     private boolean shutdownOutputWhenFlushed;
     private volatile boolean closed;
 
-    PendingResponses(SocketChannel channel) {
+    PendingResponses(SocketChannel channel, ResponseBacklog backlog) {
         this.channel = channel;
+        this.backlog = backlog;
     }
 
     synchronized Sent send(ResponseFrame frame) {
@@ -51,6 +54,7 @@ final class PendingResponses {
             }
             pending.add(frame);
             pendingSinceNanos = System.nanoTime();
+            backlog.added();
             return Sent.WATCH;
         } catch (IOException e) {
             frame.release();
@@ -60,12 +64,19 @@ final class PendingResponses {
 
     /** Writes pending frames in order; true when none is left. Throws when the socket fails. */
     synchronized boolean flush() throws IOException {
-        while (!pending.isEmpty()) {
-            if (!ChannelChunks.writeSome(channel, pending.peek())) {
-                return false;
+        boolean waited = !pending.isEmpty();
+        try {
+            while (!pending.isEmpty()) {
+                if (!ChannelChunks.writeSome(channel, pending.peek())) {
+                    return false;
+                }
+                pending.poll().release();
+                pendingSinceNanos = System.nanoTime();
             }
-            pending.poll().release();
-            pendingSinceNanos = System.nanoTime();
+        } finally {
+            if (waited && pending.isEmpty()) {
+                backlog.cleared();
+            }
         }
         if (shutdownOutputWhenFlushed) {
             shutdownOutput();
@@ -95,10 +106,6 @@ final class PendingResponses {
         return !pending.isEmpty() && now - pendingSinceNanos > nanos;
     }
 
-    synchronized boolean hasPending() {
-        return !pending.isEmpty();
-    }
-
     boolean isClosed() {
         return closed;
     }
@@ -109,6 +116,9 @@ final class PendingResponses {
             return false;
         }
         closed = true;
+        if (!pending.isEmpty()) {
+            backlog.cleared();
+        }
         for (ResponseFrame f : pending) {
             f.release();
         }

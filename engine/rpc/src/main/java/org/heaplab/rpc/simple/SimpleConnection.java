@@ -76,7 +76,7 @@ final class SimpleConnection implements CallTransport {
         this.reader = reader;
         this.server = server;
         this.remote = String.valueOf(channel.socket().getRemoteSocketAddress());
-        this.responses = new PendingResponses(channel);
+        this.responses = new PendingResponses(channel, server.backlog());
     }
 
     @Override
@@ -357,10 +357,6 @@ final class SimpleConnection implements CallTransport {
     /** True when frames have waited for the socket longer than {@code nanos} (the client stopped reading). */
     boolean pendingLongerThan(long nanos, long now) {
         return responses.pendingLongerThan(nanos, now);
-    }
-
-    boolean hasPending() {
-        return responses.hasPending();
     }
 
     /** Closes the socket and drops unwritten frames; the reader then releases a half-read body. Any thread, idempotent. */

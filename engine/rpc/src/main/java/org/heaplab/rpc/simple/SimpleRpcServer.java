@@ -15,16 +15,14 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
-import org.heaplab.rpc.buffers.HeapResponseEncoder;
 import org.heaplab.rpc.buffers.RequestBuffer;
 import org.heaplab.rpc.buffers.RequestBufferAllocator;
-import org.heaplab.rpc.buffers.RequestBufferAllocators;
 import org.heaplab.rpc.buffers.ResponseEncoder;
-import org.heaplab.rpc.buffers.ResponseEncoders;
 import org.heaplab.rpc.protocol.CellDecoder;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.heaplab.rpc.server.RequestIntake;
 import org.heaplab.rpc.server.RpcCall;
+import org.heaplab.rpc.server.RpcMemory;
 import org.heaplab.rpc.server.RpcMetrics;
 import org.heaplab.rpc.server.RpcScheduler;
 import org.heaplab.rpc.server.RpcServer;
@@ -46,9 +44,9 @@ import org.heaplab.rpc.server.RpcService;
  *                                                        Responder (own selector): the rest, in order
  * </pre>
  *
- * <p>The three memory switches are chosen once here from the configuration: the
- * {@link RequestBufferAllocator} (1.x heap byte[] per request, 2.x pooled direct buffers), the
- * {@link CellDecoder} (copies or views) and the {@link ResponseEncoder} (heap or pooled direct frames).
+ * <p>The memory comes chosen ({@link RpcMemory}): the {@link RequestBufferAllocator} the readers read
+ * bodies into (1.x heap byte[] per request, 2.x pooled direct buffers), the {@link CellDecoder} (copies or
+ * views) and the {@link ResponseEncoder} (heap or pooled direct frames), and the two bounds.
  *
  * <p>Buffer ownership: a connection's reader allocates the request buffer and reads the body into it;
  * the {@link RpcCall} owns it from dispatch on and releases it after the response (and every hold). A
@@ -69,18 +67,18 @@ public final class SimpleRpcServer implements RpcServer {
 
     private final InetSocketAddress bindAddress;
     private final Consumer<String> log;
-    private final int maxRequestSize;
+    private final RpcMemory memory;
     private final int readerCount;
     private final long purgeNanos;
-    private final long readTimeoutNanos;
     private final ReceivingBytes receiving;
-    private final RequestBufferAllocator allocator;
     private final RpcScheduler scheduler;
     /** Holds the decoder, the encoder, the scheduler and the metrics ({@link RpcServer}'s getters read them). */
     private final RequestIntake intake;
     private final Set<SimpleConnection> connections = ConcurrentHashMap.newKeySet();
     /** Responses a handler could not write without blocking, finished by the Responder. */
     final LongAdder responderHandoffs = new LongAdder();
+    /** The connections whose responses wait for the Responder (stop waits for none). */
+    private final ResponseBacklog backlog = new ResponseBacklog();
     private final List<Reader> readers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopping;
@@ -92,34 +90,17 @@ public final class SimpleRpcServer implements RpcServer {
 
     /**
      * @param bindAddress host and port to listen on (port 0 picks a free one)
-     * @param conf reads hbase.ipc.max.request.size, hbase.ipc.server.read.threadpool.size, the memory
-     *     switches and the {@link RpcScheduler}'s keys
+     * @param conf reads hbase.ipc.server.read.threadpool.size, hbase.ipc.client.call.purge.timeout,
+     *     heaplab.ipc.server.max.receiving.bytes and the {@link RpcScheduler}'s keys
+     * @param memory the request buffers, cell decoder, response encoder and the request size and read
+     *     timeout bounds, chosen once ({@link RpcMemory#fromConf})
      * @param log receives one line per connection-level problem
      */
-    public SimpleRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log) {
-        this(bindAddress, service, conf, log,
-            RequestBufferAllocators.fromConf(conf, conf.getInt(RpcConstants.HANDLER_COUNT_KEY, RpcConstants.DEFAULT_HANDLER_COUNT), log),
-            RequestBufferAllocators.cellDecoder(conf), null);
-    }
-
-    /** As below with heap responses (1.x), whatever the request buffers. */
-    public SimpleRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log,
-                           RequestBufferAllocator allocator, CellDecoder decoder) {
-        this(bindAddress, service, conf, log, allocator, decoder, HeapResponseEncoder.INSTANCE);
-    }
-
-    /** As above with the memory paths given (tests); a null encoder is chosen from the configuration. */
-    public SimpleRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, Consumer<String> log,
-                           RequestBufferAllocator allocator, CellDecoder decoder, ResponseEncoder encoder) {
+    public SimpleRpcServer(InetSocketAddress bindAddress, RpcService service, Configuration conf, RpcMemory memory,
+                           Consumer<String> log) {
         this.bindAddress = bindAddress;
         this.log = log;
-        this.allocator = allocator;
-        ResponseEncoder responses = encoder != null ? encoder : ResponseEncoders.fromConf(conf, allocator);
-        this.maxRequestSize = conf.getInt(RpcConstants.MAX_REQUEST_SIZE_KEY, RpcConstants.DEFAULT_MAX_REQUEST_SIZE);
-        if (maxRequestSize < RpcConstants.MIN_REQUEST_BODY) {
-            throw new ConfigurationException(RpcConstants.MAX_REQUEST_SIZE_KEY + " must be at least "
-                + RpcConstants.MIN_REQUEST_BODY + " bytes, got " + maxRequestSize);
-        }
+        this.memory = memory;
         this.readerCount = conf.getInt(READER_COUNT_KEY, DEFAULT_READER_COUNT);
         if (readerCount < 1) {
             throw new ConfigurationException(READER_COUNT_KEY + " must be at least 1, got " + readerCount);
@@ -129,11 +110,6 @@ public final class SimpleRpcServer implements RpcServer {
             throw new ConfigurationException(PURGE_TIMEOUT_KEY + " must be at least 1 ms, got " + purgeMs);
         }
         this.purgeNanos = TimeUnit.MILLISECONDS.toNanos(purgeMs);
-        long readTimeoutMs = conf.getLong(RpcConstants.READ_TIMEOUT_KEY, RpcConstants.DEFAULT_READ_TIMEOUT_MS);
-        if (readTimeoutMs < 1) {
-            throw new ConfigurationException(RpcConstants.READ_TIMEOUT_KEY + " must be at least 1 ms, got " + readTimeoutMs);
-        }
-        this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
         long maxReceivingBytes = conf.getLong(RpcConstants.MAX_RECEIVING_BYTES_KEY, Runtime.getRuntime().maxMemory() / 4);
         if (maxReceivingBytes < RpcConstants.MIN_REQUEST_BODY) {
             throw new ConfigurationException(RpcConstants.MAX_RECEIVING_BYTES_KEY + " must be at least "
@@ -142,7 +118,8 @@ public final class SimpleRpcServer implements RpcServer {
         this.receiving = new ReceivingBytes(maxReceivingBytes);
         RpcMetrics metrics = new RpcMetrics();
         this.scheduler = new RpcScheduler(conf, service, metrics, log);
-        this.intake = new RequestIntake(decoder, responses, metrics, scheduler, log, () -> stopping);
+        this.intake = new RequestIntake(memory.cellDecoder(), memory.responseEncoder(), metrics, scheduler, log,
+            () -> stopping);
     }
 
     @Override
@@ -263,10 +240,7 @@ public final class SimpleRpcServer implements RpcServer {
             }
             scheduler.stop(); // runs and answers every queued call
             intake.awaitAnswered(60);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (connections.stream().anyMatch(SimpleConnection::hasPending) && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
+            backlog.awaitEmpty(TimeUnit.SECONDS.toNanos(10));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -306,7 +280,7 @@ public final class SimpleRpcServer implements RpcServer {
     /** The configured request buffers (1.x heap or 2.x pooled direct): the readers read bodies into them. */
     @Override
     public RequestBufferAllocator allocator() {
-        return allocator;
+        return memory.requestBuffers();
     }
 
     /** Reader threads. */
@@ -339,15 +313,19 @@ public final class SimpleRpcServer implements RpcServer {
     }
 
     long readTimeoutNanos() {
-        return readTimeoutNanos;
+        return memory.readTimeoutNanos();
     }
 
     int maxRequestSize() {
-        return maxRequestSize;
+        return memory.maxRequestSize();
     }
 
     Responder responder() {
         return responder;
+    }
+
+    ResponseBacklog backlog() {
+        return backlog;
     }
 
     void log(String line) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Hidden test of the exercise pooled-request-buffers (engine/exercises.yml: the student edition leaves this
- * file out). What the public PooledDirectRequestBuffersTest does not ask: a request of exactly whole
+ * file out). What the public DirectBufferPoolTest does not ask: a request of exactly whole
  * buffers (no empty tail), a remainder of exactly the minimum (pooled) and one byte less (heap), a pool
  * that runs out in the middle of a request, the counters of each call, and a reused buffer handed out
  * cleared, whatever its last reader left in it.
@@ -20,8 +20,8 @@ class PooledRequestBuffersHiddenTest {
     private static final int SIZE = 66560;
     private static final int MIN = SIZE / 6; // 11093
 
-    private static PooledDirectRequestBuffers pool(int maxCount) {
-        return new PooledDirectRequestBuffers(SIZE, maxCount, MIN, false, true, message -> { });
+    private static DirectBufferPool pool(int maxCount) {
+        return new DirectBufferPool(SIZE, maxCount, MIN, false, true, message -> { });
     }
 
     private static List<String> shape(RequestBuffer b) {
@@ -34,7 +34,7 @@ class PooledRequestBuffersHiddenTest {
 
     @Test
     void exactlyWholeBuffersLeaveNoTail() {
-        PooledDirectRequestBuffers p = pool(10);
+        DirectBufferPool p = pool(10);
         RequestBuffer b = p.allocate(2 * SIZE);
         assertEquals(List.of("pool 0.." + SIZE, "pool 0.." + SIZE), shape(b));
         assertEquals(0, p.heapFallbacks(), "no heap segment, not even an empty one");
@@ -45,7 +45,7 @@ class PooledRequestBuffersHiddenTest {
 
     @Test
     void aRemainderOfExactlyTheMinimumIsPooledAndOneByteLessIsNot() {
-        PooledDirectRequestBuffers p = pool(10);
+        DirectBufferPool p = pool(10);
         assertEquals(List.of("pool 0.." + SIZE, "pool 0.." + MIN), shape(p.allocate(SIZE + MIN)));
         assertEquals(List.of("pool 0.." + SIZE, "heap 0.." + (MIN - 1)), shape(p.allocate(SIZE + MIN - 1)));
         assertEquals(List.of("heap 0.." + (MIN - 1)), shape(p.allocate(MIN - 1)));
@@ -57,7 +57,7 @@ class PooledRequestBuffersHiddenTest {
 
     @Test
     void aPoolThatRunsOutMidRequestGivesTheRestFromTheHeapAndGetsItsBuffersBack() {
-        PooledDirectRequestBuffers p = pool(2);
+        DirectBufferPool p = pool(2);
         RequestBuffer b = p.allocate(3 * SIZE + 500);
         assertEquals(List.of("pool 0.." + SIZE, "pool 0.." + SIZE, "heap 0.." + (SIZE + 500)), shape(b));
         assertEquals(SIZE + 500, p.heapAllocationBytes());
@@ -71,7 +71,7 @@ class PooledRequestBuffersHiddenTest {
 
     @Test
     void aReusedBufferIsHandedOutClearedToTheNewLength() {
-        PooledDirectRequestBuffers p = pool(1);
+        DirectBufferPool p = pool(1);
         RequestBuffer first = p.allocate(40000);
         ByteBuffer segment = first.segments()[0];
         segment.position(12345); // its reader consumed part of it

@@ -45,7 +45,7 @@ class PooledResponseHiddenTest {
 
     @Test
     void framesEqualTheHeapEncodersAtEveryBoundaryAndTheCellsAreUntouched() {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(SEGMENT, 64, 200, false, true, s -> { });
+        DirectBufferPool pool = new DirectBufferPool(SEGMENT, 64, 200, false, true, s -> { });
         PooledDirectResponseEncoder pooled = new PooledDirectResponseEncoder(pool);
         for (int paramsLength : new int[] {0, SEGMENT - 13, SEGMENT - 9, SEGMENT + 5}) {
             byte[] params = new byte[paramsLength];
@@ -71,7 +71,7 @@ class PooledResponseHiddenTest {
     @Test
     void encodingOffHeapCellsCopiesNothingOntoTheHeap() {
         // leak detection off: it records a stack trace per buffer, which is what this test must not count
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(64 * SEGMENT, 16, 200, false, false, s -> { });
+        DirectBufferPool pool = new DirectBufferPool(64 * SEGMENT, 16, 200, false, false, s -> { });
         PooledDirectResponseEncoder pooled = new PooledDirectResponseEncoder(pool);
         List<Cell> cells = offHeapCells(40, 1500); // about 60 KB of values per response
         byte[] params = new byte[16];

@@ -49,7 +49,7 @@ class ResponseEncoderTest {
 
     @Test
     void pooledFramesEqualHeapFramesWhateverTheSegmentBoundaries() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(1024, 64, 200, false, true, s -> { });
+        DirectBufferPool pool = new DirectBufferPool(1024, 64, 200, false, true, s -> { });
         PooledDirectResponseEncoder pooled = new PooledDirectResponseEncoder(pool);
         byte[] params = new ParamWriter().writeInt(3).writeString("params").toByteArray();
         for (int n : new int[] {0, 1, 7, 40}) {
@@ -73,7 +73,7 @@ class ResponseEncoderTest {
 
     @Test
     void anExhaustedPoolPutsTheTailOnTheHeapAndCountsIt() {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(1024, 2, 200, false, true, s -> { });
+        DirectBufferPool pool = new DirectBufferPool(1024, 2, 200, false, true, s -> { });
         ResponseFrame f = new PooledDirectResponseEncoder(pool).encode(1, new byte[0], cells(10, 500, false));
         assertArrayEquals(bytes(HeapResponseEncoder.INSTANCE.encode(1, new byte[0], cells(10, 500, false))), bytes(f));
         assertEquals(2048, pool.responsePoolBytes());

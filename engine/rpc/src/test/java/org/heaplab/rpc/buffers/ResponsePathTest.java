@@ -31,6 +31,7 @@ import org.heaplab.rpc.protocol.Response;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.heaplab.rpc.server.RpcService;
 import org.heaplab.rpc.server.ServerCall;
+import org.heaplab.rpc.server.TestMemory;
 import org.heaplab.rpc.simple.SimpleRpcServer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -121,7 +122,8 @@ class ResponsePathTest {
 
     private SimpleRpcServer start(RpcService service, RequestBufferAllocator alloc, ResponseEncoder encoder) throws IOException {
         SimpleRpcServer s = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service,
-            new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2"), log::add, alloc, ZeroCopyCellDecoder.INSTANCE, encoder);
+            new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2"),
+            TestMemory.of(alloc, ZeroCopyCellDecoder.INSTANCE, encoder), log::add);
         s.start();
         return s;
     }
@@ -129,7 +131,7 @@ class ResponsePathTest {
     @ParameterizedTest
     @ValueSource(strings = {"heap", "pooled"})
     void zeroCopyCellsAreWrittenBeforeTheScopeIsClosed(String path) throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(4096, 16, 512, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(4096, 16, 512, false, true, log::add);
         ResponseEncoder base = path.equals("heap") ? HeapResponseEncoder.INSTANCE : new PooledDirectResponseEncoder(pool);
         List<String> events = new CopyOnWriteArrayList<>();
         List<KeyValue> expected = new ArrayList<>();
@@ -181,7 +183,7 @@ class ResponsePathTest {
 
     @Test
     void theScopeIsClosedOnceOnEveryErrorPath() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(4096, 16, 512, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(4096, 16, 512, false, true, log::add);
         List<Scope> scopes = new CopyOnWriteArrayList<>();
         CountDownLatch clientGone = new CountDownLatch(1);
         CountDownLatch lateAnswered = new CountDownLatch(1);

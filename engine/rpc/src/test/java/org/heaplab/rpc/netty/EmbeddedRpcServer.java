@@ -24,6 +24,7 @@ import org.heaplab.rpc.protocol.FrameReader;
 import org.heaplab.rpc.protocol.Request;
 import org.heaplab.rpc.protocol.Response;
 import org.heaplab.rpc.protocol.RpcConstants;
+import org.heaplab.rpc.server.RpcMemory;
 import org.heaplab.rpc.server.RpcService;
 import org.heaplab.rpc.server.ServerCall;
 
@@ -69,7 +70,8 @@ final class EmbeddedRpcServer implements AutoCloseable {
                 dispatched.add(new Dispatched(request, call));
             }
         };
-        server = new NettyRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service, conf, log::add);
+        server = new NettyRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service, conf,
+            RpcMemory.fromConf(conf, log::add), log::add);
     }
 
     /** Starts the scheduler's handler threads (without them dispatched calls wait in the call queue). */

@@ -38,6 +38,7 @@ import org.heaplab.rpc.protocol.ParamWriter;
 import org.heaplab.rpc.protocol.Request;
 import org.heaplab.rpc.protocol.Response;
 import org.heaplab.rpc.protocol.RpcConstants;
+import org.heaplab.rpc.server.RpcMemory;
 import org.heaplab.rpc.server.RpcScheduler;
 import org.heaplab.rpc.server.RpcService;
 import org.heaplab.rpc.server.ServerCall;
@@ -83,9 +84,14 @@ class NettyRpcServerTest {
 
     private NettyRpcServer start(RpcService service, Configuration conf) throws IOException {
         conf.set(RpcConstants.MAX_REQUEST_SIZE_KEY, Integer.toString(MAX_REQUEST));
-        server = new NettyRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service, conf, log::add);
+        server = build(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service, conf);
         server.start();
         return server;
+    }
+
+    /** A server with the memory {@code conf} asks for, as RpcServers makes it. */
+    private NettyRpcServer build(InetSocketAddress bind, RpcService service, Configuration conf) {
+        return new NettyRpcServer(bind, service, conf, RpcMemory.fromConf(conf, log::add), log::add);
     }
 
     private static Configuration conf(int handlers) {
@@ -490,19 +496,17 @@ class NettyRpcServerTest {
     void badKeysAreOneLineErrorsNamingTheKey() {
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         org.heaplab.core.conf.ConfigurationException e = assertThrows(org.heaplab.core.conf.ConfigurationException.class,
-            () -> new NettyRpcServer(any, ECHO, conf(1).set(NettyEventLoops.WORKER_COUNT_KEY, "-1"), log::add));
+            () -> build(any, ECHO, conf(1).set(NettyEventLoops.WORKER_COUNT_KEY, "-1")));
         assertTrue(e.getMessage().startsWith(NettyEventLoops.WORKER_COUNT_KEY + " must be"), e.getMessage());
-        e = assertThrows(org.heaplab.core.conf.ConfigurationException.class, () -> new NettyRpcServer(any, ECHO,
-            conf(1).set(NettyRpcServer.WRITABLE_LOW_WATERMARK_KEY, "300").set(NettyRpcServer.WRITABLE_HIGH_WATERMARK_KEY, "200"),
-            log::add));
+        e = assertThrows(org.heaplab.core.conf.ConfigurationException.class, () -> build(any, ECHO,
+            conf(1).set(NettyRpcServer.WRITABLE_LOW_WATERMARK_KEY, "300").set(NettyRpcServer.WRITABLE_HIGH_WATERMARK_KEY, "200")));
         assertTrue(e.getMessage().contains(NettyRpcServer.WRITABLE_HIGH_WATERMARK_KEY), e.getMessage());
     }
 
     @Test
     void aTakenPortIsABindException() throws Exception {
         start(ECHO, conf(1));
-        NettyRpcServer second = new NettyRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.port()), ECHO,
-            conf(1), log::add);
+        NettyRpcServer second = build(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.port()), ECHO, conf(1));
         assertThrows(java.net.BindException.class, second::start);
         second.stop();
     }

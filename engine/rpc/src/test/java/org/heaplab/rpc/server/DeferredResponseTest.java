@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.rpc.buffers.HeapRequestBuffers;
-import org.heaplab.rpc.buffers.PooledDirectRequestBuffers;
+import org.heaplab.rpc.buffers.DirectBufferPool;
+import org.heaplab.rpc.buffers.HeapResponseEncoder;
 import org.heaplab.rpc.buffers.RequestBufferAllocator;
 import org.heaplab.rpc.buffers.ZeroCopyCellDecoder;
 import org.heaplab.rpc.client.RemoteException;
@@ -44,14 +45,14 @@ class DeferredResponseTest {
         SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), service,
             // room for every call of the 40-in-flight test: a full queue would answer SERVER_BUSY
             new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2").set(RpcConstants.MAX_CALLQUEUE_LENGTH_KEY, "64"),
-            log::add, alloc, ZeroCopyCellDecoder.INSTANCE);
+            TestMemory.of(alloc, ZeroCopyCellDecoder.INSTANCE, HeapResponseEncoder.INSTANCE), log::add);
         server.start();
         return server;
     }
 
     @Test
     void aHeldRequestBufferIsReleasedOnlyAfterTheResponseAndTheHold() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(16 * 1024, 4, 1024, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(16 * 1024, 4, 1024, false, true, log::add);
         CompletableFuture<Void> hold = new CompletableFuture<>();
         RpcService service = new RpcService() {
             @Override

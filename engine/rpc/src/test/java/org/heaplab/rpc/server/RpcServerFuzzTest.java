@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
-import org.heaplab.rpc.buffers.PooledDirectRequestBuffers;
+import org.heaplab.rpc.buffers.DirectBufferPool;
 import org.heaplab.rpc.buffers.RequestBufferAllocator;
 import org.heaplab.rpc.client.RemoteException;
 import org.heaplab.rpc.client.RpcConnection;
@@ -189,7 +189,7 @@ class RpcServerFuzzTest {
             }
         }
         RequestBufferAllocator alloc = server.allocator();
-        if (alloc instanceof PooledDirectRequestBuffers pool) {
+        if (alloc instanceof DirectBufferPool pool) {
             pool.checkNoLeaks();
         }
         assertEquals(0, alloc.outstanding(), "seed " + seed + ": every request buffer released");

@@ -13,7 +13,8 @@ import org.heaplab.core.cell.ByteBufferKeyValue;
 import org.heaplab.core.cell.Cell;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
-import org.heaplab.rpc.buffers.PooledDirectRequestBuffers;
+import org.heaplab.rpc.buffers.DirectBufferPool;
+import org.heaplab.rpc.buffers.HeapResponseEncoder;
 import org.heaplab.rpc.buffers.ZeroCopyCellDecoder;
 import org.heaplab.rpc.client.RemoteException;
 import org.heaplab.rpc.client.RpcConnection;
@@ -25,6 +26,7 @@ import org.heaplab.rpc.protocol.Response;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.heaplab.rpc.server.RpcServerBehaviourTest;
 import org.heaplab.rpc.server.RpcService;
+import org.heaplab.rpc.server.TestMemory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,7 +38,7 @@ class SimpleRpcServerPooledTest {
 
     @Test
     void cellsAreViewsOverPooledBuffersAndEveryBufferIsReturned() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(16 * 1024, 4, 1024, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(16 * 1024, 4, 1024, false, true, log::add);
         RpcService echo = request -> {
             for (Cell c : request.cells()) {
                 seenCellTypes.add(c.getClass());
@@ -45,7 +47,7 @@ class SimpleRpcServerPooledTest {
         };
         Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2");
         SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), echo,
-            conf, log::add, pool, ZeroCopyCellDecoder.INSTANCE);
+            conf, TestMemory.of(pool, ZeroCopyCellDecoder.INSTANCE, HeapResponseEncoder.INSTANCE), log::add);
         server.start();
         try (RpcConnection c = RpcConnection.open(InetAddress.getLoopbackAddress().getHostAddress(), server.port(), 5000, 10_000)) {
             for (int round = 0; round < 20; round++) {

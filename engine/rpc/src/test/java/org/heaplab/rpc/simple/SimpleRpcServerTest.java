@@ -1,6 +1,7 @@
 package org.heaplab.rpc.simple;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,9 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.heaplab.core.cell.KeyValue;
 import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
-import org.heaplab.rpc.buffers.PooledDirectRequestBuffers;
-import org.heaplab.rpc.buffers.PooledDirectResponseEncoder;
-import org.heaplab.rpc.buffers.ZeroCopyCellDecoder;
+import org.heaplab.rpc.buffers.DirectBufferPool;
 import org.heaplab.rpc.client.RpcConnection;
 import org.heaplab.rpc.protocol.FrameReader;
 import org.heaplab.rpc.protocol.FrameRoundTripTest;
@@ -31,8 +30,10 @@ import org.heaplab.rpc.protocol.ParamWriter;
 import org.heaplab.rpc.protocol.Response;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.heaplab.rpc.server.RpcServerBehaviourTest;
+import org.heaplab.rpc.server.RpcMemory;
 import org.heaplab.rpc.server.RpcServers;
 import org.heaplab.rpc.server.RpcService;
+import org.heaplab.rpc.server.TestMemory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -53,9 +54,9 @@ class SimpleRpcServerTest {
         };
     }
 
-    private SimpleRpcServer start(RpcService svc, Configuration conf, PooledDirectRequestBuffers pool) throws IOException {
-        SimpleRpcServer s = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), svc, conf, log::add,
-            pool, ZeroCopyCellDecoder.INSTANCE, new PooledDirectResponseEncoder(pool));
+    private SimpleRpcServer start(RpcService svc, Configuration conf, DirectBufferPool pool) throws IOException {
+        SimpleRpcServer s = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), svc, conf,
+            TestMemory.pooled(pool), log::add);
         s.start();
         return s;
     }
@@ -68,7 +69,7 @@ class SimpleRpcServerTest {
 
     @Test
     void responsesTheSocketCannotTakeAreFinishedByTheResponderInOrder() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(64 * 1024, 512, 1024, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(64 * 1024, 512, 1024, false, true, log::add);
         int calls = 6;
         CountDownLatch answered = new CountDownLatch(calls);
         SimpleRpcServer server = start(bigAnswers(answered), new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "3"), pool);
@@ -100,9 +101,49 @@ class SimpleRpcServerTest {
         assertEquals(pool.createdBuffers(), pool.freeBuffers(), "pending response frames went back to the pool");
     }
 
+    /**
+     * Stop waits while the Responder still has responses the socket did not take, is woken once the last
+     * one is written (not at its 10 s limit), and only then closes the connection.
+     */
+    @Test
+    void stopWaitsForTheResponderToWriteWhatIsPendingThenCloses() throws Exception {
+        DirectBufferPool pool = new DirectBufferPool(64 * 1024, 512, 1024, false, true, log::add);
+        int calls = 6;
+        CountDownLatch answered = new CountDownLatch(calls);
+        SimpleRpcServer server = start(bigAnswers(answered), new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "3"), pool);
+        Thread stopper = new Thread(server::stop, "stopper");
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
+            s.setSoTimeout(20_000);
+            OutputStream out = s.getOutputStream();
+            out.write(FrameWriter.preamble());
+            for (int id = 1; id <= calls; id++) {
+                out.write(FrameWriter.request(id, Method.GET, new byte[0], List.of()));
+            }
+            out.flush();
+            assertTrue(answered.await(20, TimeUnit.SECONDS), "every call answered; 24 MB wait for the Responder");
+            stopper.start();
+            Thread.sleep(300);
+            assertTrue(stopper.isAlive(), "stop waits while responses are unwritten");
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            for (int i = 0; i < calls; i++) {
+                assertEquals(BIG, read(in).cells().get(0).valueLength());
+            }
+            long drained = System.nanoTime();
+            stopper.join(5000);
+            assertFalse(stopper.isAlive(), "stop ended once the last response was written");
+            assertTrue(System.nanoTime() - drained < TimeUnit.SECONDS.toNanos(3), "woken, not at the 10 s limit");
+            assertEquals(-1, in.read(), "then the connection was closed");
+        } finally {
+            server.stop();
+            stopper.join(20_000);
+        }
+        pool.checkNoLeaks();
+        assertEquals(pool.createdBuffers(), pool.freeBuffers(), "every response frame went back to the pool");
+    }
+
     @Test
     void aClientThatStopsReadingIsPurgedAndItsPendingFramesReleased() throws Exception {
-        PooledDirectRequestBuffers pool = new PooledDirectRequestBuffers(64 * 1024, 512, 1024, false, true, log::add);
+        DirectBufferPool pool = new DirectBufferPool(64 * 1024, 512, 1024, false, true, log::add);
         CountDownLatch answered = new CountDownLatch(4);
         Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2")
             .set(SimpleRpcServer.PURGE_TIMEOUT_KEY, "100");
@@ -144,7 +185,7 @@ class SimpleRpcServerTest {
         Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "4")
             .set(SimpleRpcServer.READER_COUNT_KEY, "3");
         SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            RpcServerBehaviourTest.ECHO, conf, log::add);
+            RpcServerBehaviourTest.ECHO, conf, RpcMemory.fromConf(conf, log::add), log::add);
         server.start();
         assertEquals(3, server.readerCount());
         List<RpcConnection> conns = new ArrayList<>();
@@ -174,8 +215,9 @@ class SimpleRpcServerTest {
     void badKeysFailWithOneLineNamingTheKey() {
         RpcService svc = RpcServerBehaviourTest.ECHO;
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        Configuration noReaders = new Configuration().set(SimpleRpcServer.READER_COUNT_KEY, "0");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> new SimpleRpcServer(any, svc,
-            new Configuration().set(SimpleRpcServer.READER_COUNT_KEY, "0"), log::add));
+            noReaders, RpcMemory.fromConf(noReaders, log::add), log::add));
         assertTrue(e.getMessage().startsWith(SimpleRpcServer.READER_COUNT_KEY), e.getMessage());
         e = assertThrows(ConfigurationException.class, () -> RpcServers.fromConf(any, svc,
             new Configuration().set(RpcServers.IMPL_KEY, "FastRpcServer"), log::add));
@@ -199,8 +241,9 @@ class SimpleRpcServerTest {
 
     @Test
     void theHeapPathMovesBigFramesIn64KbChunksAndPinsNoDirectMemory() throws Exception {
+        Configuration conf = new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2");
         SimpleRpcServer server = new SimpleRpcServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            RpcServerBehaviourTest.ECHO, new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "2"), log::add);
+            RpcServerBehaviourTest.ECHO, conf, RpcMemory.fromConf(conf, log::add), log::add);
         server.start();
         long before = directUsed();
         long grown;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -108,7 +109,7 @@ public final class Master {
         try {
             TableManager t = tables;
             info = InfoServer.start(conf, InfoServer.MASTER_PORT_KEY, host, () -> {
-                java.util.List<String> online = registry.onlineServers();
+                List<String> online = registry.onlineServers();
                 return ServerMetrics.endpoint("master", address, rpc).put("cluster", new JsonWriter()
                     .put("servers_online", online.size()).put("servers_down", registry.loads().size() - online.size())
                     .put("tables", t.tableCount()).put("regions", t.regionCount())).toString();

@@ -1,6 +1,7 @@
 package org.heaplab.server.master;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -87,7 +88,7 @@ final class RegionServerClients implements AutoCloseable {
                 out.add(new Outcome(server, null, c instanceof IOException io ? io : new IOException(c.toString(), c)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                out.add(new Outcome(server, null, new java.io.InterruptedIOException("interrupted")));
+                out.add(new Outcome(server, null, new InterruptedIOException("interrupted")));
             }
         });
         return out;

@@ -2,6 +2,7 @@ package org.heaplab.server.master;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.stream.Collectors;
 import org.heaplab.core.region.RegionInfo;
 import org.heaplab.core.region.TableExistsException;
 import org.heaplab.core.region.TableNotFoundException;
+import org.heaplab.rpc.client.RemoteException;
 import org.heaplab.rpc.protocol.ErrorCode;
 import org.heaplab.rpc.protocol.Method;
 import org.heaplab.rpc.protocol.ParamWriter;
@@ -132,7 +134,7 @@ final class TableManager {
         for (RegionServerClients.Outcome o : outcomes) {
             all.addAll(RegionListCodec.read(o.response().paramReader()));
         }
-        all.sort((a, b) -> java.util.Arrays.compareUnsigned(a.startKey(), b.startKey()));
+        all.sort((a, b) -> Arrays.compareUnsigned(a.startKey(), b.startKey()));
         return all;
     }
 
@@ -150,7 +152,7 @@ final class TableManager {
         holders.forEach(s -> params.put(s, p));
         List<RegionServerClients.Outcome> outcomes = clients.callAll(method, params);
         List<RegionServerClients.Outcome> failed = outcomes.stream().filter(o -> !o.ok())
-            .filter(o -> !(missingIsDone && o.failure() instanceof org.heaplab.rpc.client.RemoteException re
+            .filter(o -> !(missingIsDone && o.failure() instanceof RemoteException re
                 && re.code() == ErrorCode.TABLE_NOT_FOUND))
             .toList();
         if (!failed.isEmpty()) {

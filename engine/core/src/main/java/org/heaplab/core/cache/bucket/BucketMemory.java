@@ -4,6 +4,7 @@ import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import org.heaplab.core.cache.CacheKeys;
 import org.heaplab.core.conf.ConfigurationException;
 
@@ -36,7 +37,7 @@ final class BucketMemory {
                 buckets[i] = ByteBuffer.allocateDirect((int) bucketCapacity);
             }
         } catch (OutOfMemoryError e) {
-            java.util.Arrays.fill(buckets, null);
+            Arrays.fill(buckets, null);
             throw new ConfigurationException(CacheKeys.BUCKET_CACHE_SIZE + " asks for "
                 + (configuredBytes >> 20) + " MB of direct memory for the bucket cache, which this JVM cannot"
                 + " reserve (" + directMemoryLimit() + "): lower " + CacheKeys.BUCKET_CACHE_SIZE

@@ -15,20 +15,19 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.heaplab.core.conf.Configuration;
 import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.rpc.protocol.RpcConstants;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
-class PooledDirectRequestBuffersTest {
+class DirectBufferPoolTest {
     private static final int SIZE = 66560;
     private static final int MIN = SIZE / 6; // 11093
     private final List<String> log = new CopyOnWriteArrayList<>();
 
-    private PooledDirectRequestBuffers pool(int maxCount) {
-        return new PooledDirectRequestBuffers(SIZE, maxCount, MIN, false, true, log::add);
+    private DirectBufferPool pool(int maxCount) {
+        return new DirectBufferPool(SIZE, maxCount, MIN, false, true, log::add);
     }
 
     private static List<String> shape(RequestBuffer b) {
@@ -41,7 +40,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void smallRequestsComeFromTheHeapAndAreCounted() {
-        PooledDirectRequestBuffers p = pool(10);
+        DirectBufferPool p = pool(10);
         RequestBuffer b = p.allocate(300);
         assertEquals(List.of("heap 300"), shape(b));
         assertEquals(300, p.heapAllocationBytes());
@@ -54,7 +53,7 @@ class PooledDirectRequestBuffersTest {
     /** hbase.server.allocator.minimal.allocate.size 0, as HBase's ByteBuffAllocator: every request from the pool. */
     @Test
     void minimumZeroPoolsEvenTheSmallestRequest() {
-        PooledDirectRequestBuffers p = new PooledDirectRequestBuffers(SIZE, 10, 0, false, true, log::add);
+        DirectBufferPool p = new DirectBufferPool(SIZE, 10, 0, false, true, log::add);
         RequestBuffer b = p.allocate(13);
         assertEquals(List.of("pool 13"), shape(b));
         assertEquals(List.of("pool 66560", "pool 1"), shape(p.allocate(SIZE + 1)), "no heap tail either");
@@ -65,7 +64,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void wholeBuffersWhileTheRemainderIsAtLeastTheMinimumThenAHeapTail() {
-        PooledDirectRequestBuffers p = pool(10);
+        DirectBufferPool p = pool(10);
         assertEquals(List.of("pool 30000"), shape(p.allocate(30000)));
         assertEquals(List.of("pool " + MIN), shape(p.allocate(MIN)));
         assertEquals(List.of("pool 66560", "pool 66560", "heap 6880"), shape(p.allocate(140000)));
@@ -78,7 +77,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void anExhaustedPoolFallsBackToTheHeapAndCountsIt() {
-        PooledDirectRequestBuffers p = pool(2);
+        DirectBufferPool p = pool(2);
         RequestBuffer a = p.allocate(40000);
         RequestBuffer b = p.allocate(40000);
         RequestBuffer c = p.allocate(40000);
@@ -97,9 +96,37 @@ class PooledDirectRequestBuffersTest {
         p.checkNoLeaks();
     }
 
+    /**
+     * Responses take whole pooled buffers whatever their size (no minimum), from the same pool and through
+     * the same loop as requests; they count apart from requests, but outstanding with them.
+     */
+    @Test
+    void responsesTakeWholeBuffersOfTheSamePoolAndCountApart() {
+        DirectBufferPool p = pool(3);
+        RequestBuffer small = p.allocateResponse(300);
+        assertEquals(List.of("pool 300"), shape(small), "below the minimum, yet pooled: a response has none");
+        RequestBuffer request = p.allocate(40000);
+        RequestBuffer big = p.allocateResponse(SIZE + 5000); // one pooled buffer left, then the heap
+        assertEquals(List.of("pool 66560", "heap 5000"), shape(big));
+        assertEquals(3, p.createdBuffers(), "requests and responses share the pool's buffers");
+        assertEquals(2, p.responseAllocations());
+        assertEquals(300 + SIZE, p.responsePoolBytes());
+        assertEquals(5000, p.responseHeapBytes());
+        assertEquals(1, p.allocations(), "request counters see only the request");
+        assertEquals(40000, p.poolAllocationBytes());
+        assertEquals(0, p.heapAllocationBytes());
+        assertEquals(0, p.heapFallbacks());
+        assertEquals(3, p.outstanding(), "outstanding counts both");
+        small.release();
+        request.release();
+        big.release();
+        assertEquals(3, p.freeBuffers());
+        p.checkNoLeaks();
+    }
+
     @Test
     void theLeakDetectorNamesABufferThatWasNeverReleased() {
-        PooledDirectRequestBuffers p = pool(4);
+        DirectBufferPool p = pool(4);
         p.allocate(20000).release();
         RequestBuffer leaked = p.allocate(20000);
         IllegalStateException e = assertThrows(IllegalStateException.class, p::checkNoLeaks);
@@ -109,21 +136,6 @@ class PooledDirectRequestBuffersTest {
         leaked.release();
         p.checkNoLeaks();
         assertThrows(IllegalStateException.class, leaked::release, "a double release is a bug too");
-    }
-
-    @Test
-    void theConfigurationChoosesThePathOnceWithHBaseDefaults() {
-        RequestBufferAllocator heap = RequestBufferAllocators.fromConf(new Configuration(), 30, log::add);
-        assertTrue(heap instanceof HeapRequestBuffers);
-        assertTrue(RequestBufferAllocators.cellDecoder(new Configuration()) instanceof CopyingCellDecoder);
-        Configuration on = new Configuration().set(RpcConstants.ALLOCATOR_POOL_ENABLED_KEY, "true");
-        PooledDirectRequestBuffers p = (PooledDirectRequestBuffers) RequestBufferAllocators.fromConf(on, 30, log::add);
-        assertEquals(66560, p.bufferSize());
-        assertEquals(30 * (2 * 1024 * 1024 / 66560) * 2, p.maxCount());
-        assertEquals(66560 / 6, p.minAllocate());
-        assertTrue(RequestBufferAllocators.cellDecoder(on) instanceof ZeroCopyCellDecoder);
-        assertThrows(ConfigurationException.class,
-            () -> RequestBufferAllocators.cellDecoder(new Configuration().set(RpcConstants.CELL_DECODER_KEY, "maybe")));
     }
 
     @Test
@@ -149,7 +161,7 @@ class PooledDirectRequestBuffersTest {
     public static final class PresizeChild {
         public static void main(String[] args) {
             try {
-                new PooledDirectRequestBuffers(SIZE, 100, MIN, true, false, System.out::println);
+                new DirectBufferPool(SIZE, 100, MIN, true, false, System.out::println);
                 System.out.println("allocated");
                 System.exit(0);
             } catch (ConfigurationException e) {
@@ -161,7 +173,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void aDirectRequestBufferIsFilledFromTheStreamThroughTheScratchArray() throws Exception {
-        PooledDirectRequestBuffers p = pool(4);
+        DirectBufferPool p = pool(4);
         byte[] data = new byte[140000];
         for (int i = 0; i < data.length; i++) {
             data[i] = (byte) (i * 31);
@@ -179,7 +191,7 @@ class PooledDirectRequestBuffersTest {
 
     @Test
     void concurrentAllocateAndReleaseLoseNoBuffer() throws Exception {
-        PooledDirectRequestBuffers p = pool(8);
+        DirectBufferPool p = pool(8);
         int threads = 8;
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> ts = new ArrayList<>();

@@ -12,14 +12,21 @@ import org.heaplab.core.conf.ConfigurationException;
 import org.heaplab.rpc.protocol.RpcConstants;
 
 /**
- * HBase 2.x request buffers, after HBase's ByteBuffAllocator: a pool of fixed-size DIRECT buffers
- * (hbase.server.allocator.buffer.size, 65 KB), created lazily up to hbase.server.allocator.max.buffer.count
- * and kept in a lock-free queue.
+ * HBase 2.x's pooled direct memory of the RPC path, after HBase's ByteBuffAllocator: one pool of fixed-size
+ * DIRECT buffers (hbase.server.allocator.buffer.size, 65 KB), created lazily up to
+ * hbase.server.allocator.max.buffer.count and kept in a lock-free queue. SimpleRpcServer reads request
+ * bodies into it ({@link #allocate}) and {@link PooledDirectResponseEncoder} writes responses into it
+ * ({@link #allocateResponse}), as HBase 2's one allocator serves both.
  *
  * <pre>
- * allocate(length):
+ * allocate(length), a request:
  *   length &lt; minimal.allocate.size             -&gt; one heap buffer (counted as heap)
- *   else, while the remainder &gt;= minimal size  -&gt; take a whole pooled buffer (the last one may be partly used)
+ *   else whole pooled buffers while the remainder &gt;= minimal size, then the heap tail (below)
+ * allocateResponse(length), a response:
+ *   whole pooled buffers whatever the size (a small get's answer is direct too), then the heap tail
+ *
+ * the segment loop both share (wholeBuffersThenHeap), with a floor of minimal.allocate.size or 1:
+ *   while the remainder &gt;= the floor           -&gt; take a whole pooled buffer (the last one may be partly used)
  *        pool exhausted (max count reached)      -&gt; stop taking
  *   remainder &gt; 0                                -&gt; one heap buffer for the tail (counted as heap)
  *
@@ -31,20 +38,28 @@ import org.heaplab.rpc.protocol.RpcConstants;
  * become garbage. A direct buffer is never freed while the server runs.
  *
  * <p>Counting: requests in {@link RequestBufferCounters} (allocations, pool and heap bytes, heap
- * fallbacks, outstanding buffers), as the other allocators; responses ({@link #allocateWhole}) in their
- * own counters here, but outstanding with the requests.
+ * fallbacks), as the other allocators; responses in their own counters here ({@link #responsePoolBytes},
+ * {@link #responseHeapBytes}). Outstanding buffers and their allocation sites count both.
  *
  * <p>Leak detection (tests): with {@code leakDetection} (or the system property
  * heaplab.rpc.leak.detection=true) every outstanding buffer remembers where it was allocated and
  * {@link #checkNoLeaks()} throws naming them.
  *
  * <p>Pitfalls: an {@link OutOfMemoryError} from allocateDirect after start-up (direct memory short)
- * does not fail the call: the request falls back to the heap and is counted; with presizing the same
+ * does not fail the call: the bytes fall back to the heap and are counted; with presizing the same
  * shortage fails start-up instead, naming the keys to change.
  *
  * <p>Thread safety: lock-free; allocate and release from any threads.
  */
-public final class PooledDirectRequestBuffers implements RequestBufferAllocator {
+public final class DirectBufferPool implements RequestBufferAllocator {
+    /** Where an allocation counts the bytes it handed out: a request's or a response's counters. */
+    private interface ByteCounts {
+        void pooled(int n);
+
+        /** Called at most once per allocation. */
+        void heap(int n);
+    }
+
     private final int bufferSize;
     private final int maxCount;
     private final int minAllocate;
@@ -57,14 +72,38 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
     private final AtomicBoolean directFailureLogged = new AtomicBoolean();
     private final Consumer<String> log;
     private final Consumer<RequestBuffer> releaser = this::release;
+    private final ByteCounts requestCounts = new ByteCounts() {
+        @Override
+        public void pooled(int n) {
+            counters.countPoolBytes(n);
+        }
+
+        @Override
+        public void heap(int n) {
+            counters.countHeapFallback();
+            counters.countHeapBytes(n);
+        }
+    };
+    private final ByteCounts responseCounts = new ByteCounts() {
+        @Override
+        public void pooled(int n) {
+            responsePoolBytes.add(n);
+        }
+
+        @Override
+        public void heap(int n) {
+            responseHeapBytes.add(n);
+            HeapCopies.response(n); // the encoder writes this tail of the response on the heap
+        }
+    };
 
     /**
      * @param presize allocate all {@code maxCount} buffers now
      * @throws ConfigurationException when a parameter is out of range, or presizing cannot get the
      *     direct memory (naming the keys and the JVM flag to change)
      */
-    public PooledDirectRequestBuffers(int bufferSize, int maxCount, int minAllocate, boolean presize,
-                                      boolean leakDetection, Consumer<String> log) {
+    public DirectBufferPool(int bufferSize, int maxCount, int minAllocate, boolean presize,
+                            boolean leakDetection, Consumer<String> log) {
         if (bufferSize < 1024) {
             throw new ConfigurationException(RpcConstants.ALLOCATOR_BUFFER_SIZE_KEY + " must be at least 1024, got " + bufferSize);
         }
@@ -97,47 +136,19 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
         }
     }
 
+    /** A request body of {@code length} bytes (the request rule: see the class comment). */
     @Override
     public RequestBuffer allocate(int length) {
         // BEGIN SOLUTION pooled-request-buffers
         counters.countAllocation();
         if (length < minAllocate) {
             ByteBuffer small = ByteBuffer.allocate(length); // first: a failed allocation counts nothing
-            counters.countHeapFallback();
-            counters.countHeapBytes(length);
+            requestCounts.heap(length);
             return counters.track(new RequestBuffer(new ByteBuffer[] {small}, length, releaser));
         }
-        List<ByteBuffer> segments = new ArrayList<>(length / bufferSize + 2);
-        int remaining = length;
-        while (remaining >= minAllocate && remaining > 0) {
-            ByteBuffer b = take();
-            if (b == null) {
-                break; // exhausted: the rest comes from the heap
-            }
-            int n = Math.min(remaining, bufferSize);
-            b.clear().limit(n);
-            segments.add(b);
-            counters.countPoolBytes(n);
-            remaining -= n;
-        }
-        if (remaining > 0) {
-            segments.add(heapRest(segments, remaining));
-            counters.countHeapFallback();
-            counters.countHeapBytes(remaining);
-        }
-        return counters.track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
+        return wholeBuffersThenHeap(length, minAllocate, requestCounts);
         // END SOLUTION pooled-request-buffers
         // STUB pooled-request-buffers: throw new UnsupportedOperationException("not implemented: labs/03-offheap-write/README.md, Build it yourself (pooled-request-buffers)");
-    }
-
-    /** The heap part of a request the pool could not hold; on OutOfMemoryError the pooled part goes back first. */
-    private ByteBuffer heapRest(List<ByteBuffer> pooled, int remaining) {
-        try {
-            return ByteBuffer.allocate(remaining);
-        } catch (OutOfMemoryError e) {
-            pooled.forEach(free::offer);
-            throw e;
-        }
     }
 
     /**
@@ -146,35 +157,56 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
      * answer is direct too; only what the exhausted pool cannot give comes from the heap. Counted apart
      * from requests ({@link #responsePoolBytes}, {@link #responseHeapBytes}); released like a request.
      */
-    public RequestBuffer allocateWhole(int length) {
+    public RequestBuffer allocateResponse(int length) {
         responseAllocations.increment();
         if (length <= bufferSize) { // the usual response: one pooled buffer, no list
             ByteBuffer b = take();
             if (b != null) {
                 b.clear().limit(length);
-                responsePoolBytes.add(length);
+                responseCounts.pooled(length);
                 return counters.track(new RequestBuffer(new ByteBuffer[] {b}, length, releaser));
             }
         }
+        return wholeBuffersThenHeap(length, 1, responseCounts);
+    }
+
+    /**
+     * The one segment loop: whole pooled buffers while at least {@code floor} bytes remain, each limited to
+     * the bytes it will hold; then one heap buffer for the rest, or for everything the exhausted pool could
+     * not give. Counts into {@code counts} and tracks the buffer as outstanding.
+     */
+    private RequestBuffer wholeBuffersThenHeap(int length, int floor, ByteCounts counts) {
+        // BEGIN SOLUTION pooled-request-buffers
         List<ByteBuffer> segments = new ArrayList<>(length / bufferSize + 2);
         int remaining = length;
-        while (remaining > 0) {
+        while (remaining >= floor && remaining > 0) {
             ByteBuffer b = take();
             if (b == null) {
-                break;
+                break; // exhausted: the rest comes from the heap
             }
             int n = Math.min(remaining, bufferSize);
             b.clear().limit(n);
             segments.add(b);
-            responsePoolBytes.add(n);
+            counts.pooled(n);
             remaining -= n;
         }
         if (remaining > 0) {
             segments.add(heapRest(segments, remaining));
-            responseHeapBytes.add(remaining);
-            HeapCopies.response(remaining); // the encoder writes this tail of the response on the heap
+            counts.heap(remaining);
         }
         return counters.track(new RequestBuffer(segments.toArray(new ByteBuffer[0]), length, releaser));
+        // END SOLUTION pooled-request-buffers
+        // STUB pooled-request-buffers: throw new UnsupportedOperationException("not implemented: labs/03-offheap-write/README.md, Build it yourself (pooled-request-buffers)");
+    }
+
+    /** The heap part of an allocation the pool could not hold; on OutOfMemoryError the pooled part goes back first. */
+    private ByteBuffer heapRest(List<ByteBuffer> pooled, int remaining) {
+        try {
+            return ByteBuffer.allocate(remaining);
+        } catch (OutOfMemoryError e) {
+            pooled.forEach(free::offer);
+            throw e;
+        }
     }
 
     /** Response bytes written into pooled buffers so far. */
@@ -261,7 +293,7 @@ public final class PooledDirectRequestBuffers implements RequestBufferAllocator 
 
     @Override
     public String describe() {
-        return "PooledDirectRequestBuffers (up to " + maxCount + " direct buffers of " + bufferSize + " bytes = "
+        return "DirectBufferPool (up to " + maxCount + " direct buffers of " + bufferSize + " bytes = "
             + ((long) maxCount * bufferSize >> 20) + " MB, requests below " + minAllocate + " bytes and tails on the heap"
             + (counters.leakDetection() ? ", leak detection on" : "") + ")";
     }
