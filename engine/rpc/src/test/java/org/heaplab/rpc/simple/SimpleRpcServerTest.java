@@ -74,13 +74,7 @@ class SimpleRpcServerTest {
         CountDownLatch answered = new CountDownLatch(calls);
         SimpleRpcServer server = start(bigAnswers(answered), new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "3"), pool);
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
-            s.setSoTimeout(20_000);
-            OutputStream out = s.getOutputStream();
-            out.write(FrameWriter.preamble());
-            for (int id = 1; id <= calls; id++) {
-                out.write(FrameWriter.request(id, Method.GET, new byte[0], List.of()));
-            }
-            out.flush();
+            sendGets(s, calls);
             // the client reads nothing until every handler answered: 24 MB cannot fit in the socket buffers
             assertTrue(answered.await(20, TimeUnit.SECONDS), "handlers were never blocked by the unread socket");
             assertTrue(server.responderHandoffs() > 0, "some response waited for the Responder");
@@ -101,6 +95,17 @@ class SimpleRpcServerTest {
         assertEquals(pool.createdBuffers(), pool.freeBuffers(), "pending response frames went back to the pool");
     }
 
+    /** The preamble and {@code calls} GETs (ids 1..calls) on {@code s}, not yet answered. */
+    private static void sendGets(Socket s, int calls) throws IOException {
+        s.setSoTimeout(20_000);
+        OutputStream out = s.getOutputStream();
+        out.write(FrameWriter.preamble());
+        for (int id = 1; id <= calls; id++) {
+            out.write(FrameWriter.request(id, Method.GET, new byte[0], List.of()));
+        }
+        out.flush();
+    }
+
     /**
      * Stop waits while the Responder still has responses the socket did not take, is woken once the last
      * one is written (not at its 10 s limit), and only then closes the connection.
@@ -113,13 +118,7 @@ class SimpleRpcServerTest {
         SimpleRpcServer server = start(bigAnswers(answered), new Configuration().set(RpcConstants.HANDLER_COUNT_KEY, "3"), pool);
         Thread stopper = new Thread(server::stop, "stopper");
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
-            s.setSoTimeout(20_000);
-            OutputStream out = s.getOutputStream();
-            out.write(FrameWriter.preamble());
-            for (int id = 1; id <= calls; id++) {
-                out.write(FrameWriter.request(id, Method.GET, new byte[0], List.of()));
-            }
-            out.flush();
+            sendGets(s, calls);
             assertTrue(answered.await(20, TimeUnit.SECONDS), "every call answered; 24 MB wait for the Responder");
             stopper.start();
             Thread.sleep(300);
