@@ -16,7 +16,8 @@ from heaplab.analysis.gc_stats import load_variant_gc, pause_stats, young_timeli
 from heaplab.analysis.metrics import Measurement, measure, measure_all
 from heaplab.analysis.steady import SteadyState, steady_state
 from heaplab.analysis.timeline import latency_timeline
-from heaplab.judge.claims import ClaimResult, judge_all
+from heaplab.judge.claim_results import ClaimResult
+from heaplab.judge.claims import judge_all
 from heaplab.judge.comparison import to_markdown
 from heaplab.judge.run_analysis import Analysis, analyse
 from heaplab.judge.verdict import (

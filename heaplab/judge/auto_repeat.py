@@ -9,9 +9,9 @@ go past the budget; else run again. The decision is printed (one line) and recor
 (docs/contracts.md, run.json): ``decision`` {continue, reason, undecided}; the last run also has ``stopped``
 (the reason) and ``of`` (the number of runs), which the earlier runs leave null.
 
-"Decided" is a predicate on a claim's result, passed in; by default heaplab.judge.claims.ClaimResult.decided
-(the interval no longer overlaps both the article's region and the no-effect region; a claim not
-measurable here is decided).
+"Decided" is a predicate on a claim's result, passed in; by default
+heaplab.judge.claim_results.ClaimResult.decided (the interval no longer overlaps both the article's region and
+the no-effect region; a claim not measurable here is decided).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from heaplab.judge.claims import ClaimResult
+from heaplab.judge.claim_results import ClaimResult
 from heaplab.judge.run_analysis import find_published, judge_runs
 from heaplab.lab.published import load_published
 from heaplab.runfiles.rundir import Run, RunError, load_run

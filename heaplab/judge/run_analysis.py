@@ -7,7 +7,8 @@ from pathlib import Path
 
 from heaplab.analysis.metrics import Measurement, measure_all
 from heaplab.judge import comparison
-from heaplab.judge.claims import ClaimResult, judge_all
+from heaplab.judge.claim_results import ClaimResult
+from heaplab.judge.claims import judge_all
 from heaplab.lab.published import Published, load_published
 from heaplab.paths import PUBLISHED_CSV, find_root
 from heaplab.runfiles.rundir import Run

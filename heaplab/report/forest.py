@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from heaplab.judge.claims import ClaimResult
+from heaplab.judge.claim_results import ClaimResult
 from heaplab.judge.verdict import REGION
 
 FLOOR = 1e-3  # where a 0 is drawn

@@ -12,8 +12,8 @@ from heaplab.analysis.gc_stats import report_lines as gc_lines  # GC section
 from heaplab.analysis.gc_stats import timeline_figure_name
 from heaplab.analysis.proc_cpu import describe
 from heaplab.analysis.spike_overlap import overlap_lines
+from heaplab.judge.claim_results import tallies, write_claims_json
 from heaplab.judge.claim_source import claims_to_judge
-from heaplab.judge.claims import tallies, write_claims_json
 from heaplab.judge.run_analysis import Analysis, analyse
 from heaplab.report.alloc_report import report_lines as alloc_stage_lines  # Where the garbage comes from
 from heaplab.report.figures import latency_figure, memory_figure, save_png, timeline_figure

@@ -30,7 +30,7 @@ class _Claim:
 
 
 @dataclass(frozen=True)
-class _Result:  # what next_step reads of a heaplab.judge.claims.ClaimResult
+class _Result:  # what next_step reads of a heaplab.judge.claim_results.ClaimResult
     claim: _Claim
     verdict: str
 

@@ -9,15 +9,8 @@ from pathlib import Path
 import pytest
 
 from heaplab.analysis.metrics import measure
-from heaplab.judge.claims import (
-    INCONCLUSIVE,
-    LARGER,
-    NO_EFFECT,
-    NOT_MEASURABLE,
-    OPPOSITE,
-    REPRODUCED,
-    ClaimResult,
-)
+from heaplab.judge.claim_results import ClaimResult
+from heaplab.judge.claims import INCONCLUSIVE, LARGER, NO_EFFECT, NOT_MEASURABLE, OPPOSITE, REPRODUCED
 from heaplab.judge.run_analysis import analyse
 from heaplab.judge.verdict import region_label, regions
 from heaplab.runfiles.rundir import load_run
