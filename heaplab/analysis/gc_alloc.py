@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from heaplab.analysis.gc_stats import server_log
-from heaplab.runfiles.gc_log import GcLog, Pause
+from heaplab.runfiles.gc_records import GcLog, Pause
 from heaplab.runfiles.rundir import Run
 
 MAX_EDGE_SHARE = 0.15  # at most this share of a window's bytes may come from edge or filled-in time

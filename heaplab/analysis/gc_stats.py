@@ -18,7 +18,8 @@ from heaplab.lab.catalogue import CMS_FAILURES
 from heaplab.runfiles import rawlogs
 from heaplab.runfiles.client_summary import ClientSummary, load_phase_summaries
 from heaplab.runfiles.gc_events import GC_EVENTS, GcEvent, load_gc_events
-from heaplab.runfiles.gc_log import CMS, GC_LOG, KINDS, GcLog, Pause, Safepoint, parse
+from heaplab.runfiles.gc_log import CMS, GC_LOG, KINDS, parse
+from heaplab.runfiles.gc_records import GcLog, Pause, Safepoint
 from heaplab.runfiles.rundir import Run
 from heaplab.stats import percentile
 

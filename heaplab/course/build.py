@@ -24,7 +24,8 @@ from pathlib import Path
 import nbformat
 
 from heaplab.course.handouts import student_edition
-from heaplab.course.questions import load_questions, master_cells
+from heaplab.course.master_cells import master_cells
+from heaplab.course.questions import load_questions
 from heaplab.lab.spec import load_spec
 
 ASSIGNMENT_CONFIG = """# ASSIGNMENT CONFIG

@@ -42,7 +42,8 @@ from heaplab.course.integrity import (
     typed_answers,
 )
 from heaplab.course.manual_marks import Manual, answer_of, read_marks, write_sheet
-from heaplab.course.questions import load_questions, rubric_text
+from heaplab.course.master_cells import rubric_text
+from heaplab.course.questions import load_questions
 from heaplab.course.submit import MANIFEST, RESULTS
 from heaplab.judge.run_analysis import analyse
 from heaplab.lab.exercises import ExercisesError, load_exercises

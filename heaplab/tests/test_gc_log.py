@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from heaplab.runfiles.gc_log import GcLogError, parse
+from heaplab.runfiles.gc_log import parse
+from heaplab.runfiles.gc_records import GcLogError
 
 DATA = Path(__file__).parent / "data" / "gc"
 

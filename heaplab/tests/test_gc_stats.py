@@ -20,7 +20,7 @@ from heaplab.analysis.gc_stats import (
 )
 from heaplab.analysis.metrics import measure
 from heaplab.lab.catalogue import UNITS
-from heaplab.runfiles.gc_log import Safepoint
+from heaplab.runfiles.gc_records import Safepoint
 from heaplab.runfiles.rundir import load_run
 from heaplab.stats import percentile
 

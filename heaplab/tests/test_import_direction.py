@@ -135,6 +135,17 @@ def test_every_module_belongs_to_a_stage() -> None:
     assert [m for m in modules if stage_of(m) is None and m not in COMMAND | LEAVES] == []
 
 
+MAX_LINES = 400  # a module a student can read in one sitting; past it, it holds more than one job
+
+
+def test_no_module_is_over_400_lines() -> None:
+    sizes = {
+        m: len(p.read_text(encoding="utf-8").splitlines())
+        for m, p in heaplab_modules(REPO / "heaplab").items()
+    }
+    assert {m: n for m, n in sizes.items() if n > MAX_LINES} == {}
+
+
 def test_an_import_back_up_a_hidden_one_and_a_circle_are_caught(tmp_path: Path) -> None:
     """The checks can fail: a lab module that imports the report, a TYPE_CHECKING import, a circle."""
     root = tmp_path / "heaplab"

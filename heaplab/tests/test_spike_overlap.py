@@ -28,7 +28,7 @@ from heaplab.analysis.spike_overlap import (
     stall_spans,
     stops,
 )
-from heaplab.runfiles.gc_log import Safepoint
+from heaplab.runfiles.gc_records import Safepoint
 from heaplab.tests.conftest import REPO
 
 T0 = 1_795_000_000_000.0
