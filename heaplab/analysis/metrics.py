@@ -131,7 +131,7 @@ def measure(run: Run, variant: str, experiment: str) -> Measurement:
         m.problem = f"the spec has no phase measuring {experiment}"
         return m
     if phase is not None:
-        params = run.manifest.get("scale_params") or {}
+        params = run.scale_params
         m.problem = _measure_client(run, m, phase.name, phase.steady_after(params))
     if memory is not None and m.problem is None:
         m.problem = _measure_memory(run, m, memory.name, memory.baseline)
@@ -363,7 +363,7 @@ def _measure_flushed(run: Run, m: Measurement, phase: str, baseline: str | None)
 def _chunk_bytes(run: Run, variant: str) -> int:
     """The variant's memstore chunk size as its spec set it (the profiles leave HBase's default)."""
     spec_variant = run.spec.variants.get(variant)
-    params = run.manifest.get("scale_params") or {}
+    params = run.scale_params
     try:
         value = run.spec.site_for(params, spec_variant).get(CHUNK_SIZE_KEY) if spec_variant else None
         return int(value) if value else DEFAULT_CHUNK_BYTES

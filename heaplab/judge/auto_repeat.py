@@ -121,7 +121,7 @@ class AutoSeries:
     def before_close(self, run: Run) -> dict[str, Any]:
         """Judge the series with ``run`` (ending), decide, print the decision; return run.json's new
         ``series``."""
-        series = dict(run.manifest.get("series") or {})
+        series = run.series or {}
         runs_done = int(series.get("index") or len(self.earlier) + 1)
         results: list[ClaimResult] = []
         open_ids: list[str] = []
@@ -152,5 +152,5 @@ class AutoSeries:
             run = load_run(run_dir)
         except RunError:
             return
-        if run.manifest.get("status") == "complete":
+        if run.status == "complete":
             self.earlier.append(run)

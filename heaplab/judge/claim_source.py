@@ -46,7 +46,7 @@ def claims_to_judge(run: Run) -> tuple[list[Claim], str]:
     """The claims and where they come from (a path relative to the checkout, or AS_RUN); an A/A run's are
     the A/A claims derived from them (heaplab.lab.aa)."""
     claims, source = _lab_claims(run)
-    aa = run.manifest.get("aa")
+    aa = run.aa
     return (claims_of_aa_run(claims, aa, run.spec) if isinstance(aa, dict) else claims), source
 
 

@@ -136,7 +136,7 @@ def _article(
 
 def _unmet_needs(claim: Claim, runs: list[Run]) -> str | None:
     """What the smallest host of the runs lacks of the claim's ``needs``, or None."""
-    hosts = [h for r in runs for h in r.manifest.get("hosts") or []]
+    hosts = [h for r in runs for h in r.hosts]
     if not claim.needs or not hosts:
         return None
     lacks = []

@@ -75,7 +75,7 @@ def _metadata(a: Analysis) -> list[str]:
     git = m.get("git") or {}
     commit = git.get("commit") or "unknown"
     dirty = " (dirty working tree)" if git.get("dirty") else ""
-    params = ", ".join(f"{k}={v}" for k, v in (m.get("scale_params") or {}).items())
+    params = ", ".join(f"{k}={v}" for k, v in a.run.scale_params.items())
     errors = scan_server_errors(a.run)
     errors_line = f"**{server_error_summary(errors)}** (section Server errors)" if errors else "none"
     lines = [
@@ -160,7 +160,7 @@ def _steady_lines(a: Analysis, experiment: str) -> list[str]:
     """Which part of the measured phase the figures cover, when its warm-up is left out
     (heaplab.analysis.steady)."""
     phase = a.run.spec.measured_phase(experiment)
-    after = phase.steady_after(a.run.manifest.get("scale_params") or {}) if phase else 0.0
+    after = phase.steady_after(a.run.scale_params) if phase else 0.0
     if not after:
         return []
     kept = [
@@ -246,7 +246,7 @@ def _claims(a: Analysis) -> list[str]:
     n = len(a.runs) or 1
     runs = ", ".join(f"`{r.path.name}`" for r in a.runs) if n > 1 else "this run only"
     _, source = claims_to_judge(a.run)
-    aa = a.run.manifest.get("aa") or {}
+    aa = a.run.aa or {}
     lines = [
         "## Claims",
         "",

@@ -114,7 +114,7 @@ def step_threads(tool: str, args: str) -> int:
 def _threads(run: Run, experiment: str, variant: str) -> int:
     """Client threads of the step as the spec fills its command for the run's scale (one client host)."""
     phase = run.spec.measured_phase(experiment)
-    params = run.manifest.get("scale_params") or run.spec.params(run.scale)
+    params = run.scale_params or run.spec.params(run.scale)
     filled = run.spec.phases_for(params, run.spec.variants[variant])
     step = next(p for p in filled if p["name"] == phase.name)  # type: ignore[union-attr]
     return step_threads(step["tool"], step["args"])

@@ -65,16 +65,16 @@ def prediction(run: Any, qid: str) -> float:
     Refuses, saying why, a run that carries none and one whose prediction is dated after the run started:
     that is not a prediction (the runner records only those made before it starts, so only an edited
     run.json holds one)."""
-    made = (run.manifest.get("predictions") or {}).get(qid)
+    made = run.predictions.get(qid)
     if made is None:
         raise PredictionError(
             f"this run carries no prediction for {qid}: record one with `heaplab predict "
-            f"{run.manifest.get('lab', '<lab>')} {qid}=<number>`, then run the lab again"
+            f"{run.lab} {qid}=<number>`, then run the lab again"
         )
-    if _instant(made["made"]) > _instant(run.manifest["start"]):
+    if _instant(made["made"]) > _instant(run.started):
         raise PredictionError(
             f"the prediction for {qid} is dated {made['made']}, after the run started at "
-            f"{run.manifest['start']}: a prediction is made before the run"
+            f"{run.started}: a prediction is made before the run"
         )
     return float(made["value"])
 

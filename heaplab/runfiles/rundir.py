@@ -73,6 +73,46 @@ class Run:
     def scale(self) -> str:
         return str(self.manifest["scale"])
 
+    # run.json's fields as the later stages read them (docs/contracts.md section 6)
+
+    @property
+    def started(self) -> str:
+        """When the run started, ISO 8601 UTC (``start``)."""
+        return str(self.manifest["start"])
+
+    @property
+    def status(self) -> str | None:
+        """running | complete | failed | interrupted (``status``); None in a run.json without one."""
+        status = self.manifest.get("status")
+        return None if status is None else str(status)
+
+    @property
+    def scale_params(self) -> dict[str, Any]:
+        """The scale's parameters as the run used them (``scale_params``); {} when it kept none."""
+        return dict(self.manifest.get("scale_params") or {})
+
+    @property
+    def aa(self) -> dict[str, str] | None:
+        """An A/A run's ``{"variant", "twin"}`` (heaplab.lab.aa); None for an ordinary run."""
+        aa = self.manifest.get("aa")
+        return {str(k): str(v) for k, v in aa.items()} if isinstance(aa, dict) else None
+
+    @property
+    def series(self) -> dict[str, Any] | None:
+        """The series this run belongs to (``series``: id, index, of, ...); None when it was run alone."""
+        series = self.manifest.get("series")
+        return dict(series) if isinstance(series, dict) else None
+
+    @property
+    def predictions(self) -> dict[str, Any]:
+        """The student's predictions the run carries, by question (``predictions``); {} without any."""
+        return dict(self.manifest.get("predictions") or {})
+
+    @property
+    def hosts(self) -> list[dict[str, Any]]:
+        """The hosts the run recorded (``hosts``)."""
+        return [h for h in self.manifest.get("hosts") or [] if isinstance(h, dict)]
+
     def variant_info(self, name: str) -> dict[str, Any]:
         return dict(self.manifest.get("variants", {}).get(name, {}))
 

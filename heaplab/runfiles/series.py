@@ -17,7 +17,7 @@ from heaplab.runfiles.runjson import RUN_JSON
 
 
 def series_id(run: Run) -> str | None:
-    series = run.manifest.get("series")
+    series = run.series
     return str(series["id"]) if isinstance(series, dict) and series.get("id") else None
 
 
@@ -55,7 +55,7 @@ def runs_to_judge(first: Path, others: list[Path]) -> list[Run]:
                 f"at {run.scale}, "
                 f"{r.path.name} is {r.lab} at {r.scale}"
             )
-        if r.manifest.get("aa") != run.manifest.get("aa"):  # their claims differ (heaplab.lab.aa)
+        if r.aa != run.aa:  # their claims differ (heaplab.lab.aa)
             raise RunError(
                 f"an A/A run is judged only with A/A runs of the same variant: {run.path.name} is "
                 f"{_aa_text(run)}, {r.path.name} is {_aa_text(r)}"
@@ -64,5 +64,5 @@ def runs_to_judge(first: Path, others: list[Path]) -> list[Run]:
 
 
 def _aa_text(run: Run) -> str:
-    aa = run.manifest.get("aa")
+    aa = run.aa
     return f"an A/A run of {aa.get('variant')}" if isinstance(aa, dict) else "no A/A run"
