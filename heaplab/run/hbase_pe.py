@@ -307,9 +307,10 @@ def ansible_vars(server: str, root: Path, version: str = "") -> dict[str, Any]:
 
 def mark_unavailable(entries: dict[str, dict[str, Any]], spec: Any, root: Path) -> None:
     """run.json's variant entries: an apache-hbase variant is unavailable, with the fetch command, until
-    infra/apache-hbase/fetch.sh has packed its release (the engine variants still run)."""
+    infra/apache-hbase/fetch.sh has packed its release (the engine variants still run). An entry already
+    unavailable (e.g. not selected) keeps its reason."""
     for name, v in spec.variants.items():
-        why = unavailable_why(v.server, root, v.hbase_version) if v.available else None
+        why = unavailable_why(v.server, root, v.hbase_version) if entries[name]["available"] else None
         if why:
             entries[name].update(available=False, why=why, status="unavailable")
 

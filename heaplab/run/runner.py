@@ -173,11 +173,11 @@ def _run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
         "jdk": None,
         "variants": {name: _variant_entry(spec, v, params) for name, v in spec.variants.items()},
     }
-    hbase_pe.mark_unavailable(manifest["variants"], spec, opts.root)  # HBase's jars not fetched
-    if aa:
+    if aa:  # first: a variant left out is "not selected", whatever else it lacks
         mark_unselected(manifest["variants"], (aa["variant"], aa["twin"]), f"--aa {opts.aa}")
     else:
         mark_unselected(manifest["variants"], opts.variants)
+    hbase_pe.mark_unavailable(manifest["variants"], spec, opts.root)  # HBase's jars not fetched
     for entry in manifest["variants"].values():  # the student's seed, for the PE clients
         entry["client_jvm_flags"] = entry["client_jvm_flags"] + seed_jvm_flag(opts.student)
     write_run_json(run_dir, manifest)

@@ -35,7 +35,13 @@ def test_aa_claims_rewrite_every_claim_of_the_variants_experiments_and_keep_the_
     variant, twin = "sync-preassign", "sync-preassign-aa"
     got = aa_claims(LAB07.claims, variant, twin, LAB07.variants_of)
     # sync-preassign is in both experiments: every claim between two variants of either is kept
-    expected_ids = [c.id for c in LAB07.claims if c.measurable and parse_expectation(str(c.expect)).right]
+    # (a claim's copies on its subjects, `<id>@<subject>`, are left out: rewritten they are the claim again)
+    expected_ids = [
+        c.id
+        for c in LAB07.claims
+        if c.measurable and parse_expectation(str(c.expect)).right and "@" not in c.id
+    ]
+    assert any("@" in c.id for c in LAB07.claims)  # lab 07 has copies on HBase 1.4 to leave out
     assert [c.id for c in got] == expected_ids and len(got) == 6
     by_id = {c.id: c for c in LAB07.claims}
     for c in got:
