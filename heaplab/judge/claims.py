@@ -37,21 +37,9 @@ from heaplab.judge.claim_results import ClaimResult
 from heaplab.judge.claim_source import claims_to_judge
 from heaplab.judge.comparison import fmt
 from heaplab.judge.verdict import (
-    FAILED,
     INCONCLUSIVE,
-    LARGER,
-    LEVELS,
-    LEVELS_BY_KIND,
-    MET,
-    NO_EFFECT,
     NOT_MEASURABLE,
-    NOT_MET,
-    NOT_REPRODUCED,
-    OPPOSITE,
-    PASSED,
     REGION,
-    REPRODUCED,
-    SMALLER,
     Judgement,
     demote,
     judge,
@@ -64,23 +52,6 @@ from heaplab.lab.schema import Claim
 from heaplab.lab.subjects import ENGINE, pair_name
 from heaplab.runfiles.rundir import Run
 from heaplab.runfiles.server_errors import scan as scan_server_errors
-
-__all__ = [  # the labels, for the tests and notebooks that import them from here
-    "FAILED",
-    "INCONCLUSIVE",
-    "LARGER",
-    "LEVELS",
-    "LEVELS_BY_KIND",
-    "MET",
-    "NOT_MEASURABLE",
-    "NOT_MET",
-    "NOT_REPRODUCED",
-    "NO_EFFECT",
-    "OPPOSITE",
-    "PASSED",
-    "REPRODUCED",
-    "SMALLER",
-]
 
 Measurements = dict[str, dict[str, Measurement]]  # {experiment: {variant: Measurement}} of one run
 

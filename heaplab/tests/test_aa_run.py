@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from heaplab.judge.claims import NOT_MEASURABLE
 from heaplab.judge.run_analysis import judge_runs
+from heaplab.judge.verdict import NOT_MEASURABLE
 from heaplab.lab.aa import aa_claims
 from heaplab.lab.published import load_published
 from heaplab.run.options import variant_order

@@ -15,7 +15,7 @@ import pytest
 from heaplab import cli_runs
 from heaplab.judge import auto_repeat
 from heaplab.judge.auto_repeat import AutoSeries, Limits, next_step
-from heaplab.judge.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from heaplab.judge.verdict import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from heaplab.run.options import RunOptions, default_order_seed, variant_order
 from heaplab.runfiles.rundir import load_run
 from heaplab.runfiles.runjson import write_run_json

@@ -20,8 +20,8 @@ import pytest
 from heaplab.analysis.metrics import measure
 from heaplab.analysis.server_cpu import METRIC as SERVER_CPU
 from heaplab.analysis.server_cpu import PROC_METRIC as SERVER_CPU_PROC
-from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.judge.comparison import fmt
+from heaplab.judge.verdict import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.run.hbase_pe import unavailable_why
 from heaplab.runfiles.hlog import read_intervals, read_total
 from heaplab.runfiles.rundir import load_run

@@ -19,7 +19,7 @@ import pytest
 
 from heaplab.analysis.memory import load_admin_metrics
 from heaplab.analysis.metrics import flushed_phase
-from heaplab.judge.claims import NOT_MEASURABLE
+from heaplab.judge.verdict import NOT_MEASURABLE
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (

@@ -20,7 +20,7 @@ import json
 import pytest
 
 from heaplab.analysis.memory import load_admin_metrics
-from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
+from heaplab.judge.verdict import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok
 from heaplab.tests.shared_runs import (

@@ -20,8 +20,8 @@ import pytest
 
 from heaplab.analysis.gc_alloc import MAX_EDGE_SHARE, intervals, window_allocation
 from heaplab.analysis.metrics import measure
-from heaplab.judge.claims import NOT_MEASURABLE
 from heaplab.judge.run_analysis import analyse
+from heaplab.judge.verdict import NOT_MEASURABLE
 from heaplab.runfiles.gc_log import parse
 from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import REPO

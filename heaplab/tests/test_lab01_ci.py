@@ -27,7 +27,7 @@ import pytest
 
 from heaplab.analysis.metrics import measure
 from heaplab.analysis.timeline import latency_timeline
-from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
+from heaplab.judge.verdict import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.lab.expectation import parse_expectation
 from heaplab.run.student import TOKEN_ENV, student_seed
 from heaplab.runfiles.gc_log import parse

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from heaplab.analysis.gc_stats import ServerPause, in_window, load_server_gc
-from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
+from heaplab.judge.verdict import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.run import jdk
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok

@@ -21,7 +21,7 @@ import json
 import pytest
 
 from heaplab.analysis.memory import load_admin_metrics
-from heaplab.judge.claims import NOT_MEASURABLE
+from heaplab.judge.verdict import NOT_MEASURABLE
 from heaplab.lab.spec import load_spec
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.judged import judged_ok

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab.judge.claims import NO_EFFECT, NOT_MEASURABLE, REPRODUCED
 from heaplab.judge.run_analysis import Analysis, analyse
+from heaplab.judge.verdict import NO_EFFECT, NOT_MEASURABLE, REPRODUCED
 from heaplab.lab import sweeps
 from heaplab.lab.spec import load_spec
 from heaplab.report import sweep

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from heaplab.analysis.metrics import measure
-from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from heaplab.judge.verdict import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
 from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import REPO, FinishedRun
 from heaplab.tests.shared_runs import (

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab.judge.claims import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.judge.run_analysis import analyse
+from heaplab.judge.verdict import INCONCLUSIVE, NOT_MEASURABLE
 from heaplab.lab import sweeps
 from heaplab.lab.spec import load_spec
 from heaplab.report import sweep

@@ -13,7 +13,8 @@ import yaml
 
 from heaplab.analysis.memory import MB, MetricsFileError, flushed_values, load_admin_metrics, memory_values
 from heaplab.analysis.metrics import flushed_phase
-from heaplab.judge.claims import (
+from heaplab.judge.run_analysis import analyse
+from heaplab.judge.verdict import (
     FAILED,
     INCONCLUSIVE,
     NO_EFFECT,
@@ -23,7 +24,6 @@ from heaplab.judge.claims import (
     PASSED,
     REPRODUCED,
 )
-from heaplab.judge.run_analysis import analyse
 from heaplab.lab.spec import parse_spec
 from heaplab.report.report import write_report
 from heaplab.tests.conftest import PUBLISHED, REPO

@@ -10,9 +10,17 @@ import pytest
 
 from heaplab.analysis.metrics import measure
 from heaplab.judge.claim_results import ClaimResult
-from heaplab.judge.claims import INCONCLUSIVE, LARGER, NO_EFFECT, NOT_MEASURABLE, OPPOSITE, REPRODUCED
 from heaplab.judge.run_analysis import analyse
-from heaplab.judge.verdict import region_label, regions
+from heaplab.judge.verdict import (
+    INCONCLUSIVE,
+    LARGER,
+    NO_EFFECT,
+    NOT_MEASURABLE,
+    OPPOSITE,
+    REPRODUCED,
+    region_label,
+    regions,
+)
 from heaplab.runfiles.rundir import load_run
 from heaplab.runfiles.runjson import write_run_json
 from heaplab.tests.conftest import PUBLISHED

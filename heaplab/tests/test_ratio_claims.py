@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from heaplab.judge.claims import INCONCLUSIVE, NO_EFFECT, NOT_MEASURABLE, REPRODUCED
 from heaplab.judge.run_analysis import analyse
+from heaplab.judge.verdict import INCONCLUSIVE, NO_EFFECT, NOT_MEASURABLE, REPRODUCED
 from heaplab.report.report import write_report
 from heaplab.tests.conftest import PUBLISHED, REPO
 from heaplab.tests.fabricate import Shape, fabricate_run

@@ -15,7 +15,8 @@ import pytest
 import yaml
 
 from heaplab.analysis.memory import MB
-from heaplab.judge.claims import (
+from heaplab.judge.run_analysis import analyse
+from heaplab.judge.verdict import (
     FAILED,
     INCONCLUSIVE,
     LARGER,
@@ -25,7 +26,6 @@ from heaplab.judge.claims import (
     PASSED,
     REPRODUCED,
 )
-from heaplab.judge.run_analysis import analyse
 from heaplab.lab.spec import load_spec, parse_spec
 from heaplab.lab.subjects import ENGINE_ONLY_METRICS
 from heaplab.tests.conftest import REPO
