@@ -10,7 +10,7 @@ from pathlib import Path
 from heaplab.run import config_keys, startup_check
 from heaplab.tests.conftest import REPO
 
-VARIANT = REPO / "results/reference/07-write-pipeline-local-20261125T121426Z/sync-preassign"
+VARIANT = REPO / "results/reference/07-write-pipeline-local-20261203T020638Z/sync-preassign"
 WARN = (
     "2026-11-29T05:18:31.340Z WARN  [main] unknown configuration keys (not read by the engine): "
     "hbase.rpc.server.iml, heaplab.regionserver.write.pth"
