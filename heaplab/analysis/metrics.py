@@ -132,7 +132,7 @@ def measure(run: Run, variant: str, experiment: str) -> Measurement:
         return m
     if phase is not None:
         params = run.scale_params
-        m.problem = _measure_client(run, m, phase.name, phase.steady_after(params))
+        m.problem = _measure_client(run, m, phase.name, phase.steady_after(params), phase.measure_for(params))
     if memory is not None and m.problem is None:
         m.problem = _measure_memory(run, m, memory.name, memory.baseline)
         flushed = flushed_phase(run.spec, memory) if memory.measures_memory else None
@@ -227,7 +227,9 @@ def _without_substitute_pace(m: Measurement) -> None:
         m.cannot.add(metric)
 
 
-def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float = 0.0) -> str | None:
+def _measure_client(
+    run: Run, m: Measurement, phase: str, steady_after_s: float = 0.0, measure_s: float = 0.0
+) -> str | None:
     m.phase = phase
     m.summaries = load_phase_summaries(run.client_dir(m.variant), phase)
     if not m.summaries:
@@ -237,7 +239,7 @@ def _measure_client(run: Run, m: Measurement, phase: str, steady_after_s: float 
     m.phase_window_ms = (phase_start, phase_end)
     if steady_after_s > 0:  # the warm-up left out (heaplab.analysis.steady)
         try:
-            m.steady = steady_state(m.summaries, steady_after_s)
+            m.steady = steady_state(m.summaries, steady_after_s, measure_s)
         except (TooShort, FileNotFoundError) as e:
             return f"no steady state in {phase}: {e}"
         start, end = m.steady.start_epoch_ms, m.steady.end_epoch_ms

@@ -107,13 +107,24 @@ class Phase:
     baseline: str | None = None
     background: bool = False  # a pe phase that runs while the next phases run
     until: str | None = None  # the later phase at whose end a background phase is stopped
-    steady_after_s: str | None = None  # warm-up seconds left out, or "{param}" (heaplab.analysis.steady)
+    steady_after_s: str | None = (
+        None  # the warm-up's floor in seconds, or "{param}" (heaplab.analysis.steady)
+    )
+    measure_s: str | None = None  # the steady seconds the phase should keep, or "{param}"
+    sized_by: str | None = None  # the earlier phase whose rate sizes this one (heaplab.lab.phase_time)
+    sized_max: str | None = None  # the most --rows the sizing may raise it to, or "{param}"
 
     def steady_after(self, params: dict[str, Any]) -> float:
-        """The seconds of this phase's start left out of its figures at a scale (0: the whole phase)."""
+        """The seconds of this phase's start never counted in its figures at a scale (0: the whole phase)."""
         if self.steady_after_s is None:
             return 0.0
         return float(str(self.steady_after_s).format(**params))
+
+    def measure_for(self, params: dict[str, Any]) -> float:
+        """The steady seconds this phase should keep at a scale (0: none stated)."""
+        if self.measure_s is None:
+            return 0.0
+        return float(str(self.measure_s).format(**params))
 
     @property
     def measures_memory(self) -> bool:
@@ -268,18 +279,36 @@ class Spec:
         vparams = self.variant_params(variant, params)
         suffix = f" (variant {variant.name})" if variant is not None else ""
         hbase = variant is not None and variant.server == "apache-hbase"
+        args = {p.name: fill(p.args, vparams, f"phase {p.name}{suffix}") for p in self.phases}
         return [
             {
                 "name": p.name,
                 "tool": p.tool,
-                "args": fill(p.args, vparams, f"phase {p.name}{suffix}"),
+                "args": args[p.name],
                 "record": bool(p.measure),
                 "measure": list(p.measure),
                 **({"background": True, "until": p.until or ""} if p.background else {}),
+                **self._sized(p, params, args),
             }
             for p in self.phases
             if not (hbase and p.tool == HICCUP)
         ]
+
+    def _sized(self, p: Phase, params: dict[str, Any], args: dict[str, str]) -> dict[str, Any]:
+        """A phase sized by time at this scale: what the playbook needs to size it on the host
+        (playbooks/filter_plugins/heaplab_sizing.py): the rate's phase and its args, the warm-up
+        floor and the steady seconds wanted."""
+        if p.sized_by is None or p.measure_for(params) <= 0:
+            return {}
+        return {
+            "sized": {
+                "from": p.sized_by,
+                "from_args": args[p.sized_by],
+                "floor_s": p.steady_after(params),
+                "measure_s": p.measure_for(params),
+                **({"max": int(float(p.sized_max.format(**params)))} if p.sized_max else {}),
+            }
+        }
 
 
 def fill(template: str, params: dict[str, Any], where: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from heaplab.lab.phase_time import measure_seconds, sized_by, steady_after
 from heaplab.lab.schema import (
     HBASE_ADMIN_COMMANDS,
     HBASE_VERSIONS,
@@ -197,27 +198,18 @@ def _measure(raw: Any, where: str, experiments: set[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-PHASE_KEYS = ("name", "tool", "args", "measure", "baseline", "background", "until", "steady_after_s")
-
-
-def _steady_after(raw: Any, where: str, measures: bool, scales: dict[str, Any]) -> str | None:
-    """A phase's ``steady_after_s``: seconds (a number, or "{param}" of every scale) on a measured phase."""
-    if raw is None:
-        return None
-    if not measures:
-        raise SpecError(f"{where}: steady_after_s applies only to a phase that measures (pe or ycsb)")
-    text = str(raw)
-    for scale, params in (scales or {}).items():
-        try:
-            seconds = float(text.format(**(params or {})))
-        except (KeyError, ValueError, IndexError):
-            raise SpecError(
-                f"{where}: steady_after_s {text!r} must be seconds (a number >= 0) or a {{parameter}} "
-                f"that scale {scale!r} sets to one"
-            ) from None
-        if seconds < 0:
-            raise SpecError(f"{where}: steady_after_s is {seconds:g} s at scale {scale!r}; it must be >= 0")
-    return text
+PHASE_KEYS = (
+    "name",
+    "tool",
+    "args",
+    "measure",
+    "baseline",
+    "background",
+    "until",
+    "steady_after_s",
+    "measure_s",
+    "sized_by",
+)
 
 
 def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phase]:
@@ -238,13 +230,19 @@ def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phas
             p.get("baseline"),
             background,
             None if p.get("until") is None else str(p["until"]),
-            _steady_after(
+            steady_after(
                 p.get("steady_after_s"),
                 pw,
                 bool(p.get("measure")) and p.get("tool") != "admin",
                 raw.get("scales") or {},
             ),
         )
+        phase = dataclasses.replace(
+            phase,
+            measure_s=measure_seconds(p.get("measure_s"), pw, phase.steady_after_s, raw.get("scales") or {}),
+        )
+        by, most = sized_by(p.get("sized_by"), pw, phase, phases, raw.get("scales") or {})
+        phase = dataclasses.replace(phase, sized_by=by, sized_max=most)
         if phase.name in {q.name for q in phases}:
             raise SpecError(f"{pw}: a phase of that name comes earlier; phase names must be unique")
         if phase.tool not in TOOLS:

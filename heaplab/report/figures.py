@@ -40,7 +40,9 @@ def latency_figure(run: Run, experiment: str, measured: dict[str, Measurement]) 
     axes = fig.subplots(len(shown), 1, squeeze=False, sharex=True)[:, 0]
     for ax, m in zip(axes, shown, strict=True):
         assert m.window_ms is not None
-        t0 = m.window_ms[0]
+        # a phase cut to its steady state is drawn whole, its warm-up left of the cut (analysis.steady)
+        span = m.phase_window_ms if m.steady is not None and m.phase_window_ms else m.window_ms
+        t0 = span[0]
         iv = intervals_of(m)
         if not iv:  # e.g. an Apache HBase run from before hbase-lab pe wrote one: nothing to plot per second
             ax.text(
@@ -59,7 +61,7 @@ def latency_figure(run: Run, experiment: str, measured: dict[str, Measurement]) 
         # took most of a notebook's time to draw
         pauses: dict[bool, list[float]] = {True: [], False: []}
         for e in run.gc_events(m.variant):
-            if m.window_ms[0] <= e.start_epoch_ms <= m.window_ms[1]:
+            if span[0] <= e.start_epoch_ms <= span[1]:
                 pauses[e.young].append((e.start_epoch_ms - t0) / 1000.0)
         kinds = ((True, "young GC pause", "tab:green"), (False, "other GC pause", "tab:red"))
         for young, label, color in kinds:
@@ -67,11 +69,23 @@ def latency_figure(run: Run, experiment: str, measured: dict[str, Measurement]) 
                 x_data_y_axes = ax.get_xaxis_transform()  # a line spans the panel's full height, as axvline's
                 style = {"colors": color, "alpha": 0.5, "linewidth": 1, "label": label}
                 ax.vlines(pauses[young], 0, 1, transform=x_data_y_axes, **style)
+        if m.steady is not None:
+            ax.axvline(m.steady.cut_s, color="black", linestyle="--", linewidth=1, label="steady state from")
+            rate = ax.twinx()  # why the cut is there: the operations per second level off
+            rate.plot(
+                xs,
+                [i.count / max((i.end_epoch_ms - i.start_epoch_ms) / 1000.0, 1e-3) for i in iv],
+                color="grey",
+                alpha=0.6,
+                linewidth=1,
+            )
+            rate.set_ylabel("operations/s (grey)")
+            rate.set_ylim(bottom=0)
         ax.set_yscale("log")
         ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(ScalarFormatter())
         ax.yaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlim(0, max((m.window_ms[1] - t0) / 1000.0, 1.0))
+        ax.set_xlim(0, max((span[1] - t0) / 1000.0, 1.0))
         ax.set_ylabel("latency (ms)")
         ax.set_title(f"{run.lab} {experiment}: {m.variant} ({run.scale})")
         ax.grid(True, which="both", alpha=0.3)

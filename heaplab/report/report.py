@@ -12,6 +12,7 @@ from heaplab.analysis.gc_stats import report_lines as gc_lines  # GC section
 from heaplab.analysis.gc_stats import timeline_figure_name
 from heaplab.analysis.proc_cpu import describe
 from heaplab.analysis.spike_overlap import overlap_lines
+from heaplab.analysis.steady import MIN_STEADY_S
 from heaplab.judge.claim_results import tallies, write_claims_json
 from heaplab.judge.claim_source import claims_to_judge
 from heaplab.judge.run_analysis import Analysis, analyse
@@ -157,22 +158,35 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
 
 
 def _steady_lines(a: Analysis, experiment: str) -> list[str]:
-    """Which part of the measured phase the figures cover, when its warm-up is left out
-    (heaplab.analysis.steady)."""
+    """Which part of the measured phase the figures cover when its warm-up is left out, where each
+    variant's steady state began, how the phase was sized on this machine, and a phase that kept too little
+    (heaplab.analysis.steady, heaplab.lab.phase_time)."""
     phase = a.run.spec.measured_phase(experiment)
     after = phase.steady_after(a.run.scale_params) if phase else 0.0
-    if not after:
+    if not after or phase is None:
         return []
-    kept = [
-        f"{name} {m.steady.seconds:.0f} of {(m.phase_window_ms[1] - m.phase_window_ms[0]) / 1000:.0f} s"
-        for name, m in a.measurements[experiment].items()
-        if m.steady is not None and m.phase_window_ms is not None
+    want = phase.measure_for(a.run.scale_params)
+    measured = a.measurements[experiment]
+    kept = [f"{name}: {m.steady.describe()}" for name, m in measured.items() if m.steady is not None]
+    lines = [
+        f"- steady state of phase `{phase.name}`: each variant's from the second its rate levels off, never "
+        f"before {after:g} s (the clients' warm-up)"
+        + (f", {want:g} s wanted" if want else "")
+        + f"; throughput, percentiles and GC figures cover the rest: {'; '.join(kept) or '-'}",
     ]
-    return [
-        f"- steady state: the first {after:g} s of phase `{phase.name}` are left out on every variant (each "
-        f"client's warm-up); throughput, percentiles and GC figures cover the rest: {', '.join(kept) or '-'}",
-        "",
-    ]
+    for name in measured:
+        for host, record in (a.run.variant_info(name).get("sized") or {}).get(phase.name, {}).items():
+            lines.append(f"- sized on {host} for {name}: {record.get('why', '-')}")
+    for name, m in measured.items():
+        if m.steady is not None and m.steady.short:
+            still = "" if m.steady.levelled else " and its rate never levelled off"
+            enough = m.steady.rows_enough()
+            lines.append(
+                f"- **phase `{phase.name}` ran too short on {name}**: it kept {m.steady.seconds:.0f} s of "
+                f"steady state{still}, fewer than the {max(want, MIN_STEADY_S):g} s wanted"
+                + (f"; --rows={enough} per thread would have been enough" if enough else "")
+            )
+    return [*lines, ""]
 
 
 def _substitute_lines(a: Analysis, experiment: str) -> list[str]:

@@ -53,6 +53,7 @@ from heaplab.runfiles import (
 )
 from heaplab.runfiles.client_summary import PERCENTILE_KEYS, sampled
 from heaplab.runfiles.hlog import latency_us, read_total
+from heaplab.runfiles.phase_sizing import sized_args
 
 # HBase PE's names for the percentiles (2.6: lower-case mean=; older releases print Mean=).
 _HBASE_KEYS = {
@@ -261,7 +262,8 @@ def convert_variant(
                 text += "\n" + err.read_text(encoding="utf-8", errors="replace")
             try:
                 hlog = out.with_suffix(".hlog")
-                summary = parse(text, args=str(phase.get("args", "")), source=str(out), tz=tz, hlog=hlog)
+                args = sized_args(out) or str(phase.get("args", ""))  # as sized on the host, if it was
+                summary = parse(text, args=args, source=str(out), tz=tz, hlog=hlog)
             except HBasePeError:
                 continue
             target = out.with_suffix(".json")

@@ -27,6 +27,7 @@ from heaplab.run.options import (
 )
 from heaplab.run.playbook import appended_log, run_playbook
 from heaplab.runfiles import rawlogs
+from heaplab.runfiles.phase_sizing import read_sizing
 from heaplab.runfiles.runjson import write_json_atomic
 
 
@@ -42,10 +43,10 @@ def ansible_vars(
     """The extra vars of docs/contracts.md section 5, plus the measured phases' names.
 
     Each phase carries exactly name, tool, args, record, and a background phase also background and until
-    (the later phase at whose end it is stopped, "" for none): the playbook's argument spec rejects other
-    keys.
+    (the later phase at whose end it is stopped, "" for none), a phase sized by time also sized
+    (heaplab.lab.phase_time): the playbook's argument spec rejects other keys.
     """
-    keys = ("name", "tool", "args", "record", "background", "until")
+    keys = ("name", "tool", "args", "record", "background", "until", "sized")
     phases = [{k: p[k] for k in keys if k in p} for p in spec.phases_for(params, variant)]
     measured = [p["name"] for p in phases if p["record"]]
     return {
@@ -184,22 +185,10 @@ def run_variant(
         full = disk_full.is_full(e)
         code, entry["error"] = -1, disk_full.local(e, log) if full else f"cannot start ansible-playbook: {e}"
     try:
-        if v.server == "apache-hbase":  # HBase PE's output -> <phase>-<host>.json
-            hbase_pe.convert_variant(vdir / "client", extra["heaplab_phases"])
-            for server_dir in sorted((vdir / "server").glob("*/")):
-                hbase_pe.gc_events_from_log(server_dir)
-        # The GC logs are most of a run's bytes: compress them before the run is complete
-        # (heaplab.runfiles.rawlogs)
-        entry["gc_logs_gzipped"] = len(rawlogs.compress_gc_logs(vdir))
-        if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
-            entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
-            if "alloc" in opts.profile:  # the region servers' allocations per measured phase
-                measured = [p.name for p in spec.phases if p.measure and p.tool != "admin"]
-                cut = alloc_profiles.cut_variant(vdir, measured, archive, opts.java_home)
-                entry["profiler"].update(alloc_profiles=list(cut.files), alloc_notes=list(cut.notes))
-        if v.server == "engine":  # unknown keys into run.json; a switch it did not run fails the variant
-            mismatch = startup_check.check_variant(vdir, entry, opts.out)
-            entry["error"] = entry["error"] or (mismatch if code == 0 else None)
+        mismatch = _process_collected(
+            vdir, v, entry=entry, phases=extra["heaplab_phases"], spec=spec, archive=archive, opts=opts
+        )
+        entry["error"] = entry["error"] or (mismatch if code == 0 else None)
     except OSError as e:  # the variant's files are not whole: never complete
         code, files_error = code or -1, disk_full.local(e, vdir)
     if code == 0 and entry["error"] is None:
@@ -217,6 +206,39 @@ def run_variant(
     )
     opts.out(f"[{v.name}] FAILED: {entry['error']}")
     return False
+
+
+def _process_collected(
+    vdir: Path,
+    v: Variant,
+    *,
+    entry: dict[str, Any],
+    phases: list[dict[str, Any]],
+    spec: Spec,
+    archive: Path,
+    opts: RunOptions,
+) -> str | None:
+    """The variant's collected files made whole for the later stages (HBase PE's summaries, the sizing
+    records, gzipped GC logs, cut profiles); returns why an engine variant did not run its switches, if
+    so.  Raises OSError when its files cannot be processed."""
+    if v.server == "apache-hbase":  # HBase PE's output -> <phase>-<host>.json
+        hbase_pe.convert_variant(vdir / "client", phases)
+        for server_dir in sorted((vdir / "server").glob("*/")):
+            hbase_pe.gc_events_from_log(server_dir)
+    if sized := read_sizing(vdir / "client"):  # phases sized by time on the hosts (size.yml)
+        entry["sized"] = sized
+    # The GC logs are most of a run's bytes: compress them before the run is complete
+    # (heaplab.runfiles.rawlogs)
+    entry["gc_logs_gzipped"] = len(rawlogs.compress_gc_logs(vdir))
+    if opts.profile:  # run.json's variant gets profiler: {events, mode, note, files}
+        entry["profiler"] = profiles.variant_profile(vdir, opts.profile)
+        if "alloc" in opts.profile:  # the region servers' allocations per measured phase
+            measured = [p.name for p in spec.phases if p.measure and p.tool != "admin"]
+            cut = alloc_profiles.cut_variant(vdir, measured, archive, opts.java_home)
+            entry["profiler"].update(alloc_profiles=list(cut.files), alloc_notes=list(cut.notes))
+    if v.server == "engine":  # unknown keys into run.json; a switch it did not run fails the variant
+        return startup_check.check_variant(vdir, entry, opts.out)
+    return None
 
 
 def ansible_env(opts: RunOptions) -> dict[str, str]:

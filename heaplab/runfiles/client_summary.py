@@ -114,13 +114,16 @@ def load_client_summary(path: Path, phase: str, host: str) -> ClientSummary:
     )
 
 
+SIZING_SUFFIX = ".sizing.json"  # heaplab.runfiles.phase_sizing's files, beside the summaries
+
+
 def load_phase_summaries(client_dir: Path, phase: str) -> list[ClientSummary]:
     """Every client host's summary of one phase, sorted by host."""
     out = []
     prefix = f"{phase}-"
     for path in sorted(client_dir.glob(f"{phase}-*.json")):
-        if path.name.endswith(YCSB_EXPORT_SUFFIX):
-            continue  # YCSB's own export beside a ycsb phase's summary
+        if path.name.endswith((YCSB_EXPORT_SUFFIX, SIZING_SUFFIX)):
+            continue  # YCSB's own export beside a ycsb phase's summary; how a phase was sized
         host = path.stem[len(prefix) :]
         out.append(load_client_summary(path, phase, host))
     return out

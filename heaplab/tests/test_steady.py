@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,7 @@ def _write_phase(client: Path, rates: list[int], latency_us: list[int], rows_per
     summary = {
         "format": 1,
         "tool": "pe",
+        "threads": 4,
         "operations": ops,
         "rows": ops * rows_per_op,
         "duration_ms": len(rates) * 1000.0,
@@ -80,9 +82,49 @@ def test_a_race_won_on_warm_up_fails_in_steady_state(tmp_path: Path) -> None:
 
 def test_too_short_a_phase_is_refused(tmp_path: Path) -> None:
     _write_phase(tmp_path, [1000] * 8, [1000] * 8)
-    with pytest.raises(TooShort, match=r"leaving its first 6 s out keeps 2\.0 s"):
+    with pytest.raises(TooShort, match=r"leaving its first 6 s out \(floor 6 s\) keeps 2\.0 s"):
         _steady(tmp_path, 6)
     assert _steady(tmp_path, 8 - MIN_STEADY_S).seconds == pytest.approx(MIN_STEADY_S)
+
+
+def test_the_cut_is_where_the_rate_levels_off_never_before_the_floor(tmp_path: Path) -> None:
+    """A client that climbs for 12 s is cut where its 3-second rate comes within 10% of the rest's median,
+    not at the 3 s floor; one at full rate from the start is cut at the floor."""
+    climbing = [1000 + 700 * i for i in range(12)] + [9000] * 20
+    _write_phase(tmp_path / "slow", climbing, [1000] * 32)
+    slow = _steady(tmp_path / "slow", 3)
+    assert slow.levelled and slow.floor_s == 3
+    # the first second k >= 3 whose 3-second mean is at least 0.9 x 9000
+    first = next(k for k in range(3, 30) if sum(climbing[k : k + 3]) / 3 >= 0.9 * 9000)
+    assert slow.cut_s == pytest.approx(first, abs=0.01) and first > 3
+    assert slow.throughput == pytest.approx(sum(climbing[first:]) / (32 - first), rel=1e-6)
+    _write_phase(tmp_path / "fast", [9000] * 32, [1000] * 32)
+    fast = _steady(tmp_path / "fast", 3)
+    assert fast.cut_s == pytest.approx(3, abs=0.01) and fast.seconds == pytest.approx(29)
+
+
+def test_a_phase_that_keeps_too_little_says_so_and_how_many_rows_would_do(tmp_path: Path) -> None:
+    """measure_s 15 s, but the phase leaves only 10 s after its warm-up: judged, named short, and the
+    --rows given keep 15 s (with a fifth to spare) at the measured rate."""
+    _write_phase(tmp_path, [2000] * 3 + [10000] * 10, [1000] * 13)
+    summaries = load_phase_summaries(tmp_path, "p")
+    s = steady_state(summaries, 3, want_s=15)
+    assert s.seconds == pytest.approx(10) and s.short and s.levelled
+    threads = summaries[0].threads
+    assert s.rows_enough() == math.ceil((3 * 2000 + 10000 * 15 * 1.2) / threads)
+    assert not steady_state(summaries, 3, want_s=8).short
+    # a client still warming up at its end (HBase PE's first 10 s) never levelled off: short, cut at the floor
+    warming = [400, 1200, 2300, 2400, 3000, 3300, 4000, 5000, 5500, 6000]
+    _write_phase(tmp_path / "up", warming, [1000] * 10)
+    up = _steady(tmp_path / "up", 3)
+    assert not up.levelled and up.short and up.cut_s == pytest.approx(3, abs=0.01)
+    assert "still climbing" in up.describe()
+
+
+def test_too_short_names_the_rows_that_would_have_been_enough(tmp_path: Path) -> None:
+    _write_phase(tmp_path, [1000] * 5, [1000] * 5)
+    with pytest.raises(TooShort, match=r"--rows=\d+ per thread would have been enough"):
+        _steady(tmp_path, 3)
 
 
 def test_lab11_leaves_the_warm_up_out_at_local_and_paper_only() -> None:
