@@ -132,7 +132,14 @@ def measure(run: Run, variant: str, experiment: str) -> Measurement:
         return m
     if phase is not None:
         params = run.scale_params
-        m.problem = _measure_client(run, m, phase.name, phase.steady_after(params), phase.measure_for(params))
+        m.problem = _measure_client(
+            run,
+            m,
+            phase.name,
+            steady_after_s=phase.steady_after(params),
+            measure_s=phase.measure_for(params),
+            from_data=phase.measure_s is not None,  # a spec with measure_s: the cut found in the data
+        )
     if memory is not None and m.problem is None:
         m.problem = _measure_memory(run, m, memory.name, memory.baseline)
         flushed = flushed_phase(run.spec, memory) if memory.measures_memory else None
@@ -228,7 +235,13 @@ def _without_substitute_pace(m: Measurement) -> None:
 
 
 def _measure_client(
-    run: Run, m: Measurement, phase: str, steady_after_s: float = 0.0, measure_s: float = 0.0
+    run: Run,
+    m: Measurement,
+    phase: str,
+    *,
+    steady_after_s: float = 0.0,
+    measure_s: float = 0.0,
+    from_data: bool = True,
 ) -> str | None:
     m.phase = phase
     m.summaries = load_phase_summaries(run.client_dir(m.variant), phase)
@@ -239,7 +252,7 @@ def _measure_client(
     m.phase_window_ms = (phase_start, phase_end)
     if steady_after_s > 0:  # the warm-up left out (heaplab.analysis.steady)
         try:
-            m.steady = steady_state(m.summaries, steady_after_s, measure_s)
+            m.steady = steady_state(m.summaries, steady_after_s, measure_s, from_data=from_data)
         except (TooShort, FileNotFoundError) as e:
             return f"no steady state in {phase}: {e}"
         start, end = m.steady.start_epoch_ms, m.steady.end_epoch_ms

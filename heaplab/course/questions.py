@@ -122,19 +122,22 @@ def _p999(lab: str, spec: Spec, q: dict[str, Any]) -> Question:
     )
     if phase.steady_after_s is not None:  # the warm-up left out (heaplab.analysis.steady), as the report does
         prompt += (
-            " This phase's first seconds (the client's warm-up) are left out of its figures: keep only the "
-            "intervals that start that many seconds or more after the phase's start. "
-            f'`run.spec.phase("{phase.name}").steady_after(run.manifest["scale_params"])` gives the seconds '
-            "at your run's scale (0: keep the whole phase), and `heaplab.steady_state(summaries, seconds)` "
-            "merges what is left (`.total`)."
+            " This phase's warm-up (the client's) is left out of its figures, from the second its rate "
+            "levels off and never before a floor: "
+            f'`run.spec.phase("{phase.name}").steady_after(run.manifest["scale_params"])` gives the floor '
+            "at your run's scale (0: keep the whole phase), and `heaplab.steady_state(summaries, floor, "
+            "from_data=...)` finds the cut and merges what is left (`.total`); `from_data` is whether the "
+            "phase states a `measure_s` (runs made before the cut was found in the data were cut at the "
+            "floor)."
         )
         solution = (
             "from heaplab import load_phase_summaries, load_run, read_total, steady_state\n\n"
             "run = load_run(run_dir)\n"
-            f'seconds = run.spec.phase("{phase.name}").steady_after(run.manifest["scale_params"])\n'
+            f'phase = run.spec.phase("{phase.name}")\n'
+            'seconds = phase.steady_after(run.manifest["scale_params"])\n'
             f'summaries = load_phase_summaries(Path(run_dir) / "{variant}" / "client", "{phase.name}")\n'
             "if seconds:\n"
-            "    merged = steady_state(summaries, seconds).total\n"
+            "    merged = steady_state(summaries, seconds, from_data=phase.measure_s is not None).total\n"
             "else:\n"
             "    merged = read_total([s.hlog for s in summaries])\n"
             f"{answer} = merged.get_value_at_percentile(99.9) / 1000\n"
