@@ -254,16 +254,12 @@ def _write_phase(
         hists.append(h)
         overall.add(h)
     prefix = f"{phase['name']}-{HOST}"
-    with (client / f"{prefix}.hlog").open("w", encoding="utf-8") as f:
-        w = HistogramLogWriter(f)
-        w.output_comment("[Logged with heaplab fabricate (PROVISIONAL fixture, not a real run)]")
-        w.output_log_format_version()
-        f.write(f"#[StartTime: {start_ms / 1000:.3f} (seconds since epoch), {_iso(start_ms)}]\n")
-        w.output_base_time(start_ms)
-        w.base_time = start_ms
-        w.output_legend()
-        for h in hists:
-            w.output_interval_histogram(h, max_value_unit_ratio=1000.0)
+    write_interval_log(
+        client / f"{prefix}.hlog",
+        start_ms,
+        hists,
+        comment="[Logged with heaplab fabricate (PROVISIONAL fixture, not a real run)]",
+    )
     end_ms = start_ms + shape.duration_s * 1000
     count = overall.get_total_count()
     lat = {
@@ -514,3 +510,20 @@ def mark_series(runs: list[Path]) -> Path:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def write_interval_log(path: Path, start_ms: float, hists: list[HdrHistogram], comment: str = "") -> Path:
+    """An interval log as pe and hbase-lab pe write one: StartTime and BaseTime, then each histogram with
+    its stamps relative to them (microseconds)."""
+    with path.open("w", encoding="utf-8") as f:
+        w = HistogramLogWriter(f)
+        if comment:
+            w.output_comment(comment)
+        w.output_log_format_version()
+        f.write(f"#[StartTime: {start_ms / 1000:.3f} (seconds since epoch), {_iso(start_ms)}]\n")
+        w.output_base_time(start_ms)
+        w.base_time = start_ms
+        w.output_legend()
+        for h in hists:
+            w.output_interval_histogram(h, max_value_unit_ratio=1000.0)
+    return path

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 import yaml
 from hdrh.histogram import HdrHistogram
-from hdrh.log import HistogramLogWriter
 
 from heaplab.analysis.steady import steady_state
 from heaplab.lab.schema import SpecError
@@ -26,6 +25,7 @@ from heaplab.lab.spec import load_spec, parse_spec
 from heaplab.paths import LABS_DIR
 from heaplab.runfiles.client_summary import load_phase_summaries
 from heaplab.tests.conftest import REPO
+from heaplab.tests.fabricate import write_interval_log
 
 START_MS = 1_795_291_200_000
 LAB11 = LABS_DIR / "11-vs-apache-hbase" / "experiment.yml"
@@ -62,22 +62,17 @@ def simulate(rows: int, rate: float, warm_rows: float, start_s: float = 1.0) -> 
 
 def _hlog(path: Path, intervals: list[tuple[float, float]], rows_per_op: int) -> None:
     """One histogram per interval with its operations, as hbase-lab pe and the engine's pe write them."""
-    with path.open("w", encoding="utf-8") as f:
-        w = HistogramLogWriter(f)
-        w.output_log_format_version()
-        f.write(f"#[StartTime: {START_MS / 1000:.3f} (seconds since epoch), x]\n")
-        w.output_base_time(START_MS)
-        w.base_time = START_MS
-        w.output_legend()
-        for i, (n, seconds) in enumerate(intervals):
-            ops = round(n / rows_per_op)
-            if not ops:
-                continue
-            h = HdrHistogram(1, 3_600_000_000, 3)
-            h.record_value(1000, ops)
-            h.set_start_time_stamp(START_MS + i * 1000 + 3)
-            h.set_end_time_stamp(START_MS + i * 1000 + 3 + round(seconds * 1000))
-            w.output_interval_histogram(h, max_value_unit_ratio=1000.0)
+    hists = []
+    for i, (n, seconds) in enumerate(intervals):
+        ops = round(n / rows_per_op)
+        if not ops:
+            continue
+        h = HdrHistogram(1, 3_600_000_000, 3)
+        h.record_value(1000, ops)
+        h.set_start_time_stamp(START_MS + i * 1000 + 3)
+        h.set_end_time_stamp(START_MS + i * 1000 + 3 + round(seconds * 1000))
+        hists.append(h)
+    write_interval_log(path, START_MS, hists)
 
 
 def _phase_dir(

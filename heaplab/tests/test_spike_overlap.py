@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from hdrh.histogram import HdrHistogram
-from hdrh.log import HistogramLogWriter
 
 from heaplab.analysis.gc_stats import ServerGc, ServerPause
 from heaplab.analysis.metrics import Measurement
@@ -30,6 +29,7 @@ from heaplab.analysis.spike_overlap import (
 )
 from heaplab.runfiles.gc_records import Safepoint
 from heaplab.tests.conftest import REPO
+from heaplab.tests.fabricate import write_interval_log
 
 T0 = 1_795_000_000_000.0
 FAST_US, SLOW_US = 500, 60_000  # a get of 0.5 ms, a tail get of 60 ms
@@ -156,16 +156,7 @@ def test_stall_spans_are_control_intervals_with_a_long_overrun() -> None:
 
 def _write_log(path: Path, intervals: list[Interval]) -> Path:
     """An interval log as pe writes it: StartTime and BaseTime, stamps relative to them, microseconds."""
-    with path.open("w", encoding="utf-8") as f:
-        writer = HistogramLogWriter(f)
-        writer.output_log_format_version()
-        f.write(f"#[StartTime: {T0 / 1000:.3f} (seconds since epoch)]\n")
-        writer.output_base_time(T0)
-        writer.base_time = T0
-        writer.output_legend()
-        for i in intervals:
-            writer.output_interval_histogram(i.hist, max_value_unit_ratio=1000.0)
-    return path
+    return write_interval_log(path, T0, [i.hist for i in intervals])
 
 
 def test_overlap_values_from_logs(tmp_path: Path) -> None:

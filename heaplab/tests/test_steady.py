@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 from hdrh.histogram import HdrHistogram
-from hdrh.log import HistogramLogWriter
 
 from heaplab.analysis.steady import MIN_STEADY_S, TooShort, steady_state
 from heaplab.lab.schema import SpecError
 from heaplab.lab.spec import load_spec, parse_spec
 from heaplab.paths import LABS_DIR
 from heaplab.runfiles.client_summary import load_phase_summaries
+from heaplab.tests.fabricate import write_interval_log
 
 START_MS = 1_795_291_200_000
 
@@ -23,19 +23,14 @@ START_MS = 1_795_291_200_000
 def _write_phase(client: Path, rates: list[int], latency_us: list[int], rows_per_op: int = 1) -> None:
     """A pe summary and its 1 s interval log: ``rates[i]`` operations at ``latency_us[i]`` in second i."""
     client.mkdir(parents=True, exist_ok=True)
-    with (client / "p-localhost.hlog").open("w", encoding="utf-8") as f:
-        w = HistogramLogWriter(f)
-        w.output_log_format_version()
-        f.write(f"#[StartTime: {START_MS / 1000:.3f} (seconds since epoch), x]\n")
-        w.output_base_time(START_MS)
-        w.base_time = START_MS
-        w.output_legend()
-        for i, (n, us) in enumerate(zip(rates, latency_us, strict=True)):
-            h = HdrHistogram(1, 3_600_000_000, 3)
-            h.record_value(us, n)
-            h.set_start_time_stamp(START_MS + i * 1000 + 3)  # a few ms late, as real intervals are
-            h.set_end_time_stamp(START_MS + (i + 1) * 1000 + 3)
-            w.output_interval_histogram(h, max_value_unit_ratio=1000.0)
+    hists = []
+    for i, (n, us) in enumerate(zip(rates, latency_us, strict=True)):
+        h = HdrHistogram(1, 3_600_000_000, 3)
+        h.record_value(us, n)
+        h.set_start_time_stamp(START_MS + i * 1000 + 3)  # a few ms late, as real intervals are
+        h.set_end_time_stamp(START_MS + (i + 1) * 1000 + 3)
+        hists.append(h)
+    write_interval_log(client / "p-localhost.hlog", START_MS, hists)
     ops = sum(rates)
     summary = {
         "format": 1,
