@@ -12,8 +12,8 @@ histogram. The GC figures use the same window; the per-operation mechanism count
 (heaplab.analysis.mechanism) cover the whole phase, as the server reports them only at the phase's ends.
 
 With ``measure_s: M`` the phase should keep at least M seconds: a shorter one is judged (from MIN_STEADY_S
-on) but named as too short in the report, with the rows that would have been enough
-(heaplab.run.phase_sizing sizes the phase so that it does not happen).
+on) but named as too short in the report, with the rows that would have been enough (``sized_by``,
+heaplab.lab.phase_time, sizes the phase on the host so that it does not happen).
 """
 
 from __future__ import annotations
@@ -121,13 +121,9 @@ def _intervals(summaries: list[ClientSummary]) -> list[_Interval]:
     return out
 
 
-def per_second_rates(intervals: list[_Interval], phase_start: float) -> list[float]:
-    """Rows per second of every whole second of the phase, over every client (the last, partial second of
-    each log is left out: its rate would read low)."""
-    if not intervals:
-        return []
-    lengths = [i.end_ms - i.start_ms for i in intervals]
-    step = statistics.median(lengths) or 1000.0
+def per_second_rates(intervals: list[_Interval], phase_start: float, step: float) -> list[float]:
+    """Rows per second of every whole interval (``step`` ms, the logs' interval) of the phase, over every
+    client (the last, partial interval of each log is left out: its rate would read low)."""
     rows: dict[int, float] = {}
     for i in intervals:
         if i.end_ms - i.start_ms < 0.9 * step:  # a log's last, partial interval
@@ -163,8 +159,8 @@ def steady_state(
     phase_start = min(s.start_epoch_ms for s in summaries)
     phase_end = max(s.end_epoch_ms for s in summaries)
     intervals = _intervals(summaries)
-    step_ms = statistics.median([i.end_ms - i.start_ms for i in intervals]) if intervals else 1000.0
-    rates = per_second_rates(intervals, phase_start)
+    step_ms = (statistics.median([i.end_ms - i.start_ms for i in intervals]) if intervals else 0) or 1000.0
+    rates = per_second_rates(intervals, phase_start, step_ms)
     floor_k = math.ceil(after_s * 1000.0 / step_ms - 1e-9)
     found = levelled_from(rates, floor_k) if from_data else None
     cut = phase_start + max(after_s * 1000.0, (found if found is not None else 0) * step_ms)

@@ -2,8 +2,8 @@
 
 Written by playbooks/roles/engine_workload/tasks/size.yml (playbooks/filter_plugins/heaplab_sizing.py) just
 before a phase whose experiment.yml entry has ``sized_by`` and ``measure_s`` (heaplab.lab.phase_time):
-``{phase, from, flag, stated, value, rate_rows_per_s, seconds, margin, args, why}``. run.json's variant
-keeps them as ``sized: {phase: {host: record}}`` (heaplab.run.variant_run).
+``{phase, from, flag, stated, value, rate_rows_per_s, warm_s, levelled, seconds, margin, args, why}``.
+run.json's variant keeps them as ``sized: {phase: {host: record}}`` (heaplab.run.variant_run).
 """
 
 from __future__ import annotations
