@@ -14,6 +14,12 @@ raises the phase's ``--rows`` so that it runs its warm-up plus ``measure_s`` sec
 this machine, whatever its speed; the value in ``args`` stays the least it runs, and ``max`` (a number or
 "{param}") the most: a random read's --rows must stay within the rows its table holds
 (playbooks/filter_plugins/heaplab_sizing.py).
+
+A sizing is only as good as the rate it reads: a client still climbing at the end of its phase gives a
+lower bound, and a phase sized from it may run short on a fast machine. ``level_off: true`` on the warm-up
+phase a sizing reads makes that warm-up run once more, right away, when its rate never levelled off, sized
+from its own first run for ``LEVEL_OFF_S`` steady seconds (heaplab.lab.schema), the first run's interval
+log kept beside as ``<phase>-<host>.first.hlog``.
 """
 
 from __future__ import annotations
@@ -96,3 +102,17 @@ def sized_by(
 
 def _flag_value(args: str, flag: str) -> str | None:
     return next((w.split("=", 1)[1] for w in args.split() if w.startswith(flag + "=")), None)
+
+
+def level_off(raw: dict[str, Any], where: str, phase: Phase) -> bool:
+    """A phase's ``level_off``: true only on a foreground pe phase that measures nothing and states
+    ``--rows`` (its second run raises them)."""
+    value = raw.get("level_off", False)
+    if not isinstance(value, bool):
+        raise SpecError(f"{where}: level_off must be true or false, not {value!r}")
+    if value and (phase.tool != "pe" or phase.background or phase.measure or "--rows=" not in phase.args):
+        raise SpecError(
+            f"{where}: level_off applies to a warm-up: a foreground pe phase that measures nothing and "
+            "states its --rows"
+        )
+    return value

@@ -98,6 +98,12 @@ class Variant:
         return self.published
 
 
+# A warm-up phase with `level_off: true` whose client still climbed at its end runs once more, sized from its
+# own first run for this many steady seconds: twice the six the steady-state rule needs after the cut to
+# call a rate level (heaplab.analysis.steady), since a rate read from a climbing client is only a lower bound.
+LEVEL_OFF_S = 12.0
+
+
 @dataclass(frozen=True)
 class Phase:
     name: str
@@ -113,6 +119,7 @@ class Phase:
     measure_s: str | None = None  # the steady seconds the phase should keep, or "{param}"
     sized_by: str | None = None  # the earlier phase whose rate sizes this one (heaplab.lab.phase_time)
     sized_max: str | None = None  # the most --rows the sizing may raise it to, or "{param}"
+    level_off: bool = False  # a warm-up that runs once more, longer, if its rate never levelled off
 
     def steady_after(self, params: dict[str, Any]) -> float:
         """The seconds of this phase's start never counted in its figures at a scale (0: the whole phase)."""
@@ -297,7 +304,11 @@ class Spec:
     def _sized(self, p: Phase, params: dict[str, Any], args: dict[str, str]) -> dict[str, Any]:
         """A phase sized by time at this scale: what the playbook needs to size it on the host
         (playbooks/filter_plugins/heaplab_sizing.py): the rate's phase and its args, the warm-up
-        floor and the steady seconds wanted."""
+        floor and the steady seconds wanted. A warm-up that must level off (``again``) is sized the same
+        way from its own first run, for the steady seconds the cut rule needs."""
+        if p.level_off and any(q.sized_by == p.name and q.measure_for(params) > 0 for q in self.phases):
+            again = {"from": p.name, "from_args": args[p.name], "floor_s": 0.0, "measure_s": LEVEL_OFF_S}
+            return {"again": again}  # only where a phase is sized from it at this scale
         if p.sized_by is None or p.measure_for(params) <= 0:
             return {}
         return {

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from heaplab.lab.phase_time import measure_seconds, sized_by, steady_after
+from heaplab.lab.phase_time import level_off, measure_seconds, sized_by, steady_after
 from heaplab.lab.schema import (
     HBASE_ADMIN_COMMANDS,
     HBASE_VERSIONS,
@@ -209,6 +209,7 @@ PHASE_KEYS = (
     "steady_after_s",
     "measure_s",
     "sized_by",
+    "level_off",
 )
 
 
@@ -242,7 +243,7 @@ def _phases(raw: dict[str, Any], where: str, experiments: set[str]) -> list[Phas
             measure_s=measure_seconds(p.get("measure_s"), pw, phase.steady_after_s, raw.get("scales") or {}),
         )
         by, most = sized_by(p.get("sized_by"), pw, phase, phases, raw.get("scales") or {})
-        phase = dataclasses.replace(phase, sized_by=by, sized_max=most)
+        phase = dataclasses.replace(phase, sized_by=by, sized_max=most, level_off=level_off(p, pw, phase))
         if phase.name in {q.name for q in phases}:
             raise SpecError(f"{pw}: a phase of that name comes earlier; phase names must be unique")
         if phase.tool not in TOOLS:

@@ -16,6 +16,8 @@ from heaplab.analysis.steady import MIN_STEADY_S
 from heaplab.judge.claim_results import tallies, write_claims_json
 from heaplab.judge.claim_source import claims_to_judge
 from heaplab.judge.run_analysis import Analysis, analyse
+from heaplab.lab.phase_time import command_word
+from heaplab.lab.schema import Phase
 from heaplab.report.alloc_report import report_lines as alloc_stage_lines  # Where the garbage comes from
 from heaplab.report.figures import latency_figure, memory_figure, save_png, timeline_figure
 from heaplab.report.forest import forest_figure
@@ -174,8 +176,12 @@ def _steady_lines(a: Analysis, experiment: str) -> list[str]:
         + (f", {want:g} s wanted" if want else "")
         + f"; throughput, percentiles and GC figures cover the rest: {'; '.join(kept) or '-'}",
     ]
+    source = phase.sized_by
     for name in measured:
-        for host, record in (a.run.variant_info(name).get("sized") or {}).get(phase.name, {}).items():
+        sized = a.run.variant_info(name).get("sized") or {}
+        for host, record in (sized.get(source) or {}).items() if source else ():
+            lines.append(f"- its warm-up `{source}` on {host} for {name}: {record.get('why', '-')}")
+        for host, record in sized.get(phase.name, {}).items():
             lines.append(f"- sized on {host} for {name}: {record.get('why', '-')}")
     for name, m in measured.items():
         if m.steady is not None and m.steady.short:
@@ -184,9 +190,20 @@ def _steady_lines(a: Analysis, experiment: str) -> list[str]:
             lines.append(
                 f"- **phase `{phase.name}` ran too short on {name}**: it kept {m.steady.seconds:.0f} s of "
                 f"steady state{still}, fewer than the {max(want, MIN_STEADY_S):g} s wanted"
-                + (f"; --rows={enough} per thread would have been enough" if enough else "")
+                + (f"; {_enough_advice(phase, enough)}" if enough else "")
             )
     return [*lines, ""]
+
+
+def _enough_advice(phase: Phase, rows: int) -> str:
+    """What would have kept a short phase long enough: more rows per thread; a scan reads what its table
+    holds, so its table must hold them too (the phase that loaded it, with the same rows)."""
+    if command_word(phase.args) == "scan":
+        return (
+            f"a table of {rows} rows per thread, loaded and scanned (--rows={rows} on the phase that "
+            "loads it and on this one), would have been enough"
+        )
+    return f"--rows={rows} per thread would have been enough"
 
 
 def _substitute_lines(a: Analysis, experiment: str) -> list[str]:

@@ -43,10 +43,10 @@ def ansible_vars(
     """The extra vars of docs/contracts.md section 5, plus the measured phases' names.
 
     Each phase carries exactly name, tool, args, record, and a background phase also background and until
-    (the later phase at whose end it is stopped, "" for none), a phase sized by time also sized
-    (heaplab.lab.phase_time): the playbook's argument spec rejects other keys.
+    (the later phase at whose end it is stopped, "" for none), a phase sized by time also sized, a warm-up
+    that must level off also again (heaplab.lab.phase_time): the playbook's argument spec rejects other keys.
     """
-    keys = ("name", "tool", "args", "record", "background", "until", "sized")
+    keys = ("name", "tool", "args", "record", "background", "until", "sized", "again")
     phases = [{k: p[k] for k in keys if k in p} for p in spec.phases_for(params, variant)]
     measured = [p["name"] for p in phases if p["record"]]
     return {

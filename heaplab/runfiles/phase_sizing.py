@@ -3,6 +3,8 @@
 Written by playbooks/roles/engine_workload/tasks/size.yml (playbooks/filter_plugins/heaplab_sizing.py) just
 before a phase whose experiment.yml entry has ``sized_by`` and ``measure_s`` (heaplab.lab.phase_time):
 ``{phase, from, flag, stated, value, rate_rows_per_s, warm_s, levelled, seconds, margin, args, why}``.
+A warm-up with ``level_off`` that ran a second time (playbooks/roles/engine_workload/tasks/again.yml) has the
+same record, from its own first run, with ``again: true``.
 run.json's variant keeps them as ``sized: {phase: {host: record}}`` (heaplab.run.variant_run).
 """
 

@@ -20,7 +20,7 @@ import yaml
 from hdrh.histogram import HdrHistogram
 
 from heaplab.analysis.steady import steady_state
-from heaplab.lab.schema import SpecError
+from heaplab.lab.schema import LEVEL_OFF_S, SpecError
 from heaplab.lab.spec import load_spec, parse_spec
 from heaplab.paths import LABS_DIR
 from heaplab.runfiles.client_summary import load_phase_summaries
@@ -120,15 +120,29 @@ CLIENTS = {
 WARM_SECONDS = {"engine": 3, "hbase": 20}
 
 
+def _warm_up(client_dir: Path, source: dict, rate: float, warm_rows: float, rows_per_op: int):
+    """Run the simulated warm-up as the playbook does (engine_workload's foreground.yml and again.yml): once,
+    and once more, sized from its own log, when it has ``again`` and its rate never levelled off. Returns its
+    interval log's text, the args it last ran with (None: as stated) and its second run's sizing, if any."""
+    n = SIZING.threads(source["args"])
+    rows = SIZING.flag_value(source["args"], "--rows") * n
+    _phase_dir(client_dir, source["name"], simulate(rows, rate, warm_rows), n, rows_per_op)
+    text = (client_dir / f"{source['name']}-localhost.hlog").read_text(encoding="utf-8")
+    again = SIZING.phase_again(text, source) if "again" in source else {"again": False}
+    if not again["again"]:
+        return text, None, None
+    _phase_dir(client_dir, source["name"], simulate(again["value"] * n, rate, warm_rows), n, rows_per_op)
+    return (client_dir / f"{source['name']}-localhost.hlog").read_text(encoding="utf-8"), again["args"], again
+
+
 @pytest.mark.parametrize("speed", [1, 4])
 @pytest.mark.parametrize("client", ["engine", "hbase"])
 @pytest.mark.parametrize("phase_name", ["single_put", "batch_put", "random_read"])
 def test_lab11_phases_on_a_machine_four_times_faster(
     tmp_path: Path, speed: int, client: str, phase_name: str
 ) -> None:
-    """Where the earlier phase levelled off, the sized phase keeps measure_s; where it was still warming
-    up (its rate only a lower bound), a phase that keeps less is named short, and the rows it names keep
-    measure_s when run."""
+    """On this machine and on one four times faster, every sized phase of lab 11 keeps measure_s of steady
+    state: a warm-up still speeding up at its end runs again, longer, before the phase is sized from it."""
     spec = load_spec(LAB11)
     params = spec.params("local")
     phases = {p["name"]: p for p in spec.phases_for(params, spec.variants["engine-hbase2-offheap"])}
@@ -139,58 +153,71 @@ def test_lab11_phases_on_a_machine_four_times_faster(
     warm_rows = CLIENTS[client][phase_name] * WARM_SECONDS[client] * 0.6  # the same rows on any machine
     threads = SIZING.threads(source["args"])
 
-    source_rows = SIZING.flag_value(source["args"], "--rows") * threads
-    _phase_dir(tmp_path, source["name"], simulate(source_rows, rate, warm_rows), threads, rows_per_op)
-    hlog_text = (tmp_path / f"{source['name']}-localhost.hlog").read_text(encoding="utf-8")
-    sized = SIZING.phase_size(hlog_text, phase)
+    hlog_text, ran_args, again = _warm_up(tmp_path, source, rate, warm_rows, rows_per_op)
+    if again:
+        assert again["why"].startswith("never levelled off, so it ran again: ")
+        assert again["value"] > SIZING.flag_value(source["args"], "--rows")
+    sized = SIZING.phase_size(hlog_text, phase, ran_args)
+    assert sized["levelled"], sized["why"]
     assert sized["value"] >= SIZING.flag_value(phase["args"], "--rows")  # never below the stated rows
-    assert f"--rows={sized['value']}" in sized["args"]
+    assert f"--rows={sized['value']}" in sized["args"] and "capped" not in sized["why"]
 
     steady = _steady(tmp_path, phase_name, sized["value"] * threads, rate, warm_rows, phase, threads)
-    want = phase["sized"]["measure_s"]
-    capped = "capped" in sized["why"]
-    if sized["levelled"] and not capped:
-        assert steady.levelled and steady.seconds >= want and not steady.short, (
-            sized["why"],
-            steady.describe(),
-        )
-        return
-    # the rate was a lower bound (or the table's rows a limit): never a silent short phase
-    if steady.short:
-        enough = steady.rows_enough()
-        assert enough > sized["value"]
-        again = _steady(tmp_path / "again", phase_name, enough * threads, rate, warm_rows, phase, threads)
-        assert again.seconds >= want and not again.short, again.describe()
+    assert steady.levelled and steady.seconds >= phase["sized"]["measure_s"] and not steady.short, (
+        sized["why"],
+        steady.describe(),
+    )
 
 
-def test_which_lab11_warm_up_phases_level_off_in_time() -> None:
-    """Which of the simulated cases above sized from a rate that had levelled off: at this machine's speed
-    all but the engine's batches (its 8 x 50,000-row batch warm-up lasts about 6 s, too short for the rule
-    to call it level); four times faster, none: every warm-up phase ends before its client has run the
-    six steady seconds the rule needs, so a phase sized from it may run short, and is named so. Sizing the
-    warm-up phases by time as well is what that still needs."""
+def test_a_phase_sized_from_a_climbing_rate_is_named_short_with_the_rows_that_keep_measure_s(
+    tmp_path: Path,
+) -> None:
+    """Without the second warm-up run, four times faster, HBase's batches are sized from a rate still
+    climbing (a lower bound): the phase keeps less than measure_s, is named short, and the rows it names
+    keep measure_s when run."""
+    spec = load_spec(LAB11)
+    phases = {
+        p["name"]: p for p in spec.phases_for(spec.params("local"), spec.variants["engine-hbase2-offheap"])
+    }
+    phase, rate = phases["batch_put"], CLIENTS["hbase"]["batch_put"] * 4
+    source = {k: v for k, v in phases["batch_warm"].items() if k != "again"}
+    warm_rows = CLIENTS["hbase"]["batch_put"] * WARM_SECONDS["hbase"] * 0.6
+    threads = SIZING.threads(phase["args"])
+    hlog_text, ran_args, _ = _warm_up(tmp_path, source, rate, warm_rows, 100)
+    sized = SIZING.phase_size(hlog_text, phase, ran_args)
+    assert not sized["levelled"] and "still climbing" in sized["why"]
+    steady = _steady(tmp_path, "batch_put", sized["value"] * threads, rate, warm_rows, phase, threads)
+    assert steady.short and steady.seconds < phase["sized"]["measure_s"]
+    enough = steady.rows_enough()
+    assert enough > sized["value"]
+    again = _steady(tmp_path / "again", "batch_put", enough * threads, rate, warm_rows, phase, threads)
+    assert again.seconds >= phase["sized"]["measure_s"] and not again.short, again.describe()
+
+
+def test_which_lab11_warm_up_phases_run_again() -> None:
+    """Which warm-ups of the cases above run a second time: at this machine's speed only the engine's
+    batches (its 8 x 50,000-row batch warm-up lasts about 6 s, too short for the rule to call it level);
+    four times faster, every one, since each ends before its client has run the six steady seconds the rule
+    needs; after its second run, every one has levelled off."""
     spec = load_spec(LAB11)
     phases = {p["name"]: p for p in spec.phases_for(spec.params("local"))}
-    levelled = set()
+    ran_again, levelled = set(), set()
     for client, rates in CLIENTS.items():
         for name, base in rates.items():
             for speed in (1, 4):
                 source = phases[phases[name]["sized"]["from"]]
-                rows = SIZING.flag_value(source["args"], "--rows") * SIZING.threads(source["args"])
                 per_op = 100 if "--multiPut=100" in source["args"] else 1
                 with tempfile.TemporaryDirectory() as d:
-                    _phase_dir(
-                        Path(d),
-                        "w",
-                        simulate(rows, base * speed, base * WARM_SECONDS[client] * 0.6),
-                        SIZING.threads(source["args"]),
-                        per_op,
+                    text, _, again = _warm_up(
+                        Path(d), source, base * speed, base * WARM_SECONDS[client] * 0.6, per_op
                     )
-                    text = (Path(d) / "w-localhost.hlog").read_text(encoding="utf-8")
+                if again:
+                    ran_again.add((client, name, speed))
                 if SIZING.steady_rate(text)[3]:
                     levelled.add((client, name, speed))
-    at_1x = {(c, n) for c, rates in CLIENTS.items() for n in rates} - {("engine", "batch_put")}
-    assert levelled == {(c, n, 1) for c, n in at_1x}
+    every = {(c, n, s) for c, rates in CLIENTS.items() for n in rates for s in (1, 4)}
+    assert ran_again == {("engine", "batch_put", 1)} | {(c, n, 4) for c, n, _ in every}
+    assert levelled == every
 
 
 def test_the_sizing_never_lowers_the_stated_rows_and_stops_at_its_max(tmp_path: Path) -> None:
@@ -243,6 +270,9 @@ def _lab11_raw() -> dict:
             "sized_by must be",
         ),
         (lambda p: p["single_put"].update(measure_s="{nope}"), "measure_s '{nope}' must be seconds"),
+        (lambda p: p["warmup"].update(level_off="yes"), "level_off must be true or false"),
+        (lambda p: p["single_put"].update(level_off=True), "level_off applies to a warm-up"),
+        (lambda p: p["flush"].update(level_off=True), "level_off applies to a warm-up"),
         (
             lambda p: p["single_put"].update(args=p["single_put"]["args"].replace("--rows={rows} ", "")),
             "which args must state",
@@ -266,5 +296,23 @@ def test_the_playbook_gets_the_sizing_only_where_measure_s_is_set() -> None:
         "measure_s": 15.0,
     }
     assert local["random_read"]["sized"]["max"] == 250000 and "sized" not in local["scan"]
+    assert local["warmup"]["again"] == {
+        "from": "warmup",
+        "from_args": local["warmup"]["args"],
+        "floor_s": 0.0,
+        "measure_s": LEVEL_OFF_S,
+    }
+    assert [p for p in local if "again" in local[p]] == ["warmup", "batch_warm", "read_warm"]
     ci = {p["name"]: p for p in spec.phases_for(spec.params("ci"))}
-    assert not any("sized" in p for p in ci.values())  # measure_s 0: the stated rows, as before
+    # measure_s 0: the stated rows, as before, and no warm-up runs again, since nothing is sized from it
+    assert not any("sized" in p or "again" in p for p in ci.values())
+
+
+def test_a_short_scan_is_told_to_grow_its_table_not_only_its_rows() -> None:
+    """A scan reads what its table holds: the report's advice for a short one names the load as well."""
+    from heaplab.report.report import _enough_advice
+
+    phases = {p.name: p for p in load_spec(LAB11).phases}
+    assert _enough_advice(phases["random_read"], 5000) == "--rows=5000 per thread would have been enough"
+    scan = _enough_advice(phases["scan"], 5000)
+    assert "a table of 5000 rows per thread" in scan and "the phase that loads it" in scan

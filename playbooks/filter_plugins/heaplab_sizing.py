@@ -7,7 +7,13 @@ second from there on. The phase's --rows is then raised so that, at that rate, i
 warm-up (the floor, or the earlier phase's own, if longer) plus measure_s, and a fifth more; never lowered
 below what its args state, never raised above CAP times that.
 
-    {{ hlog_text | heaplab_phase_size(phase) }}   -> {"args": ..., "value": ..., "why": ..., ...}
+    {{ hlog_text | heaplab_phase_size(phase, source_args) }}   -> {"args": ..., "value": ..., "why": ..., ...}
+
+source_args: the args the earlier phase ran with on this host, when they are not those it states (it ran
+again, below). A warm-up with `level_off` (phase["again"]) whose client never levelled off runs once more,
+sized the same way from its own interval log:
+
+    {{ hlog_text | heaplab_phase_again(phase) }}   -> {"again": true, "args": ..., ...} or {"again": false}
 
 The controller runs this filter in heaplab's own Python (ansible-playbook from its venv), which has hdrh;
 the rule is imported from this checkout's heaplab, the one the run started from.
@@ -95,14 +101,16 @@ def steady_rate(hlog_text):
     return k * step, sum(n for _, _, n in kept) / seconds, ops, True
 
 
-def phase_size(hlog_text, phase):
-    """The phase's sizing: its args with the flag raised, and why (see the module's docstring)."""
-    sized = phase["sized"]
+def phase_size(hlog_text, phase, source_args=None, sized=None):
+    """The phase's sizing: its args with the flag raised, and why (see the module's docstring).
+    ``sized``: the sizing's terms when not the phase's own ``sized`` (its ``again``)."""
+    sized = sized or phase["sized"]
     args, flag = phase["args"], "--rows"
     warm_s, ops_per_s, source_ops, levelled = steady_rate(hlog_text)
     want = float(sized["measure_s"])
     seconds = max(float(sized["floor_s"]), warm_s) + want
-    source_rows = flag_value(sized["from_args"], "--rows", PE_DEFAULT_ROWS) * threads(sized["from_args"])
+    source_args = source_args or sized["from_args"]
+    source_rows = flag_value(source_args, "--rows", PE_DEFAULT_ROWS) * threads(source_args)
     rows_per_op = source_rows / source_ops if source_ops else 1.0
     rate = ops_per_s * rows_per_op  # rows per second this machine reached in the earlier phase
     n = threads(args)
@@ -143,6 +151,16 @@ def phase_size(hlog_text, phase):
     }
 
 
+def phase_again(hlog_text, phase):
+    """A warm-up's second run, when its first never levelled off: its sizing (``again``: true), from its
+    own first run's log; else ``{"again": false}``."""
+    if steady_rate(hlog_text)[3]:
+        return {"again": False}
+    record = phase_size(hlog_text, phase, sized=phase["again"])
+    record["why"] = f"never levelled off, so it ran again: {record['why']}"
+    return {**record, "again": True}
+
+
 class FilterModule:
     def filters(self):
-        return {"heaplab_phase_size": phase_size}
+        return {"heaplab_phase_size": phase_size, "heaplab_phase_again": phase_again}
