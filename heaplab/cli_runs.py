@@ -218,16 +218,24 @@ def cmd_verdicts(args: argparse.Namespace) -> int:
         raise SpecError("--write and --check take their runs from each file's marker, not from RUN arguments")
     root = find_root(args.root)
     docs = [Path(d) for d in args.doc] or verdict_table.documents(root)
-    if args.write:
-        for path in verdict_table.write(root, docs):
+    return _write_or_check(verdict_table, root, docs, args.write, command="verdicts", source="their runs")
+
+
+def _write_or_check(
+    module: Any, root: Path, docs: list[Path], write: bool, *, command: str, source: str
+) -> int:
+    """``heaplab <command> --write`` (rewrite the docs' generated regions) or ``--check`` (exit 1 naming each
+    doc that differs from ``source``), with ``module``'s ``write`` and ``check``."""
+    if write:
+        for path in module.write(root, docs):
             print(f"rewrote {path}")
         return 0
-    problems = verdict_table.check(root, docs)
+    problems = module.check(root, docs)
     for problem in problems:
         print(problem)
     print(
-        f"heaplab verdicts --check: {len(problems)} of {len(docs)} file(s) differ from their runs"
-        + ("; `heaplab verdicts --write` rewrites them" if problems else "")
+        f"heaplab {command} --check: {len(problems)} of {len(docs)} file(s) differ from {source}"
+        + (f"; `heaplab {command} --write` rewrites them" if problems else "")
     )
     return 1 if problems else 0
 
@@ -265,16 +273,9 @@ def _alloc_stages_docs(root: Path, args: argparse.Namespace) -> int:
     """--write / --check the tables between the docs' alloc-stages markers."""
     if args.paths:
         raise SpecError("--write and --check take their profiles from each doc's markers, not PATH arguments")
-    docs = alloc_docs.documents(root)
-    if args.write:
-        for path in alloc_docs.write(root, docs):
-            print(f"rewrote {path}")
-        return 0
-    problems = alloc_docs.check(root, docs)
-    for problem in problems:
-        print(problem)
-    print(f"heaplab alloc-stages --check: {len(problems)} of {len(docs)} file(s) differ from their profiles")
-    return 1 if problems else 0
+    return _write_or_check(
+        alloc_docs, root, alloc_docs.documents(root), args.write, "alloc-stages", "their profiles"
+    )
 
 
 def cmd_report(root: Path, args: argparse.Namespace) -> int:

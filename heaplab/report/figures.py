@@ -28,15 +28,26 @@ def intervals_of(m: Measurement) -> list[Interval]:
     return sorted(out, key=lambda i: i.start_epoch_ms)
 
 
+def _rows_figure(rows: int) -> Figure:
+    """A figure of ``rows`` stacked panels (one, for a figure that only says why it is empty)."""
+    fig = Figure(figsize=(10, 3.2 * max(rows, 1)), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _say(fig: Figure, text: str) -> Figure:
+    """An empty figure that says why it has no panel."""
+    ax = fig.add_subplot()
+    ax.text(0.5, 0.5, text, ha="center", va="center")
+    ax.set_axis_off()
+    return fig
+
+
 def latency_figure(run: Run, experiment: str, measured: dict[str, Measurement]) -> Figure:
     shown = [m for m in measured.values() if not m.problem and m.window_ms]
-    fig = Figure(figsize=(10, 3.2 * max(len(shown), 1)), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = _rows_figure(len(shown))
     if not shown:
-        ax = fig.add_subplot()
-        ax.text(0.5, 0.5, f"no measured variant for {experiment}", ha="center", va="center")
-        ax.set_axis_off()
-        return fig
+        return _say(fig, f"no measured variant for {experiment}")
     axes = fig.subplots(len(shown), 1, squeeze=False, sharex=True)[:, 0]
     for ax, m in zip(axes, shown, strict=True):
         assert m.window_ms is not None
@@ -142,13 +153,9 @@ def timeline_figure(run: Run, experiment: str, variants: list[str]) -> Figure:
     """Per variant: p50/p99/p99.9/max latency per second (all client hosts merged) and every server's GC
     pauses as bars (right axis, ms) at the second they started (heaplab/analysis/timeline.py)."""
     timelines = [tl for v in variants if (tl := latency_timeline(run, v, experiment)) is not None and tl.rows]
-    fig = Figure(figsize=(10, 3.2 * max(len(timelines), 1)), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = _rows_figure(len(timelines))
     if not timelines:
-        ax = fig.add_subplot()
-        ax.text(0.5, 0.5, f"no latency timeline for {experiment}", ha="center", va="center")
-        ax.set_axis_off()
-        return fig
+        return _say(fig, f"no latency timeline for {experiment}")
     axes = fig.subplots(len(timelines), 1, squeeze=False)[:, 0]
     for ax, tl in zip(axes, timelines, strict=True):
         xs = [r.t_s + 0.5 for r in tl.rows]  # the middle of each 1-s interval

@@ -23,6 +23,7 @@ from heaplab.analysis.steady import steady_state
 from heaplab.lab.schema import LEVEL_OFF_S, SpecError
 from heaplab.lab.spec import load_spec, parse_spec
 from heaplab.paths import LABS_DIR
+from heaplab.report.report import _enough_advice
 from heaplab.runfiles.client_summary import load_phase_summaries
 from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import write_interval_log
@@ -310,8 +311,6 @@ def test_the_playbook_gets_the_sizing_only_where_measure_s_is_set() -> None:
 
 def test_a_short_scan_is_told_to_grow_its_table_not_only_its_rows() -> None:
     """A scan reads what its table holds: the report's advice for a short one names the load as well."""
-    from heaplab.report.report import _enough_advice
-
     phases = {p.name: p for p in load_spec(LAB11).phases}
     assert _enough_advice(phases["random_read"], 5000) == "--rows=5000 per thread would have been enough"
     scan = _enough_advice(phases["scan"], 5000)
