@@ -273,9 +273,9 @@ def _alloc_stages_docs(root: Path, args: argparse.Namespace) -> int:
     """--write / --check the tables between the docs' alloc-stages markers."""
     if args.paths:
         raise SpecError("--write and --check take their profiles from each doc's markers, not PATH arguments")
-    return _write_or_check(
-        alloc_docs, root, alloc_docs.documents(root), args.write, "alloc-stages", "their profiles"
-    )
+    docs = alloc_docs.documents(root)
+    how = {"command": "alloc-stages", "source": "their profiles"}
+    return _write_or_check(alloc_docs, root, docs, args.write, **how)
 
 
 def cmd_report(root: Path, args: argparse.Namespace) -> int:

@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from heaplab.cli import main
 from heaplab.report.alloc_docs import BEGIN, check, documents, load_committed, regenerate
 from heaplab.tests.conftest import REPO
 
@@ -48,3 +51,12 @@ def test_every_committed_profile_has_its_sidecar_and_the_docs_read_it() -> None:
     assert BEGIN in used
     for path in profiles:
         assert path.relative_to(REPO).as_posix() in used, f"{path.name} is committed but no doc uses it"
+
+
+def test_the_command_checks_every_doc(capsys: pytest.CaptureFixture[str]) -> None:
+    """`heaplab alloc-stages --check` on this checkout: exit 0 and one summary line naming the docs."""
+    assert main(["--root", str(REPO), "alloc-stages", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"heaplab alloc-stages --check: 0 of {len(documents(REPO))} file(s) differ from their profiles" in out
+    )
