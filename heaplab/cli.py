@@ -7,6 +7,7 @@ line on stderr and exit non-zero, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from heaplab.cli_runs import (
     cmd_alloc_stages,
     cmd_compare,
     cmd_labs,
+    cmd_reference,
     cmd_report,
     cmd_run,
     cmd_verdicts,
@@ -29,7 +31,13 @@ from heaplab.course.submit import SubmitError
 from heaplab.judge import auto_repeat
 from heaplab.lab.exercises import ExercisesError
 from heaplab.lab.schema import SpecError
-from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, DEFAULT_SUBMISSIONS_DIR, find_root
+from heaplab.paths import (
+    DEFAULT_INVENTORY,
+    DEFAULT_RUNS_DIR,
+    DEFAULT_SUBMISSIONS_DIR,
+    REFERENCE_DIR,
+    find_root,
+)
 from heaplab.run import disk_full
 from heaplab.run.options import EXIT_INTERRUPTED, ORDER_RANDOM, ORDERS, RunSetupError
 from heaplab.run.student import COURSE_KEY_ENV, TOKEN_ENV, StudentError
@@ -188,6 +196,7 @@ def _parser() -> argparse.ArgumentParser:
         "with Maven on this checkout's engine (a few minutes a submission)",
     )
 
+    _reference_parser(sub)
     rep = sub.add_parser("report", help="write report.md, claims.json and figures into a run directory")
     rep.add_argument("run", help="run directory, or 'latest'")
     rep.add_argument(
@@ -195,6 +204,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--runs-dir", help=f"where 'latest' is looked for (default {DEFAULT_RUNS_DIR})")
     return p
+
+
+def _reference_parser(sub: argparse._SubParsersAction) -> None:
+    ref = sub.add_parser("reference", help="the committed reference series: whether this checkout made them")
+    ref.add_argument(
+        "action",
+        choices=["status"],
+        help="status: each series (a lab's runs at one scale) with its commit and the files its lab "
+        "exercises that changed since, by folder (heaplab/run/staleness.py); exit 1 when a series is stale "
+        "or its commit unknown",
+    )
+    ref.add_argument("--dir", help=f"where the series are (default {REFERENCE_DIR})")
+    ref.add_argument("--files", action="store_true", help="also list each changed file under its series")
 
 
 def _add_series_options(run: argparse.ArgumentParser) -> None:
@@ -315,6 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "run": lambda: cmd_run(root, args, argv),
             "compare": lambda: cmd_compare(args),
             "report": lambda: cmd_report(root, args),
+            "reference": lambda: cmd_reference(root, args),
             "verdicts": lambda: cmd_verdicts(args),
             "alloc-stages": lambda: cmd_alloc_stages(root, args),
             "check": lambda: cmd_check(root, args),
@@ -333,6 +356,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("heaplab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `heaplab ... | head`: the reader has gone, and nothing is left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as e:  # a full disk is no bug: one line naming it (heaplab.run.disk_full)
         if not disk_full.is_full(e):
             raise

@@ -18,15 +18,16 @@ from heaplab.judge.repeats import compare, to_markdown  # heaplab compare, run -
 from heaplab.lab.aa import aa_spec
 from heaplab.lab.schema import Spec, SpecError
 from heaplab.lab.spec import list_labs, load_spec, resolve_lab
-from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, find_root, under
+from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, REFERENCE_DIR, find_root, under
 from heaplab.report import alloc_docs, alloc_report, verdict_table
 from heaplab.report.report import write_report
 from heaplab.run import hbase_pe
 from heaplab.run.options import EXIT_INTERRUPTED, ORDER_RANDOM, RunOptions, default_order_seed, utc_stamp
 from heaplab.run.profiles import ProfileError, parse_events
 from heaplab.run.runner import run_lab
+from heaplab.run.staleness import report_preface, staleness
 from heaplab.run.student import StudentError, student_record
-from heaplab.runfiles.rundir import load_run, resolve_run, run_name
+from heaplab.runfiles.rundir import Run, load_run, resolve_run, run_name
 
 # Claims are judged over repeats: three runs at `local` scale unless --repeat says otherwise.
 DEFAULT_REPEATS = {"local": 3}
@@ -280,5 +281,32 @@ def _alloc_stages_docs(root: Path, args: argparse.Namespace) -> int:
 
 def cmd_report(root: Path, args: argparse.Namespace) -> int:
     run_dir = resolve_run(args.run, under(root, args.runs_dir, DEFAULT_RUNS_DIR))
-    print(write_report(run_dir, with_runs=[Path(p) for p in args.more]))
+    preface = report_preface(root, load_run(run_dir))  # a run older than the code it exercises says so
+    for line in preface[:1]:
+        print(line.removeprefix("> "))
+    print(write_report(run_dir, with_runs=[Path(p) for p in args.more], preface=preface))
     return 0
+
+
+def cmd_reference(root: Path, args: argparse.Namespace) -> int:
+    """`heaplab reference status`: one line per series (a lab's runs at one scale other than ci, whose runs
+    are the suite's fixtures) and commit: current, stale (the files changed since) or unknown."""
+    ref = under(root, args.dir, REFERENCE_DIR)
+    runs = [load_run(p.parent) for p in sorted(ref.glob("*/run.json"))]
+    series: dict[tuple[str, str, str | None], list[Run]] = {}
+    for run in runs:
+        if run.scale != "ci":
+            series.setdefault((run.lab, run.scale, run.manifest["git"].get("commit")), []).append(run)
+    if not series:
+        raise SpecError(f"no reference series in {ref}")
+    behind = 0
+    for (lab, scale, commit), kept in sorted(series.items(), key=lambda item: item[0][:2]):
+        found = staleness(root, kept[0])
+        behind += found.stale or found.why is not None
+        made = f"commit {commit[:12]}" if commit else "no commit"
+        runs_n = f"{len(kept)} run{'s' if len(kept) != 1 else ''}"
+        print(f"{lab} ({scale}, {runs_n}, {made}, {kept[0].manifest['start']}): {found.describe()}")
+        for path in found.changed if args.files else ():
+            print(f"  {path}")
+    print(f"heaplab reference status: {behind} of {len(series)} series not made by this checkout's code")
+    return 1 if behind else 0

@@ -13,6 +13,7 @@ from pathlib import Path
 DEFAULT_INVENTORY = Path("playbooks/inventories/local/hosts.yml")
 DEFAULT_RUNS_DIR = Path("results/runs")
 DEFAULT_SUBMISSIONS_DIR = Path("results/submissions")  # heaplab submit: the zips to hand in
+REFERENCE_DIR = Path("results/reference")  # the committed reference series (results/reference/README.md)
 PLAYBOOK = Path("playbooks/variant.yml")
 STOP_PLAYBOOK = Path("playbooks/stop.yml")
 ANSIBLE_CFG = Path("playbooks/ansible.cfg")

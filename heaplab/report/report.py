@@ -325,8 +325,9 @@ def _claims(a: Analysis) -> list[str]:
     return lines
 
 
-def render(a: Analysis) -> str:
-    lines = _metadata(a)
+def render(a: Analysis, preface: list[str] | None = None) -> str:
+    head = _metadata(a)
+    lines = [*head[:2], *(preface or []), *head[2:]]  # under the title
     for experiment in a.run.spec.experiments:
         lines += _experiment(a, experiment)
     lines += sweep_lines(a)  # labs with a thread sweep (heaplab/report/sweep.py); nothing otherwise
@@ -340,9 +341,13 @@ def render(a: Analysis) -> str:
 
 
 def write_report(
-    run_dir: str | Path, published_csv: Path | None = None, with_runs: list[Path] | None = None
+    run_dir: str | Path,
+    published_csv: Path | None = None,
+    with_runs: list[Path] | None = None,
+    preface: list[str] | None = None,
 ) -> Path:
     """Write the report into ``run_dir``; claims judged over it and ``with_runs`` (default: its series).
+    ``preface``: lines it opens with (a run made by older code: heaplab.run.staleness).
 
     A run that did not end (interrupted, or still "running": heaplab killed) is refused with one line; a
     failed run is reported, its failed variants shown with their error and without metrics."""
@@ -366,5 +371,5 @@ def write_report(
     save_png(forest_figure(a.claims, f"{a.run.lab}: the claims"), a.run.path / FOREST_FIGURE)
     write_claims_json(a.runs, a.claims, a.run.path / CLAIMS)
     path = a.run.path / REPORT
-    path.write_text(render(a), encoding="utf-8")
+    path.write_text(render(a, preface), encoding="utf-8")
     return path

@@ -1,0 +1,154 @@
+"""`heaplab reference status` and a report's opening lines on a planted change (heaplab/run/staleness.py).
+
+A throw-away git repository holds a reference series (the committed ci fixture run, relabelled `local` and
+pointed at the repository's first commit) and a few files standing for each kind: the engine's code and its
+tests, a playbook, heaplab's run stage and its analysis, a doc. Only a change to what makes a run may make
+the series stale.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from heaplab.cli import main
+from heaplab.run.staleness import report_preface, staleness
+from heaplab.runfiles.rundir import load_run
+from heaplab.tests.conftest import REPO
+
+FIXTURE = REPO / "results/reference/03-offheap-write-ci-fixture"
+SERIES = "results/reference/03-offheap-write-local-20260101T000000Z"
+FILES = {
+    "engine/core/src/main/java/org/heaplab/core/Region.java": "class Region {}\n",
+    "engine/core/src/test/java/org/heaplab/core/RegionTest.java": "class RegionTest {}\n",
+    "engine/bench/src/main/java/org/heaplab/bench/PutBench.java": "class PutBench {}\n",
+    "playbooks/variant.yml": "---\n",
+    "playbooks/tests/test_lint.py": "\n",
+    "heaplab/run/runner.py": "\n",
+    "heaplab/analysis/steady.py": "\n",
+    "docs/analysis.md": "# Analysis\n",
+    "infra/apache-hbase/fetch.sh": "#!/bin/sh\n",
+}
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def _commit(root: Path, message: str) -> str:
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", message)
+    return _git(root, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    (root / "labs/03-offheap-write").mkdir(parents=True)
+    shutil.copyfile(FIXTURE / "experiment.yml", root / "labs/03-offheap-write/experiment.yml")
+    shutil.copyfile(REPO / "pyproject.toml", root / "pyproject.toml")
+    shutil.copytree(REPO / "results/published", root / "results/published")
+    _git(root, "init", "-q")
+    first = _commit(root, "the code the series was made with")
+    shutil.copytree(FIXTURE, root / SERIES)
+    manifest = json.loads((root / SERIES / "run.json").read_text(encoding="utf-8"))
+    manifest.update(scale="local", git={"commit": first, "dirty": False})
+    (root / SERIES / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    _commit(root, "the series")
+    return root
+
+
+def _status(root: Path, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, list[str]]:
+    code = main(["--root", str(root), "reference", "status", *more])
+    return code, capsys.readouterr().out.splitlines()
+
+
+def test_only_what_makes_a_run_makes_a_series_stale(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _status(repo, capsys)
+    assert (
+        code == 0
+        and out[0].startswith("03-offheap-write (local, 1 run, commit ")
+        and out[0].endswith(": current")
+    )
+    assert out[-1] == "heaplab reference status: 0 of 1 series not made by this checkout's code"
+
+    # the engine's tests and benchmarks, the playbooks' tests, heaplab's analysis, a doc: no run changes
+    for rel in FILES:
+        if (
+            "/src/test/" in rel
+            or "/bench/" in rel
+            or "tests/" in rel
+            or rel.startswith(("heaplab/analysis", "docs"))
+        ):
+            (repo / rel).write_text("changed\n", encoding="utf-8")
+    _commit(repo, "changes no run")
+    assert _status(repo, capsys)[0] == 0
+
+    # the engine's code, a playbook and the runner do; HBase's files only for a lab that runs HBase
+    for rel in (
+        "engine/core/src/main/java/org/heaplab/core/Region.java",
+        "playbooks/variant.yml",
+        "heaplab/run/runner.py",
+        "infra/apache-hbase/fetch.sh",
+    ):
+        (repo / rel).write_text("changed\n", encoding="utf-8")
+    _commit(repo, "changes the runs")
+    code, out = _status(repo, capsys, "--files")
+    assert code == 1, out
+    servers = {v.server for v in load_run(repo / SERIES).spec.variants.values()}
+    hbase = ["infra/apache-hbase/fetch.sh"] if "apache-hbase" in servers else []
+    changed = sorted(
+        [
+            "engine/core/src/main/java/org/heaplab/core/Region.java",
+            "heaplab/run/runner.py",
+            "playbooks/variant.yml",
+            *hbase,
+        ]
+    )
+    assert f"stale: {len(changed)} files it exercises changed since, in " in out[0]
+    assert [line.strip() for line in out[1:-1]] == changed
+    assert out[-1] == "heaplab reference status: 1 of 1 series not made by this checkout's code"
+
+
+def test_a_stale_run_says_so_at_the_top_of_its_report(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = load_run(repo / SERIES)
+    assert report_preface(repo, run) == []  # made by this code
+    (repo / "playbooks/variant.yml").write_text("changed\n", encoding="utf-8")
+    _commit(repo, "a playbook changed")
+    assert main(["--root", str(repo), "report", str(repo / SERIES)]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said[0].startswith("**Made by older code.** This run was made at commit ")  # printed as well
+    report = (repo / SERIES / "report.md").read_text(encoding="utf-8").splitlines()
+    commit = run.manifest["git"]["commit"]
+    assert report[0].startswith("# 03-offheap-write") and report[2].startswith(
+        f"> **Made by older code.** This run was made at commit {commit[:12]}; 1 file its lab exercises "
+        "changed since, in playbooks (1). Its figures describe that code"
+    )
+
+
+def test_a_commit_outside_the_history_is_unknown(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = json.loads((repo / SERIES / "run.json").read_text(encoding="utf-8"))
+    manifest["git"]["commit"] = "f" * 40
+    (repo / SERIES / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert staleness(repo, load_run(repo / SERIES)).describe() == (
+        f"unknown: its commit {'f' * 12} is not in this checkout's history"
+    )
+    code, out = _status(repo, capsys)
+    assert code == 1 and out[0].endswith(f"unknown: its commit {'f' * 12} is not in this checkout's history")
+
+
+def test_no_series_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(REPO), "reference", "status", "--dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == f"heaplab: error: no reference series in {tmp_path}"
