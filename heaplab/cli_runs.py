@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from heaplab.analysis import alloc_stages
+from heaplab.analysis.proc_cpu import disturbed_phases
 from heaplab.course.questions import QuestionError
 from heaplab.course.submit import SubmitError
 from heaplab.judge import auto_repeat
@@ -299,7 +300,7 @@ def cmd_reference(root: Path, args: argparse.Namespace) -> int:
             series.setdefault((run.lab, run.scale, run.manifest["git"].get("commit")), []).append(run)
     if not series:
         raise SpecError(f"no reference series in {ref}")
-    behind = 0
+    behind = disturbed = 0
     for (lab, scale, commit), kept in sorted(series.items(), key=lambda item: item[0][:2]):
         found = staleness(root, kept[0])
         behind += found.stale or found.why is not None
@@ -308,5 +309,12 @@ def cmd_reference(root: Path, args: argparse.Namespace) -> int:
         print(f"{lab} ({scale}, {runs_n}, {made}, {kept[0].manifest['start']}): {found.describe()}")
         for path in found.changed if args.files else ():
             print(f"  {path}")
-    print(f"heaplab reference status: {behind} of {len(series)} series not made by this checkout's code")
-    return 1 if behind else 0
+        shared = [f"{run.path.name}: {line}" for run in kept for line in disturbed_phases(run)]
+        disturbed += bool(shared)
+        for line in shared:  # a series measured while other work shared the machine is no reference
+            print(f"  disturbed: {line}")
+    print(
+        f"heaplab reference status: {behind} of {len(series)} series not made by this checkout's code, "
+        f"{disturbed} with a phase disturbed by other work"
+    )
+    return 1 if behind or disturbed else 0

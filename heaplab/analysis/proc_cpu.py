@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from heaplab.runfiles.rundir import Run
+
 SAMPLES = "proc-cpu.jsonl"
+# The share of a region server host's CPUs that other processes may take before a run is said to have
+# shared the machine: the committed reference runs, on an idle VM, show at most 22% in a measured phase
+# (the kernel, ansible's polling, the hiccup meter's JVM, and lab 04's background writer, a client of the
+# run's own that the samples cannot tell from other work).
+BUSY_OTHER_SHARE = 0.25
 # /proc/stat's first line: user nice system idle iowait irq softirq steal (guest time is inside user).
 IDLE_FIELDS = (3, 4)  # idle, iowait: the CPU did nothing for this host
 
@@ -82,6 +89,11 @@ class PhaseCpu:
     def other_share(self) -> float:
         """Busy time that was neither the server's nor the client's (never below 0: a tick's rounding)."""
         return max(0.0, self.busy_share - self.server_share - (self.client_share or 0.0))
+
+    @property
+    def busy_with_other_work(self) -> bool:
+        """Whether other processes took more of the host than an idle machine's do: a disturbed phase."""
+        return self.other_share > BUSY_OTHER_SHARE
 
 
 def _sample(raw: Any, where: str) -> Sample:
@@ -188,6 +200,20 @@ def variant_phase_cpu(variant_dir: Path, phase: str) -> dict[str, PhaseCpu | str
         found[h.name] = (
             phase_cpu(h.name, read_samples(path), phase) if path.is_file() else f"{h.name}: no {SAMPLES}"
         )
+    return found
+
+
+def disturbed_phases(run: Run) -> list[str]:
+    """'<variant> <phase> on <host>: other work 39% of its CPUs' for each measured pe or ycsb phase of each
+    variant that ran while other work shared a host (``busy_with_other_work``); an `admin metrics` phase
+    lasts a second or so, too short for a share to mean anything, and is left out."""
+    phases = [p.name for p in run.spec.phases if p.measure and p.tool in ("pe", "ycsb")]
+    found = []
+    for variant in sorted(run.manifest.get("variants") or {}):
+        for phase in phases:
+            for host, cpu in (variant_phase_cpu(run.path / variant, phase) or {}).items():
+                if not isinstance(cpu, str) and cpu.busy_with_other_work:
+                    found.append(f"{variant} {phase} on {host}: other work {cpu.other_share:.0%} of its CPUs")
     return found
 
 

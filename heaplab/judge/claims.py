@@ -204,6 +204,7 @@ def judge_claim(
     why = "; ".join(_precondition_text(p) for p in failed) + ("; measured: " if failed else "") + j.why
     why += f"; left out: {'; '.join(problems)}" if problems else ""
     why += _error_note(exp, erroring or {})
+    why += _busy_note(str(claim.experiment), exp, runs, measured_runs)
     why = f"{claim.why}; {why}" if claim.why else why  # a measurable claim's note (heaplab.lab.subjects)
     ratio = j.mean if exp.right is not None else None
     return result(
@@ -351,6 +352,25 @@ def _error_note(exp: Expectation, erroring: dict[str, list[str]]) -> str:
     named = [f"{v} (in {', '.join(erroring[v])})" for v in exp.variants if v in erroring]
     return (
         f"; CAUTION: the servers of {', '.join(named)} logged errors (report: Server errors)" if named else ""
+    )
+
+
+def _busy_note(experiment: str, exp: Expectation, runs: list[Run], measured_runs: list[Measurements]) -> str:
+    """A caution when other work shared a host while one of the claim's variants was measured
+    (heaplab.analysis.proc_cpu: a disturbed phase)."""
+    named = []
+    for run, measured in zip(runs, measured_runs, strict=True):
+        for variant in exp.variants:
+            m = measured.get(experiment, {}).get(variant)
+            cpus = (m.host_cpu or {}).values() if m is not None else ()
+            busy = [h for h in cpus if not isinstance(h, str) and h.busy_with_other_work]
+            if busy:
+                other = max(h.other_share for h in busy)
+                named.append(f"{variant} in {run.path.name} (other work {other:.0%} of a host's CPUs)")
+    return (
+        f"; CAUTION: other work shared the machine while {', '.join(named)} ran: rerun on an idle machine"
+        if named
+        else ""
     )
 
 

@@ -219,12 +219,6 @@ def _substitute_lines(a: Analysis, experiment: str) -> list[str]:
     return [*lines, ""] if lines else []
 
 
-# The share of a region server host's CPUs that other processes may take before a run is said to have
-# shared the machine: the committed reference runs, on an idle VM, show at most 14% (the kernel,
-# ansible's polling, the hiccup meter's JVM).
-BUSY_OTHER_SHARE = 0.25
-
-
 def _host_cpu_lines(a: Analysis, experiment: str) -> list[str]:
     """The region server hosts' CPU during the measured phase, from the /proc samples
     (heaplab.analysis.proc_cpu):
@@ -242,7 +236,7 @@ def _host_cpu_lines(a: Analysis, experiment: str) -> list[str]:
             f"{h.host} ({m.variant}: other work {h.other_share:.0%} of its CPUs)"
             for m in measured
             for h in (m.host_cpu or {}).values()
-            if not isinstance(h, str) and h.other_share > BUSY_OTHER_SHARE
+            if not isinstance(h, str) and h.busy_with_other_work
         }
     )
     warning = (

@@ -8,8 +8,9 @@ import json
 import shutil
 from pathlib import Path
 
+from heaplab.analysis.proc_cpu import BUSY_OTHER_SHARE
 from heaplab.judge.run_analysis import analyse
-from heaplab.report.report import BUSY_OTHER_SHARE, _host_cpu_lines
+from heaplab.report.report import _host_cpu_lines
 from heaplab.tests.conftest import REPO
 
 LAB03 = sorted((REPO / "results" / "reference").glob("03-offheap-write-local-*"))[-1]
@@ -46,3 +47,18 @@ def test_a_run_on_a_busy_machine_is_told_so(tmp_path: Path) -> None:
     lines = _host_cpu_lines(analyse(run), PHASE)
     (warning,) = [x for x in lines if WARNING in x]
     assert f"localhost ({VARIANT}: other work" in warning and "rerun on an idle machine" in warning
+
+
+def _single_put_claims(a) -> list:
+    return [c for c in a.claims if c.claim.experiment == PHASE and VARIANT in str(c.claim.expect)]
+
+
+def test_a_verdict_on_a_busy_machine_carries_a_caution(tmp_path: Path) -> None:
+    idle = _single_put_claims(analyse(LAB03))
+    assert idle and not any("other work shared the machine" in c.why for c in idle)
+    run = _busy_copy(tmp_path, BUSY_OTHER_SHARE + 0.1)
+    busy = _single_put_claims(analyse(run))
+    caution = f"CAUTION: other work shared the machine while {VARIANT} in {run.name} (other work "
+    assert busy and all(caution in c.why and "rerun on an idle machine" in c.why for c in busy), [
+        c.why for c in busy
+    ]

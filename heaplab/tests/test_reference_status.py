@@ -82,7 +82,10 @@ def test_only_what_makes_a_run_makes_a_series_stale(repo: Path, capsys: pytest.C
         and out[0].startswith("03-offheap-write (local, 1 run, commit ")
         and out[0].endswith(": current")
     )
-    assert out[-1] == "heaplab reference status: 0 of 1 series not made by this checkout's code"
+    assert out[-1] == (
+        "heaplab reference status: 0 of 1 series not made by this checkout's code, 0 with a phase disturbed "
+        "by other work"
+    )
 
     # the engine's tests and benchmarks, the playbooks' tests, heaplab's analysis, a doc: no run changes
     for rel in FILES:
@@ -119,7 +122,7 @@ def test_only_what_makes_a_run_makes_a_series_stale(repo: Path, capsys: pytest.C
     )
     assert f"stale: {len(changed)} files it exercises changed since, in " in out[0]
     assert [line.strip() for line in out[1:-1]] == changed
-    assert out[-1] == "heaplab reference status: 1 of 1 series not made by this checkout's code"
+    assert out[-1].startswith("heaplab reference status: 1 of 1 series not made by this checkout's code, 0 ")
 
 
 def test_a_stale_run_says_so_at_the_top_of_its_report(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -152,3 +155,50 @@ def test_a_commit_outside_the_history_is_unknown(repo: Path, capsys: pytest.Capt
 def test_no_series_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--root", str(REPO), "reference", "status", "--dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == f"heaplab: error: no reference series in {tmp_path}"
+
+
+def _samples(ticks_busy: int, server_s: float, client_s: float) -> str:
+    """The /proc samples around single_put a run leaves (made up here: the ci fixture predates them): 10 s
+    on 2 CPUs at 100 ticks a second, ``ticks_busy`` of its 2,000 ticks busy, the server's and the client's
+    CPU seconds."""
+    lines = []
+    for at, t, busy, server, client in (
+        ("before", 0.0, 0, 100.0, None),
+        ("after", 10.0, ticks_busy, 100.0 + server_s, client_s),
+    ):
+        idle = 5000 + (2000 - ticks_busy if at == "after" else 0)
+        ticks = [1000 + busy, 0, 0, idle, 0, 0, 0, 0]
+        lines.append(
+            {
+                "phase": "single_put",
+                "at": at,
+                "unix_time": 1_790_000_000.0 + t,
+                "pid": 4242,
+                "server_cpu_s": server,
+                "host_cpu_ticks": ticks,
+                "clk_tck": 100,
+                "cpus": 2,
+                "client_cpu_s": client,
+            }
+        )
+    return "".join(json.dumps(x) + "\n" for x in lines)
+
+
+def test_a_series_measured_beside_other_work_is_no_reference(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Other work took 40% of the host during single_put (18 of 20 CPU seconds busy, the server 6 and the
+    client 4): the series is named disturbed even though this checkout's code made it; 10% is an idle host."""
+    samples = repo / SERIES / "hbase1-onheap/server/localhost/proc-cpu.jsonl"
+    samples.parent.mkdir(parents=True, exist_ok=True)
+    samples.write_text(_samples(1000, 6.0, 2.0), encoding="utf-8")  # 10 of 20 s busy, 2 s other: 10%
+    code, out = _status(repo, capsys)
+    assert code == 0 and out[0].endswith(": current") and not any("disturbed:" in line for line in out)
+    samples.write_text(_samples(1800, 6.0, 4.0), encoding="utf-8")
+    code, out = _status(repo, capsys)
+    assert code == 1 and out[0].endswith(": current")
+    run = SERIES.rsplit("/", 1)[1]
+    assert out[1] == f"  disturbed: {run}: hbase1-onheap single_put on localhost: other work 40% of its CPUs"
+    assert out[-1].endswith(
+        "0 of 1 series not made by this checkout's code, 1 with a phase disturbed by other work"
+    )
