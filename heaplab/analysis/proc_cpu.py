@@ -47,6 +47,7 @@ class Sample:
     cpus: int
     client_cpu_s: float | None = None
     error: str | None = None
+    load_1m: float | None = None  # /proc/loadavg's 1-minute figure (samples since 2026-12-03)
 
     @property
     def busy_ticks(self) -> int:
@@ -69,6 +70,7 @@ class PhaseCpu:
     total_ticks: int
     clk_tck: int
     cpus: int
+    load_1m: float | None = None  # the host's 1-minute load average at the phase's end, where sampled
 
     def _share(self, cpu_s: float) -> float:
         return cpu_s * self.clk_tck / self.total_ticks if self.total_ticks > 0 else 0.0
@@ -130,7 +132,17 @@ def _sample(raw: Any, where: str) -> Sample:
         cpus=field("cpus", int),
         client_cpu_s=field("client_cpu_s", number, optional=True),
         error=field("error", str, optional=True),
+        load_1m=_load_1m(raw.get("loadavg"), where),
     )
+
+
+def _load_1m(raw: Any, where: str) -> float | None:
+    """The 1-minute load average of a sample's ``loadavg`` [1, 5, 15 minutes]; None where it has none."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != 3 or not all(isinstance(x, (int, float)) for x in raw):
+        raise ProcCpuFileError(f"{where}: loadavg is not a list of three numbers: {raw!r}")
+    return float(raw[0])
 
 
 def read_samples(path: Path) -> list[Sample]:
@@ -184,6 +196,7 @@ def phase_cpu(host: str, samples: list[Sample], phase: str) -> PhaseCpu | str:
         total_ticks=total,
         clk_tck=after.clk_tck,
         cpus=after.cpus,
+        load_1m=after.load_1m,
     )
 
 
@@ -218,10 +231,12 @@ def disturbed_phases(run: Run) -> list[str]:
 
 
 def describe(cpu: PhaseCpu) -> str:
-    """'localhost busy 96% of 2 CPUs over 12.3 s: server 58%, client 36%, other 2%' (shares of the host)."""
+    """'localhost busy 96% of 2 CPUs over 12.3 s: server 58%, client 36%, other 2%, load average 2.1 at its
+    end' (shares of the host; the load where the samples have it)."""
     parts = [f"server {cpu.server_share:.0%}"]
     if cpu.client_share is not None:
         parts.append(f"client {cpu.client_share:.0%}")
     parts.append(f"other {cpu.other_share:.0%}")
     busy = f"busy {cpu.busy_share:.0%} of {cpu.cpus} CPUs over {cpu.seconds:.1f} s"
-    return f"{cpu.host} {busy}: {', '.join(parts)}"
+    load = f", load average {cpu.load_1m:.1f} at its end" if cpu.load_1m is not None else ""
+    return f"{cpu.host} {busy}: {', '.join(parts)}{load}"

@@ -104,6 +104,7 @@ def test_a_sample_without_the_server_says_why(tmp_path: Path) -> None:
         ({"server_cpu_s": "2.1"}, "server_cpu_s is not a"),
         ({"host_cpu_ticks": [1, 2]}, "host_cpu_ticks is not a list of at least 4"),
         ({"clk_tck": True}, "clk_tck is not a int"),
+        ({"loadavg": [1.0, 2.0]}, "loadavg is not a list of three numbers"),
     ],
 )
 def test_a_malformed_sample_names_the_file_and_line(tmp_path: Path, change: dict, message: str) -> None:
@@ -124,3 +125,16 @@ def test_a_variant_reads_every_region_server_host(tmp_path: Path) -> None:
     found = variant_phase_cpu(variant, "single_put")
     assert found is not None and isinstance(found["n1"], PhaseCpu)
     assert found["n2"] == f"n2: no {SAMPLES}"
+
+
+def test_the_load_average_at_the_phase_end_is_said_where_sampled(tmp_path: Path) -> None:
+    """Samples since 2026-12-03 carry /proc/loadavg; the committed ones, older, do not, and say nothing."""
+    old = phase_cpu("h", read_samples(DATA), "single_put")
+    assert isinstance(old, PhaseCpu) and old.load_1m is None and "load average" not in describe(old)
+    loaded = [
+        json.dumps({**_raw(0), "loadavg": [0.5, 0.4, 0.3]}),
+        json.dumps({**_raw(1), "loadavg": [2.25, 1, 0.5]}),
+    ]
+    cpu = phase_cpu("h", read_samples(_write(tmp_path, loaded)), "single_put")
+    assert isinstance(cpu, PhaseCpu) and cpu.load_1m == 2.25
+    assert describe(cpu).endswith(", load average 2.2 at its end")

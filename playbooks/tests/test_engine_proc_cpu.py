@@ -80,6 +80,9 @@ def test_the_samples_hold_the_cpu_the_server_spent(tmp_path: Path, through_a_she
     assert len(after["host_cpu_ticks"]) >= 4 and after["cpus"] >= 1
     assert sum(after["host_cpu_ticks"]) >= sum(before["host_cpu_ticks"])
     assert abs(after["unix_time"] - time.time()) < 60
+    loadavg = [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]  # this host's, read after
+    assert len(after["loadavg"]) == 3 and all(0 <= x < 10 * os.cpu_count() for x in after["loadavg"])
+    assert after["loadavg"][2] == pytest.approx(loadavg[2], abs=1.0)  # the 15-minute figure barely moves
 
 
 def test_a_missing_pid_file_is_a_sample_that_says_so(tmp_path: Path) -> None:
