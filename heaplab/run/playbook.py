@@ -57,10 +57,21 @@ class Progress:
         self.disk_full: list[
             str
         ] = []  # every line that says a disk is full (heaplab.run.disk_full reads them)
+        # where the variant's time went (run.json's "timing"): the seconds of each phase, and when the first
+        # began and the last ended
+        self.created = time.monotonic()
+        self.phase_seconds: dict[str, float] = {}
+        self.first_phase_at: float | None = None
+        self.last_phase_end: float | None = None
 
     def _end_phase(self, now: float) -> None:
         if self.phase is not None:
             self.out(f"[{self.variant}] phase {self.phase} ended ({now - self.phase_started:.0f} s)")
+            spent = (
+                self.phase_seconds.get(self.phase, 0.0) + now - self.phase_started
+            )  # a phase run again adds
+            self.phase_seconds[self.phase] = spent
+            self.last_phase_end = now
             self.phase = None
 
     def _end_scalar(self) -> None:
@@ -106,6 +117,7 @@ class Progress:
             self._end_phase(now)
         if pm is not None and pm.group("phase") != self.phase:
             self.phase, self.phase_started = pm.group("phase"), now
+            self.first_phase_at = now if self.first_phase_at is None else self.first_phase_at
             self.out(f"[{self.variant}] phase {self.phase} started")
         if _BACKGROUND.search(name):
             self.out(f"[{self.variant}] {kind.lower()}: {name}")
@@ -153,6 +165,21 @@ class Progress:
         self._end_scalar()
         self._end_phase(time.monotonic())
 
+    def timing(self, end: float) -> dict[str, object]:
+        """Where the variant's ``end - created`` seconds went: before its first phase (deploying, starting
+        the servers), in each phase (the tasks whose names end in it), between phases (ansible's own steps:
+        sizing a phase, sampling the CPU, the includes), after the last (stopping, collecting the files)."""
+        first = self.first_phase_at if self.first_phase_at is not None else end
+        last = self.last_phase_end if self.last_phase_end is not None else end
+        in_phases = sum(self.phase_seconds.values())
+        return {
+            "total_s": round(end - self.created, 1),
+            "before_phases_s": round(first - self.created, 1),
+            "phases_s": {name: round(s, 1) for name, s in self.phase_seconds.items()},
+            "between_phases_s": round(max(0.0, last - first - in_phases), 1),
+            "after_phases_s": round(end - last, 1),
+        }
+
 
 def run_playbook(
     cmd: list[str],
@@ -165,13 +192,15 @@ def run_playbook(
     failures: list[str] | None = None,
     phases: list[str] | None = None,
     disk_full: list[str] | None = None,
+    timing: dict[str, object] | None = None,
 ) -> int:
     """Run ``cmd``; return its exit code.  KeyboardInterrupt stops the process and is re-raised.
 
     ``failures``, if given, receives the msg of every failed task seen in the output; ``disk_full`` every
-    line that says a disk is full. When the log cannot be written (the run directory's disk is full), the
-    output is still read to the end and shown, the failure to write it goes into both lists, and the
-    return value is 1 if ansible-playbook itself succeeded.
+    line that says a disk is full; ``timing`` where the time went (``Progress.timing``). When the log
+    cannot be written (the run directory's disk is full), the output is still read to the end and shown,
+    the failure to write it goes into both lists, and the return value is 1 if ansible-playbook itself
+    succeeded.
     """
     interval = HEARTBEAT_S if heartbeat_s is None else heartbeat_s
     progress = Progress(out, variant, phases)
@@ -223,6 +252,8 @@ def run_playbook(
             if disk_full is not None:
                 disk_full.extend(progress.disk_full)
             code = proc.wait()
+            if timing is not None:
+                timing.update(progress.timing(time.monotonic()))
             return code or (1 if log_error is not None else 0)
         except KeyboardInterrupt:
             _stop(proc)

@@ -169,6 +169,7 @@ def run_variant(
     opts.out(f"[{v.name}] {shlex.join(cmd)}")
     failures: list[str] = []
     full_lines: list[str] = []  # what said a disk was full (heaplab.run.disk_full)
+    timing: dict[str, Any] = {}  # where the playbook's time went (heaplab.run.playbook.Progress.timing)
     files_error = None  # why the collected files could not be processed
     try:
         code = run_playbook(
@@ -180,7 +181,9 @@ def run_variant(
             failures=failures,
             phases=[p.name for p in spec.phases],
             disk_full=full_lines,
+            timing=timing,
         )
+        entry["timing"] = timing
     except OSError as e:  # ansible-playbook missing, or no room for its log
         full = disk_full.is_full(e)
         code, entry["error"] = -1, disk_full.local(e, log) if full else f"cannot start ansible-playbook: {e}"

@@ -169,6 +169,13 @@ def test_run_json_of_a_complete_run(complete_run: FinishedRun) -> None:
     assert onheap["status"] == "complete" and onheap["error"] is None
     assert onheap["log"] == "hbase1-onheap/ansible.log"
     assert onheap["server_jvm_flags"] == ["-Xms128m", "-Xmx128m", "-XX:+UseG1GC", "-Xmn32m"]
+    # where its time went: set-up, every phase of the spec, stop and collection, adding up to the whole
+    timing = onheap["timing"]
+    assert list(timing["phases_s"]) == [p.name for p in r.spec.phases]
+    assert timing["before_phases_s"] > 0 and timing["after_phases_s"] > 0
+    between = timing["between_phases_s"]
+    parts = timing["before_phases_s"] + sum(timing["phases_s"].values()) + between + timing["after_phases_s"]
+    assert between >= 0 and parts == pytest.approx(timing["total_s"], abs=0.5)
 
 
 def test_ansible_vars_json(complete_run: FinishedRun, engine_archive: Path) -> None:
@@ -457,6 +464,7 @@ def test_progress_view_and_heartbeat(tmp_path: Path) -> None:
         "print('changed: [localhost]')\n"
         "print('TASK [engine_workload : Save the phase\\'s stdout] ***')\n"
     )
+    timing: dict = {}
     code = run_playbook(
         [sys.executable, "-c", script],
         env={},
@@ -464,13 +472,42 @@ def test_progress_view_and_heartbeat(tmp_path: Path) -> None:
         variant="v",
         out=lines.append,
         heartbeat_s=0.1,
+        timing=timing,
     )
     assert code == 0
+    # the phase's 0.6 s, between the script's start and the task after it
+    assert set(timing) == {"total_s", "before_phases_s", "phases_s", "between_phases_s", "after_phases_s"}
+    assert list(timing["phases_s"]) == ["single_put"] and 0.5 <= timing["phases_s"]["single_put"] <= 5
+    parts = timing["before_phases_s"] + timing["phases_s"]["single_put"] + timing["after_phases_s"]
+    assert parts == pytest.approx(timing["total_s"], abs=0.2)
     assert lines[0] == "[v] phase single_put started"
     assert any(x.startswith("[v]   ... phase single_put running (") for x in lines)
     assert any(x.startswith("[v] phase single_put ended") for x in lines)
     assert not any("changed:" in x for x in lines)
     assert "changed: [localhost]" in (tmp_path / "a.log").read_text()
+
+
+def test_a_phase_run_twice_counts_both_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm-up with level_off runs a second time (engine_workload's again.yml): its seconds add up."""
+    clock = iter(range(100))  # one second a call
+    monkeypatch.setattr("heaplab.run.playbook.time.monotonic", lambda: float(next(clock)))
+    p = Progress(lambda _: None, "v", ["warmup", "single_put"])  # created at 1
+    for task in (
+        "Run phase warmup",  # 2
+        "Read the interval log of warmup",  # 3: ansible's step between the two runs (no phase)
+        "Run phase warmup",  # 4
+        "Run phase single_put",  # 5
+        "Collect the variant's files",  # 6
+    ):
+        p.line(f"TASK [engine_workload : {task}] ***")
+    p.finish()  # 7
+    assert p.timing(9.0) == {
+        "total_s": 8.0,
+        "before_phases_s": 1.0,
+        "phases_s": {"warmup": 2.0, "single_put": 1.0},
+        "between_phases_s": 1.0,
+        "after_phases_s": 3.0,
+    }
 
 
 def test_progress_ignores_non_phase_tasks_and_shows_failure_msgs() -> None:
