@@ -284,7 +284,7 @@ def cmd_report(root: Path, args: argparse.Namespace) -> int:
     run_dir = resolve_run(args.run, under(root, args.runs_dir, DEFAULT_RUNS_DIR))
     preface = report_preface(root, load_run(run_dir))  # a run older than the code it exercises says so
     for line in preface[:1]:
-        print(line.removeprefix("> "))
+        print(line.removeprefix("> ").replace("**", ""))
     print(write_report(run_dir, with_runs=[Path(p) for p in args.more], preface=preface))
     return 0
 
