@@ -154,9 +154,9 @@ def phase_size(hlog_text, phase, source_args=None, sized=None):
 def phase_again(hlog_text, phase):
     """A warm-up's second run, when its first never levelled off: its sizing (``again``: true), from its
     own first run's log; else ``{"again": false}``."""
-    if steady_rate(hlog_text)[3]:
-        return {"again": False}
     record = phase_size(hlog_text, phase, sized=phase["again"])
+    if record["levelled"]:
+        return {"again": False}
     record["why"] = f"never levelled off, so it ran again: {record['why']}"
     return {**record, "again": True}
 
