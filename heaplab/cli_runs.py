@@ -22,7 +22,7 @@ from heaplab.lab.spec import list_labs, load_spec, resolve_lab
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, REFERENCE_DIR, find_root, under
 from heaplab.report import alloc_docs, alloc_report, verdict_table
 from heaplab.report.report import write_report
-from heaplab.run import hbase_pe
+from heaplab.run import hbase_pe, run_lock
 from heaplab.run.options import EXIT_INTERRUPTED, ORDER_RANDOM, RunOptions, default_order_seed, utc_stamp
 from heaplab.run.profiles import ProfileError, parse_events
 from heaplab.run.runner import run_lab
@@ -85,13 +85,14 @@ def cmd_run(root: Path, args: argparse.Namespace, argv: Sequence[str]) -> int:
         order_seed=args.order_seed,
     )
     worst = 0
-    for lab in labs:
-        code, runs = _run_series(lab, opts, repeat, args.report)
-        worst = max(worst, code)
-        if code == EXIT_INTERRUPTED:
-            break
-        if len(runs) > 1:  # the runs side by side
-            print(to_markdown(compare(runs), len(runs)))
+    with run_lock.held(opts.inventory, opts.command):  # one run at a time on these hosts
+        for lab in labs:
+            code, runs = _run_series(lab, opts, repeat, args.report)
+            worst = max(worst, code)
+            if code == EXIT_INTERRUPTED:
+                break
+            if len(runs) > 1:  # the runs side by side
+                print(to_markdown(compare(runs), len(runs)))
     return worst
 
 

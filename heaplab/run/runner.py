@@ -36,6 +36,7 @@ from heaplab.run import (
     eta,
     hbase_pe,
     rerun,
+    run_lock,
     secrets,
 )
 from heaplab.run.options import (
@@ -121,10 +122,12 @@ def run_lab(lab: str, opts: RunOptions) -> tuple[int, Path]:
     """Run one lab; return (exit code, run directory).
 
     The run's playbooks share one fact cache (a temporary directory, removed at the end): the hosts'
-    facts are gathered for the first variant, not again for each of the others."""
+    facts are gathered for the first variant, not again for each of the others. No other run may use the
+    inventory's hosts meanwhile (heaplab.run.run_lock)."""
     facts = tempfile.mkdtemp(prefix="heaplab-facts-")
     try:
-        return _run_lab(lab, replace(opts, facts_cache=facts))
+        with run_lock.held(opts.inventory, opts.command):  # re-entered within `heaplab run`'s own hold
+            return _run_lab(lab, replace(opts, facts_cache=facts))
     finally:
         shutil.rmtree(facts, ignore_errors=True)
 
