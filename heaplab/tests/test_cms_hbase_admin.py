@@ -42,6 +42,7 @@ SITE = """<configuration>
 <property><name>hbase.regionserver.info.port</name><value>-1</value></property>
 <property><name>hbase.io.compress.snappy.codec</name><value>org.apache.hadoop.hbase.io.compress.xerial.SnappyCodec</value></property>
 <property><name>heaplab.jmx.port</name><value>{jmx}</value></property>
+<property><name>hbase.regionserver.metrics.period</name><value>1000</value></property>
 </configuration>
 """  # as the role writes it (playbooks/roles/apache_hbase/templates/hbase-site.xml.j2)
 

@@ -6,7 +6,8 @@ fetched. The run is ``python -m heaplab run 11-vs-apache-hbase --scale ci --repo
 throw-away root (the real spec plus a free ``hbase.regionserver.port`` for the engine; HBase picks its own
 free ports) with the fetched HBase linked in. Then:
 - both variants completed; HBase ran standalone with no fixed default port and left its server log, its
-  GC log (the engine launcher's -Xlog flags) and hbase-site.xml in the run;
+  GC log (the engine launcher's -Xlog flags) and hbase-site.xml in the run; it was stopped in order (the
+  cluster shutdown stop-hbase.sh asks for: its region server left ZooKeeper before ZooKeeper stopped);
 - every measured pe phase of HBase has a client summary made from HBase PE's output (tool hbase-pe, the
   rows the phase asked for) and an interval log holding every measured operation, whose merged histogram
   gives its percentiles;
@@ -63,6 +64,14 @@ def test_both_servers_ran(e2e: FinishedRun) -> None:
     assert "<name>hbase.cluster.distributed</name><value>false</value>" in site
     for port in HBASE_DEFAULT_PORTS:
         assert f"<value>{port}</value>" not in site, f"HBase's fixed default port {port} in hbase-site.xml"
+
+
+def test_hbase_stopped_in_order(e2e: FinishedRun) -> None:
+    log = (e2e.run / HBASE / "server/localhost/server.log").read_text(encoding="utf-8")
+    assert "Cluster shutdown requested" in log, "hbase-lab stop asks the master for a cluster shutdown"
+    # a SIGTERM alone stops ZooKeeper first; the region server then retried its delete for ~20 s
+    assert "Failed deleting my ephemeral node" not in log
+    assert "Shutdown MiniZK cluster" in log
 
 
 def test_hbase_pe_phases_have_summaries(e2e: FinishedRun) -> None:

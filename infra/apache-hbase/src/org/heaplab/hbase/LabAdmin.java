@@ -28,14 +28,18 @@ import org.heaplab.tools.YcsbKeys;
  * The admin steps the labs need on Apache HBase, through HBase's own Admin API (the hbase shell needs
  * JRuby, which Maven Central's HBase artifacts do not bring): wait until the standalone server serves;
  * create a table as HBase's PerformanceEvaluation would (its family, its split keys); flush; major-compact
- * and wait until the compaction is done; drop; the server's counters ({@link ServerMetricsReport}). Same
+ * and wait until the compaction is done; drop; the server's counters ({@link ServerMetricsReport}); shut the
+ * standalone server down in order, as HBase's own stop-hbase.sh asks it to (its region server leaves
+ * ZooKeeper before the master stops ZooKeeper; a SIGTERM instead runs the master's shutdown hook first, and the
+ * region server then retries its ZooKeeper delete against the stopped ZooKeeper for about 20 s). Same
  * words as the engine's `bin/engine admin ...`, so one lab phase runs on both. Written for Java 11
  * (compiled with --release 11): CMS variants run it on a JDK 11.
  */
 public final class LabAdmin {
   static final String USAGE = "LabAdmin wait [SECONDS [--servers=N]] | create TABLE [--presplit=N --rows=TOTAL [--splits=pe|ycsb]]"
       + " [--compress=NONE|SNAPPY|GZ|LZ4|ZSTD] [--blockEncoding=NONE|DIFF|FAST_DIFF|PREFIX|ROW_INDEX_V1]"
-      + " [--bloom=NONE|ROW|ROWCOL] [--family=info0] | flush|compact|drop TABLE | [--report=PREFIX] metrics [--gc]";
+      + " [--bloom=NONE|ROW|ROWCOL] [--family=info0] | flush|compact|drop TABLE | [--report=PREFIX] metrics [--gc]"
+      + " | shutdown";
 
   private LabAdmin() {}
 
@@ -90,8 +94,11 @@ public final class LabAdmin {
       case "metrics":
         ServerMetricsReport.write(conf, Arrays.asList(args).contains("--gc"), report);
         break;
+      case "shutdown":
+        withAdmin(conf, Admin::shutdown);
+        break;
       default:
-        usage("unknown command '" + args[0] + "'; valid: wait, create, flush, compact, drop, metrics");
+        usage("unknown command '" + args[0] + "'; valid: wait, create, flush, compact, drop, metrics, shutdown");
     }
   }
 
