@@ -29,6 +29,7 @@ from heaplab.run.runner import run_lab
 from heaplab.run.staleness import report_preface, staleness
 from heaplab.run.student import StudentError, student_record
 from heaplab.runfiles.rundir import Run, load_run, resolve_run, run_name
+from heaplab.runfiles.timings import RunCost, run_cost
 
 # Claims are judged over repeats: three runs at `local` scale unless --repeat says otherwise.
 DEFAULT_REPEATS = {"local": 3}
@@ -302,12 +303,16 @@ def cmd_reference(root: Path, args: argparse.Namespace) -> int:
     if not series:
         raise SpecError(f"no reference series in {ref}")
     behind = disturbed = 0
+    minutes = 0.0
     for (lab, scale, commit), kept in sorted(series.items(), key=lambda item: item[0][:2]):
         found = staleness(root, kept[0])
         behind += found.stale or found.why is not None
         made = f"commit {commit[:12]}" if commit else "no commit"
         runs_n = f"{len(kept)} run{'s' if len(kept) != 1 else ''}"
-        print(f"{lab} ({scale}, {runs_n}, {made}, {kept[0].manifest['start']}): {found.describe()}")
+        costs = [run_cost(run.path) for run in kept]
+        minutes += sum(c.minutes for c in costs)
+        when = kept[0].manifest["start"]
+        print(f"{lab} ({scale}, {runs_n}, {made}, {when}, {_cost(costs)}): {found.describe()}")
         for path in found.changed if args.files else ():
             print(f"  {path}")
         shared = [f"{run.path.name}: {line}" for run in kept for line in disturbed_phases(run)]
@@ -316,6 +321,15 @@ def cmd_reference(root: Path, args: argparse.Namespace) -> int:
             print(f"  disturbed: {line}")
     print(
         f"heaplab reference status: {behind} of {len(series)} series not made by this checkout's code, "
-        f"{disturbed} with a phase disturbed by other work"
+        f"{disturbed} with a phase disturbed by other work; {minutes:.0f} minutes of runs in all"
     )
     return 1 if behind or disturbed else 0
+
+
+def _cost(costs: list[RunCost]) -> str:
+    """A series' minutes, and how many went to its phases' clients and to its variants' set-up."""
+    total = sum(c.minutes for c in costs)
+    workload = sum(c.workload for c in costs)
+    per_variant = 60 * sum(c.setup for c in costs) / max(1, sum(c.variants for c in costs))
+    setup = total - workload
+    return f"{total:.0f} min: phases {workload:.0f}, set-up {setup:.0f} ({per_variant:.0f} s a variant)"

@@ -51,3 +51,50 @@ def series_times(reference: Path) -> dict[str, SeriesTime]:
         span = _minutes(rs[0][0], max(end for _, end in rs))
         out[lab] = SeriesTime(lab, tuple(_minutes(start, end) for start, end in rs), span)
     return out
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """Where one run's time went: its minutes from start to end, the minutes its phases' clients ran (the
+    workload), and the rest (the variants' set-up: deploy, server start and stop, JVM starts, collection)."""
+
+    minutes: float
+    workload: float
+    variants: int  # variants that ran
+
+    @property
+    def setup(self) -> float:
+        return max(0.0, self.minutes - self.workload)
+
+
+def run_cost(run_dir: Path) -> RunCost:
+    """A run's cost from its run.json and its clients' phase summaries (start_epoch_ms, end_epoch_ms); a
+    background phase's time counts once where it overlaps the phases beside it."""
+    manifest = json.loads((run_dir / RUN_JSON).read_text(encoding="utf-8"))
+    workload_s, ran = 0.0, 0
+    for name, entry in manifest.get("variants", {}).items():
+        if entry.get("status") == "unavailable":
+            continue
+        ran += 1
+        spans = []
+        for path in sorted((run_dir / name / "client").glob("*.json")):
+            if path.name.endswith(".sizing.json"):
+                continue
+            try:
+                summary = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(summary, dict) and "start_epoch_ms" in summary and "end_epoch_ms" in summary:
+                spans.append((float(summary["start_epoch_ms"]), float(summary["end_epoch_ms"])))
+        workload_s += _covered(spans) / 1000.0
+    return RunCost(_minutes(str(manifest["start"]), str(manifest["end"])), workload_s / 60.0, ran)
+
+
+def _covered(spans: list[tuple[float, float]]) -> float:
+    """The length of the union of the spans."""
+    total, end = 0.0, float("-inf")
+    for a, b in sorted(spans):
+        if b > end:
+            total += b - max(a, end)
+            end = b
+    return total

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,20 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+def _cost_oracle(run: Path) -> tuple[float, float]:
+    """The run's minutes (run.json's start to end) and its phases' (each variant's pe phases, end to end,
+    none of the fixture's overlapping), computed here on their own."""
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    stamp = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()  # noqa: E731
+    phases_ms = 0.0
+    for summary in run.glob("*/client/*.json"):
+        data = json.loads(summary.read_text(encoding="utf-8"))
+        if "start_epoch_ms" in data:
+            phases_ms += data["end_epoch_ms"] - data["start_epoch_ms"]
+    assert phases_ms > 0
+    return (stamp(manifest["end"]) - stamp(manifest["start"])) / 60, phases_ms / 60000
+
+
 def _status(root: Path, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, list[str]]:
     code = main(["--root", str(root), "reference", "status", *more])
     return code, capsys.readouterr().out.splitlines()
@@ -82,9 +97,11 @@ def test_only_what_makes_a_run_makes_a_series_stale(repo: Path, capsys: pytest.C
         and out[0].startswith("03-offheap-write (local, 1 run, commit ")
         and out[0].endswith(": current")
     )
+    minutes, phases = _cost_oracle(repo / SERIES)
+    assert f"{minutes:.0f} min: phases {phases:.0f}, set-up {minutes - phases:.0f} (" in out[0]
     assert out[-1] == (
         "heaplab reference status: 0 of 1 series not made by this checkout's code, 0 with a phase disturbed "
-        "by other work"
+        f"by other work; {minutes:.0f} minutes of runs in all"
     )
 
     # the engine's tests and benchmarks, the playbooks' tests, heaplab's analysis, a doc: no run changes
@@ -199,6 +216,6 @@ def test_a_series_measured_beside_other_work_is_no_reference(
     assert code == 1 and out[0].endswith(": current")
     run = SERIES.rsplit("/", 1)[1]
     assert out[1] == f"  disturbed: {run}: hbase1-onheap single_put on localhost: other work 40% of its CPUs"
-    assert out[-1].endswith(
-        "0 of 1 series not made by this checkout's code, 1 with a phase disturbed by other work"
+    assert (
+        "0 of 1 series not made by this checkout's code, 1 with a phase disturbed by other work;" in out[-1]
     )
