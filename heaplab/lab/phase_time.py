@@ -16,9 +16,10 @@ this machine, whatever its speed; the value in ``args`` stays the least it runs,
 (playbooks/filter_plugins/heaplab_sizing.py).
 
 A sized write draws its random keys from [0, --rows x threads), as HBase PE does, so raising --rows widens
-them past the split keys its table was made with, and the table's last region would take most of the
-writes. A sized write phase therefore needs an admin ``drop <table>`` after its rate's phase: PE then makes
-the table again, presplit for the keys it draws.
+them past the split keys of a table made before it, and that table's last region would take most of the
+writes. A sized write phase therefore writes a table of its own (``--table=T``) that no earlier phase made
+or wrote: PE makes it, presplit for the keys it draws. (Dropping the warm-up's table instead would leave
+its memstores as garbage for the collector during the measured phase.)
 
 A sizing is only as good as the rate it reads: a client still climbing at the end of its phase gives a
 lower bound, and a phase sized from it may run short on a fast machine. ``level_off: true`` on the warm-up
@@ -101,27 +102,31 @@ def sized_by(
         raise SpecError(f"{where}: sized_by's phase {source.name} batches its puts differently (--multiPut)")
     if "--rows=" not in phase.args:
         raise SpecError(f"{where}: sized_by raises --rows, which args must state (the least it runs)")
-    if command_word(phase.args) in WRITES and not _dropped_after(source, earlier, _table(phase.args)):
+    table = _table(phase.args)
+    made = [q.name for q in earlier if _makes(q, table)]
+    if command_word(phase.args) in WRITES and made:
         raise SpecError(
-            f"{where}: sized_by raises --rows, and with it the keys a write draws, past the table's split "
-            f"keys: drop the table after {source.name} (an admin phase `drop {_table(phase.args)}`), so that "
-            "PE makes it again, presplit for the keys it draws"
+            f"{where}: sized_by raises --rows, and with it the keys a write draws, past the split keys of "
+            f"{table}, which {made[0]} made before it: write a table of its own (--table=...), which pe "
+            "makes presplit for the keys it draws"
         )
     most = None if raw.get("max") is None else _seconds(raw["max"], "sized_by's max", where, scales)
     return source.name, most
 
 
 WRITES = ("randomWrite", "sequentialWrite")
+TABLE_MAKERS = (*WRITES, "increment")  # the PE commands that create their table when it is missing
 
 
 def _table(args: str) -> str:
     return _flag_value(args, "--table") or "TestTable"
 
 
-def _dropped_after(source: Phase, earlier: list[Phase], table: str) -> bool:
-    """An admin ``drop <table>`` runs between ``source`` and the phase that follows ``earlier``."""
-    after = earlier[[q.name for q in earlier].index(source.name) + 1 :]
-    return any(q.tool == "admin" and q.args.split()[:2] == ["drop", table] for q in after)
+def _makes(phase: Phase, table: str) -> bool:
+    """``phase`` makes or writes ``table``: an admin create, or a pe write or increment."""
+    if phase.tool == "admin":
+        return phase.args.split()[:2] == ["create", table]
+    return phase.tool == "pe" and command_word(phase.args) in TABLE_MAKERS and _table(phase.args) == table
 
 
 def _flag_value(args: str, flag: str) -> str | None:

@@ -25,9 +25,10 @@ def level_off_spec() -> str:
     phases = {p["name"]: p for p in raw["phases"]}
     phases["warmup"]["level_off"] = True
     phases["single_put"].update(steady_after_s="1", measure_s="2", sized_by={"phase": "warmup"})
-    # a sized write runs on a table made again for its keys (heaplab.lab.phase_time)
-    at = [p["name"] for p in raw["phases"]].index("single_put")
-    raw["phases"].insert(at, {"name": "drop_single", "tool": "admin", "args": "drop TestTable"})
+    # a sized write writes a table of its own, made for its keys (heaplab.lab.phase_time)
+    phases["single_put"]["args"] = phases["single_put"]["args"].replace(
+        "randomWrite", "--table=PutTable randomWrite"
+    )
     return yaml.safe_dump(raw, sort_keys=False)
 
 

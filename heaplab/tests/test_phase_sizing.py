@@ -271,9 +271,21 @@ def _lab11_raw() -> dict:
             "sized_by must be",
         ),
         (lambda p: p["single_put"].update(measure_s="{nope}"), "measure_s '{nope}' must be seconds"),
-        # a sized write widens its keys past the table's split keys: the table must be made again for them
-        (lambda p: p["drop_single"].update(args="flush TestTable"), "drop the table after warmup"),
-        (lambda p: p["drop_batch"].update(args="drop ReadTable"), "drop the table after batch_warm"),
+        # a sized write widens its keys past the split keys of a table made before it: it needs its own
+        (
+            lambda p: p["single_put"].update(args=p["single_put"]["args"].replace("--table=PutTable ", "")),
+            "split keys of TestTable, which warmup made before it",
+        ),
+        (
+            lambda p: p["batch_put"].update(args=p["batch_put"]["args"].replace("BatchTable", "PutTable")),
+            "split keys of PutTable, which single_put made before it",
+        ),
+        (
+            lambda p: p["batch_warm"].update(
+                args=p["batch_warm"]["args"].replace("--multiPut", "--table=BatchTable --multiPut")
+            ),
+            "split keys of BatchTable, which batch_warm made before it",
+        ),
         (lambda p: p["warmup"].update(level_off="yes"), "level_off must be true or false"),
         (lambda p: p["single_put"].update(level_off=True), "level_off applies to a warm-up"),
         (lambda p: p["flush"].update(level_off=True), "level_off applies to a warm-up"),
