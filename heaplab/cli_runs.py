@@ -328,8 +328,6 @@ def cmd_reference(root: Path, args: argparse.Namespace) -> int:
 
 def _cost(costs: list[RunCost]) -> str:
     """A series' minutes, and how many went to its phases' clients and to its variants' set-up."""
-    total = sum(c.minutes for c in costs)
-    workload = sum(c.workload for c in costs)
-    per_variant = 60 * sum(c.setup for c in costs) / max(1, sum(c.variants for c in costs))
-    setup = total - workload
-    return f"{total:.0f} min: phases {workload:.0f}, set-up {setup:.0f} ({per_variant:.0f} s a variant)"
+    total, setup = sum(c.minutes for c in costs), sum(c.setup for c in costs)
+    per_variant = 60 * setup / max(1, sum(c.variants for c in costs))
+    return f"{total:.0f} min: phases {total - setup:.0f}, set-up {setup:.0f} ({per_variant:.0f} s a variant)"
