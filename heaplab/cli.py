@@ -208,15 +208,23 @@ def _parser() -> argparse.ArgumentParser:
 
 def _reference_parser(sub: argparse._SubParsersAction) -> None:
     ref = sub.add_parser("reference", help="the committed reference series: whether this checkout made them")
-    ref.add_argument(
-        "action",
-        choices=["status"],
-        help="status: each series (a lab's runs at one scale) with its commit and the files its lab "
-        "exercises that changed since, by folder (heaplab/run/staleness.py); exit 1 when a series is stale "
-        "or its commit unknown",
+    actions = ref.add_subparsers(dest="action", required=True, metavar="{status,add}")
+    status = actions.add_parser(
+        "status",
+        help="each series (a lab's runs at one scale) with its commit and the files its lab exercises that "
+        "changed since, by folder (heaplab/run/staleness.py); exit 1 when a series is stale or its commit "
+        "unknown",
     )
-    ref.add_argument("--dir", help=f"where the series are (default {REFERENCE_DIR})")
-    ref.add_argument("--files", action="store_true", help="also list each changed file under its series")
+    status.add_argument("--files", action="store_true", help="also list each changed file under its series")
+    add = actions.add_parser(
+        "add",
+        help="put one series made by --release in place of the lab's older one, after checking it is "
+        "complete, undisturbed and made by a clean checkout of that tag (heaplab/report/release.py)",
+    )
+    add.add_argument("--release", required=True, metavar="TAG", help="the release tag that made the series")
+    add.add_argument("runs", nargs="+", metavar="RUN", help="the run directories of one series")
+    for p in (status, add):
+        p.add_argument("--dir", help=f"where the series are (default {REFERENCE_DIR})")
 
 
 def _add_series_options(run: argparse.ArgumentParser) -> None:

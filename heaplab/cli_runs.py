@@ -20,7 +20,7 @@ from heaplab.lab.aa import aa_spec
 from heaplab.lab.schema import Spec, SpecError
 from heaplab.lab.spec import list_labs, load_spec, resolve_lab
 from heaplab.paths import DEFAULT_INVENTORY, DEFAULT_RUNS_DIR, REFERENCE_DIR, find_root, under
-from heaplab.report import alloc_docs, alloc_report, verdict_table
+from heaplab.report import alloc_docs, alloc_report, release, verdict_table
 from heaplab.report.report import write_report
 from heaplab.run import hbase_pe, run_lock
 from heaplab.run.options import EXIT_INTERRUPTED, ORDER_RANDOM, RunOptions, default_order_seed, utc_stamp
@@ -28,7 +28,7 @@ from heaplab.run.profiles import ProfileError, parse_events
 from heaplab.run.runner import run_lab
 from heaplab.run.staleness import report_preface, staleness
 from heaplab.run.student import StudentError, student_record
-from heaplab.runfiles.rundir import Run, load_run, resolve_run, run_name
+from heaplab.runfiles.rundir import Run, is_aa_run_name, load_run, resolve_run, run_name
 from heaplab.runfiles.timings import RunCost, run_cost
 
 # Claims are judged over repeats: three runs at `local` scale unless --repeat says otherwise.
@@ -292,13 +292,16 @@ def cmd_report(root: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_reference(root: Path, args: argparse.Namespace) -> int:
-    """`heaplab reference status`: one line per series (a lab's runs at one scale other than ci, whose runs
-    are the suite's fixtures) and commit: current, stale (the files changed since) or unknown."""
+    """`heaplab reference add` (below), or `heaplab reference status`: one line per series (a lab's runs at
+    one scale other than ci, whose runs are the suite's fixtures) and commit: current, stale (the files
+    changed since) or unknown."""
     ref = under(root, args.dir, REFERENCE_DIR)
+    if args.action == "add":
+        return _reference_add(root, ref, args)
     runs = [load_run(p.parent) for p in sorted(ref.glob("*/run.json"))]
     series: dict[tuple[str, str, str | None], list[Run]] = {}
     for run in runs:
-        if run.scale != "ci":
+        if run.scale != "ci" and not is_aa_run_name(run.lab, run.path.name):  # A/A runs calibrate, no series
             series.setdefault((run.lab, run.scale, run.manifest["git"].get("commit")), []).append(run)
     if not series:
         raise SpecError(f"no reference series in {ref}")
@@ -324,6 +327,15 @@ def cmd_reference(root: Path, args: argparse.Namespace) -> int:
         f"{disturbed} with a phase disturbed by other work; {minutes:.0f} minutes of runs in all"
     )
     return 1 if behind or disturbed else 0
+
+
+def _reference_add(root: Path, ref: Path, args: argparse.Namespace) -> int:
+    """`heaplab reference add --release TAG RUN...` (heaplab.report.release)."""
+    done = release.add_series(root, ref, args.release, [Path(p) for p in args.runs])
+    print(f"added {done.lab} at {done.scale}, made by {args.release}: {', '.join(done.added)}")
+    print(f"removed its older runs: {', '.join(done.removed) or 'none'}")
+    print("next: `heaplab verdicts --write` regenerates the tables and handout sections from the series")
+    return 0
 
 
 def _cost(costs: list[RunCost]) -> str:

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from heaplab.number_format import number
-from heaplab.report import marked_regions
+from heaplab.report import marked_regions, series_table
 from heaplab.runfiles.rundir import RunError, newest_run_of
+from heaplab.runfiles.timings import minutes_between
 
 BEGIN = "<!-- heaplab claims: begin"
 END = "<!-- heaplab claims: end -->"
@@ -82,6 +83,29 @@ def claims_lines(claims: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _release(root: Path, commit: str) -> str:
+    tag = series_table.release_of(root, commit)
+    return "no release" if tag == "none" else f"release {tag}"
+
+
+def series_line(root: Path, parent: Path, judged: list[str]) -> str:
+    """'The series: `a`, `b` and `c` (31 minutes in all), made by commit 1234567 (release v0.3).' (the
+    minutes and commits of the runs found beside the judging run)."""
+    names = [f"`{name}`" for name in sorted(judged)]  # oldest first (a run's name ends in its UTC start)
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    manifests = [
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in (parent / name / "run.json" for name in judged)
+        if path.is_file()
+    ]
+    timed = [m for m in manifests if m.get("start") and m.get("end")]
+    total = sum(minutes_between(m["start"], m["end"]) for m in timed)
+    minutes = f" ({total:.0f} minutes in all)" if timed else ""
+    commits = sorted({str((m.get("git") or {}).get("commit")) for m in manifests if m.get("git")})
+    made = ", ".join(f"{c[:7]} ({_release(root, c)})" for c in commits) or "unknown"
+    return f"The series: {listed}{minutes}, made by commit {made}."
+
+
 def generated(root: Path, runs: str, lab: str, where: str) -> str:
     run = newest_run_of(lab, root / runs)
     if run is None:
@@ -93,6 +117,7 @@ def generated(root: Path, runs: str, lab: str, where: str) -> str:
     claims = data.get("claims") or {}
     judged = data.get("runs") or [run.name]
     return (
+        f"{series_line(root, run.parent, judged)}\n\n"
         f"From the claims.json of `{run.name}`, judged over its series of {len(judged)} run(s). Each "
         "variant's mean over the runs, for every metric a claim judges:\n\n"
         f"{means_tables(claims)}\n\nEach claim (a ratio of two variants in x, or a value), with its 95% "

@@ -39,7 +39,7 @@ from typing import Any
 
 from heaplab.judge.verdict import LEVELS_BY_KIND  # the labels of each kind of claim (claims.json format 3)
 from heaplab.lab.spec import list_labs
-from heaplab.report import claims_table, marked_regions
+from heaplab.report import claims_table, marked_regions, series_table
 from heaplab.runfiles.rundir import RunError, load_run, newest_run_of
 
 ENGINE = "engine"
@@ -223,7 +223,7 @@ def documents(root: Path) -> list[Path]:
         p
         for pattern in DOCUMENTS
         for p in root.glob(pattern)
-        if BEGIN in (text := p.read_text(encoding="utf-8")) or claims_table.BEGIN in text
+        if any(b in p.read_text(encoding="utf-8") for b in (BEGIN, claims_table.BEGIN, series_table.BEGIN))
     }
     return sorted(found)
 
@@ -271,7 +271,7 @@ def generated(root: Path, attrs: dict[str, str], where: str) -> str:
 
 def regenerate(root: Path, text: str, where: str) -> str:
     """``text`` with every generated region's content made anew: the verdict tables, then the claims
-    regions (heaplab.report.claims_table)."""
+    regions (heaplab.report.claims_table) and the series tables (heaplab.report.series_table)."""
 
     def fill(line: str, at: str) -> str:
         m = _BEGIN_LINE.match(line)
@@ -280,7 +280,8 @@ def regenerate(root: Path, text: str, where: str) -> str:
         return generated(root, _attrs(m.group("attrs"), at), at)
 
     text = marked_regions.rewrite(text, BEGIN, END, fill, where=where, error=RunError)
-    return claims_table.regenerate(root, text, where)
+    text = claims_table.regenerate(root, text, where)
+    return series_table.regenerate(root, text, where)
 
 
 def runs_of(root: Path, path: Path) -> list[Path]:

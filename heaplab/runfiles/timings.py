@@ -32,7 +32,7 @@ class SeriesTime:
         return self.total / len(self.runs)
 
 
-def _minutes(start: str, end: str) -> float:
+def minutes_between(start: str, end: str) -> float:
     parse = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
     return (parse(end) - parse(start)).total_seconds() / 60.0
 
@@ -48,8 +48,8 @@ def series_times(reference: Path) -> dict[str, SeriesTime]:
     out = {}
     for lab, rs in runs.items():
         rs.sort()
-        span = _minutes(rs[0][0], max(end for _, end in rs))
-        out[lab] = SeriesTime(lab, tuple(_minutes(start, end) for start, end in rs), span)
+        span = minutes_between(rs[0][0], max(end for _, end in rs))
+        out[lab] = SeriesTime(lab, tuple(minutes_between(start, end) for start, end in rs), span)
     return out
 
 
@@ -87,7 +87,7 @@ def run_cost(run_dir: Path) -> RunCost:
             if isinstance(summary, dict) and "start_epoch_ms" in summary and "end_epoch_ms" in summary:
                 spans.append((float(summary["start_epoch_ms"]), float(summary["end_epoch_ms"])))
         workload_s += _covered(spans) / 1000.0
-    return RunCost(_minutes(str(manifest["start"]), str(manifest["end"])), workload_s / 60.0, ran)
+    return RunCost(minutes_between(str(manifest["start"]), str(manifest["end"])), workload_s / 60.0, ran)
 
 
 def _covered(spans: list[tuple[float, float]]) -> float:

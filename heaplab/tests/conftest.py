@@ -29,6 +29,14 @@ FIXTURE = REPO / "results/reference/03-offheap-write-ci-fixture"
 PUBLISHED = REPO / "results/published/published_results.csv"
 
 
+def reference_series(lab: str) -> list[Path]:
+    """The runs of ``lab``'s committed reference series at `local`, oldest first (a release replaces a
+    series whole, so tests name its runs by place, never by their UTC stamps)."""
+    runs = sorted((REPO / "results/reference").glob(f"{lab}-local-*/run.json"))
+    assert runs, f"no committed local series of {lab} under results/reference"
+    return [p.parent for p in runs]
+
+
 @pytest.fixture
 def fixture_run(tmp_path: Path) -> Path:
     """A private copy of the committed ci fixture run."""

@@ -91,6 +91,9 @@ def test_a_region_is_filled_from_the_newest_run_and_a_hand_edit_fails_the_check(
     runs = tmp_path / "runs"
     _run(runs, "03-offheap-write", "20261101T000000Z", {"p999-drop": {**RATIO, "mean": 9.0}})
     newest = _run(runs, "03-offheap-write", "20261102T000000Z", CLAIMS)
+    timed = {"start": "2026-11-02T00:00:00Z", "end": "2026-11-02T00:12:40Z", "git": {"commit": "abcdef0" * 5}}
+    manifest = json.loads((newest / "run.json").read_text())
+    (newest / "run.json").write_text(json.dumps({**manifest, **timed}))
     doc = tmp_path / "README.md"
     region = f"{claims_table.marker('runs', '03-offheap-write')}\n{claims_table.END}\n"
     doc.write_text(f"# Lab\n\n{region}\nAfter.\n")
@@ -98,6 +101,11 @@ def test_a_region_is_filled_from_the_newest_run_and_a_hand_edit_fails_the_check(
     assert main([*root, "verdicts", "--write", "--doc", str(doc)]) == 0
     text = doc.read_text()
     assert f"From the claims.json of `{newest.name}`, judged over its series of 3 run(s)" in text
+    # the series named, with the minutes and commit of the runs found (a and b are not here; no git here)
+    assert (
+        f"The series: `{newest.name}`, `a` and `b` (13 minutes in all), made by commit abcdef0 (no release)."
+        in text
+    )
     assert "1.11x [0.539, 2.3]" in text and "9x" not in text  # the older run is not read
     assert text.endswith(f"{claims_table.END}\n\nAfter.\n")
     assert main([*root, "verdicts", "--check", "--doc", str(doc)]) == 0

@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 from heaplab.run import config_keys, startup_check
-from heaplab.tests.conftest import REPO
+from heaplab.tests.conftest import reference_series
 
-VARIANT = REPO / "results/reference/07-write-pipeline-local-20261203T020638Z/sync-preassign"
+VARIANT = reference_series("07-write-pipeline")[0] / "sync-preassign"
 WARN = (
     "2026-11-29T05:18:31.340Z WARN  [main] unknown configuration keys (not read by the engine): "
     "hbase.rpc.server.iml, heaplab.regionserver.write.pth"

@@ -17,10 +17,10 @@ from heaplab.course.submit import SubmitError, submit
 from heaplab.lab.exercises import load_exercises
 from heaplab.run.runner import _exercise_sources
 from heaplab.runfiles import exercise_sources
-from heaplab.tests.conftest import REPO
+from heaplab.tests.conftest import REPO, reference_series
 
 LAB = "05-netty-rpc"
-REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261128T164056Z"
+REFERENCE = reference_series("05-netty-rpc")[-1]
 
 
 def _sha(path: Path) -> str:

@@ -49,13 +49,13 @@ from heaplab.run.student import student_seed
 from heaplab.runfiles import exercise_sources
 from heaplab.runfiles.hlog import decode
 from heaplab.runfiles.rundir import newest_run_of
-from heaplab.tests.conftest import REPO
+from heaplab.tests.conftest import REPO, reference_series
 
 REFERENCE = REPO / "results/reference"
 # every graded lab's newest reference run (real local runs); lab 01's class uses its series by name
 RUNS = {lab: newest_run_of(lab, REFERENCE) for lab in graded_labs(REPO)}
-OTHER_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261202T053922Z"
-THIRD_RUN_OF_THE_SERIES = REFERENCE / "01-tail-latency-local-20261202T054549Z"
+OTHER_RUN_OF_THE_SERIES = reference_series("01-tail-latency")[0]
+THIRD_RUN_OF_THE_SERIES = reference_series("01-tail-latency")[1]
 COURSE_KEY = "test-course-key"
 
 

@@ -11,13 +11,11 @@ from hdrh.log import HistogramLogReader, HistogramLogWriter
 
 from heaplab.runfiles.client_summary import load_phase_summaries
 from heaplab.runfiles.hlog import add_into, mean_value, read_intervals, read_total, value_at_percentile
-from heaplab.tests.conftest import REPO
+from heaplab.tests.conftest import reference_series
 
 CLIENT = "hbase1-onheap/client"
 # a YCSB load log of a real run: its intervals are smaller histograms than the total (fewer buckets)
-LAB02_LOAD = (
-    REPO / "results/reference/02-g1-tuning-local-20261126T032938Z/g1-default/client/load-localhost.hlog"
-)
+LAB02_LOAD = reference_series("02-g1-tuning")[0] / "g1-default/client/load-localhost.hlog"
 
 
 def _hdr_close(a: float, b: float) -> bool:

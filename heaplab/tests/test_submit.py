@@ -18,9 +18,9 @@ import pytest
 from heaplab.cli import main
 from heaplab.course.submit import MANIFEST
 from heaplab.runfiles import exercise_sources
-from heaplab.tests.conftest import REPO
+from heaplab.tests.conftest import REPO, reference_series
 
-REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261128T164056Z"
+REFERENCE = reference_series("05-netty-rpc")[-1]
 
 
 @pytest.fixture

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from heaplab.run import switch_check
-from heaplab.tests.conftest import REPO
+from heaplab.tests.conftest import REPO, reference_series
 
 REFERENCE = REPO / "results" / "reference"
-LAB03 = REFERENCE / "03-offheap-write-local-20261202T022936Z"
-LAB05 = REFERENCE / "05-netty-rpc-local-20261128T160403Z"
-LAB07 = REFERENCE / "07-write-pipeline-local-20261203T020638Z"
-LAB08 = REFERENCE / "08-memstore-memory-local-20261129T085419Z"
+LAB03 = reference_series("03-offheap-write")[0]
+LAB05 = reference_series("05-netty-rpc")[0]
+LAB07 = reference_series("07-write-pipeline")[0]
+LAB08 = reference_series("08-memstore-memory")[-1]
 
 # The start-up of a region server of today's engine (bin/engine regionserver of the distribution, the
 # hbase2-offheap profile with a 32 MB bucket cache and 4 handlers, stopped with SIGTERM; temporary paths

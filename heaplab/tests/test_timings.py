@@ -15,8 +15,11 @@ from heaplab.tests.conftest import REPO
 REFERENCE = REPO / "results" / "reference"
 TIMES = series_times(REFERENCE)
 LABS = [p.parent.name for p in list_labs(REPO)]
-# a series row of results/reference/README.md: | lab | [run](...) ... | commit | minutes |
-ROW = re.compile(r"^\| (?P<lab>\d\d-[a-z0-9-]+) \| \[.*\| (?P<minutes>\d+) \|$", re.M)
+# a series row of results/reference/README.md (heaplab.report.series_table):
+# | lab | [run](...) ... | commit | release | minutes | phases | set-up (N s) | disturbed phases |
+ROW = re.compile(
+    r"^\| (?P<lab>\d\d-[a-z0-9-]+) \| \[.*\| (?P<minutes>\d+) \| \d+ \| \d+ \(\d+ s\) \| \d+ \|$", re.M
+)
 # "**Time:** about 7 minutes a run" or "**Time:** 35 to 42 minutes a run"
 TIME = re.compile(r"\*\*Time:\*\* (?:about )?(?P<low>[\d.]+)(?: to (?P<high>[\d.]+))? minutes a run")
 SLACK = 0.2  # "about": a run's length varies by this much between runs of a series

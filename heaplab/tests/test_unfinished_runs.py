@@ -13,9 +13,9 @@ import pytest
 from heaplab.cli import main
 from heaplab.course.submit import submit
 from heaplab.run.rerun import hints, resume_command
-from heaplab.tests.conftest import REPO
+from heaplab.tests.conftest import reference_series
 
-REFERENCE = REPO / "results/reference/05-netty-rpc-local-20261128T164056Z"
+REFERENCE = reference_series("05-netty-rpc")[-1]
 COMMAND = "heaplab run 03-offheap-write --scale ci"
 
 
