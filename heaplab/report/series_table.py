@@ -56,6 +56,11 @@ def release_of(root: Path, commit: str) -> str:
     return _git(root, "describe", "--tags", "--exact-match", commit) or "none"
 
 
+def _releases(root: Path, runs: list[Run]) -> str:
+    commits = sorted({(run.manifest.get("git") or {}).get("commit") or "none" for run in runs})
+    return ", ".join(release_of(root, c) for c in commits)
+
+
 def series_markdown(root: Path, reference: Path) -> str:
     rows = [
         "| lab | runs (the last one judges the series) | commit | release | minutes | phases | set-up "
@@ -72,7 +77,7 @@ def series_markdown(root: Path, reference: Path) -> str:
         disturbed = sum(len(disturbed_phases(run)) for run in runs)
         rows.append(
             f"| {lab} | {', '.join(links)} | {', '.join(c[:7] for c in commits)} | "
-            f"{', '.join(release_of(root, c) for c in commits)} | {total:.0f} | {total - setup:.0f} | "
+            f"{_releases(root, runs)} | {total:.0f} | {total - setup:.0f} | "
             f"{setup:.0f} ({per_variant:.0f} s) | {disturbed} |"
         )
     return "\n".join(rows)
@@ -99,15 +104,16 @@ def minutes_at(root: Path, runs: str, commit: str, where: str) -> dict[str, floa
 def cost_markdown(root: Path, reference: Path, runs: str, before: str, where: str) -> str:
     was = minutes_at(root, runs, before, where)
     now = {lab: t.total for lab, t in series_times(reference).items()}
+    made = {lab: _releases(root, runs) for lab, runs in _series(reference).items()}
     rows = [
-        f"| lab | minutes at {before[:7]} | minutes now |",
-        "|---|---:|---:|",
+        f"| lab | minutes at {before[:7]} | minutes now | made by release |",
+        "|---|---:|---:|---|",
     ]
     for lab in sorted(set(was) | set(now)):
         old = f"{was[lab]:.0f}" if lab in was else "-"
         new = f"{now[lab]:.0f}" if lab in now else "not yet run"
-        rows.append(f"| {lab} | {old} | {new} |")
-    rows.append(f"| all | {sum(was.values()):.0f} | {sum(now.values()):.0f} of {len(now)} labs |")
+        rows.append(f"| {lab} | {old} | {new} | {made.get(lab, '-')} |")
+    rows.append(f"| all | {sum(was.values()):.0f} | {sum(now.values()):.0f} of {len(now)} labs | |")
     return "\n".join(rows)
 
 

@@ -113,8 +113,8 @@ def test_the_table_is_the_series_and_its_cost(
         f"{total:.0f} | {phases:.0f} | {total - phases:.0f} ({setup_s_per_variant:.0f} s) | 0 |"
     )
     assert row in text.splitlines(), text
-    assert f"| {LAB} | 50 | {total:.0f} |" in text.splitlines()
-    assert f"| all | 50 | {total:.0f} of 1 labs |" in text.splitlines()
+    assert f"| {LAB} | 50 | {total:.0f} | v9.9 |" in text.splitlines()
+    assert f"| all | 50 | {total:.0f} of 1 labs | |" in text.splitlines()
 
     # written once, the region matches its runs; a disturbed phase planted in a run shows in the table
     assert _verdicts(root, "--check", capsys)[0] == 0
