@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 
 from heaplab.cli import main
 from heaplab.tests.conftest import REPO
+from heaplab.tests.git_repo import git
 from heaplab.tests.test_reference_status import _samples
 
 FIXTURE = REPO / "results/reference/03-offheap-write-ci-fixture"
@@ -28,15 +28,6 @@ LAB = "03-offheap-write"
 OLDER = f"{LAB}-local-20250101T000000Z"
 AA = f"{LAB}-aa-hbase1-onheap-local-20250102T000000Z"
 NEW = [f"{LAB}-local-20270101T00000{i}Z" for i in (1, 2, 3)]
-
-
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
 
 
 def _run(path: Path, commit: str, **fields: Any) -> None:
@@ -55,16 +46,16 @@ def repo(tmp_path: Path) -> dict[str, Any]:
     shutil.copyfile(FIXTURE / "experiment.yml", root / f"labs/{LAB}/experiment.yml")
     shutil.copyfile(REPO / "pyproject.toml", root / "pyproject.toml")
     shutil.copytree(REPO / "results/published", root / "results/published")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "the release")
-    _git(root, "tag", "v9.9")
-    tagged = _git(root, "rev-parse", "HEAD")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "the release")
+    git(root, "tag", "v9.9")
+    tagged = git(root, "rev-parse", "HEAD")
     reference = root / "results/reference"
     _run(reference / OLDER, "0" * 40, series={"id": f"{OLDER}-x1", "index": 1, "of": 1})
     _run(reference / AA, "0" * 40)
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "older series")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "older series")
     runs = tmp_path / "runs"
     for i, name in enumerate(NEW, start=1):
         _run(runs / name, tagged, series={"id": f"{NEW[0]}-x3", "index": i, "of": 3})

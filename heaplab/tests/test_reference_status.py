@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from datetime import datetime
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from heaplab.cli import main
 from heaplab.run.staleness import report_preface, staleness
 from heaplab.runfiles.rundir import load_run
 from heaplab.tests.conftest import REPO
+from heaplab.tests.git_repo import commit, git
 
 FIXTURE = REPO / "results/reference/03-offheap-write-ci-fixture"
 SERIES = "results/reference/03-offheap-write-local-20260101T000000Z"
@@ -36,21 +36,6 @@ FILES = {
 }
 
 
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-
-
-def _commit(root: Path, message: str) -> str:
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", message)
-    return _git(root, "rev-parse", "HEAD")
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
@@ -61,13 +46,13 @@ def repo(tmp_path: Path) -> Path:
     shutil.copyfile(FIXTURE / "experiment.yml", root / "labs/03-offheap-write/experiment.yml")
     shutil.copyfile(REPO / "pyproject.toml", root / "pyproject.toml")
     shutil.copytree(REPO / "results/published", root / "results/published")
-    _git(root, "init", "-q")
-    first = _commit(root, "the code the series was made with")
+    git(root, "init", "-q")
+    first = commit(root, "the code the series was made with")
     shutil.copytree(FIXTURE, root / SERIES)
     manifest = json.loads((root / SERIES / "run.json").read_text(encoding="utf-8"))
     manifest.update(scale="local", git={"commit": first, "dirty": False})
     (root / SERIES / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
-    _commit(root, "the series")
+    commit(root, "the series")
     return root
 
 
@@ -113,7 +98,7 @@ def test_only_what_makes_a_run_makes_a_series_stale(repo: Path, capsys: pytest.C
             or rel.startswith(("heaplab/analysis", "docs"))
         ):
             (repo / rel).write_text("changed\n", encoding="utf-8")
-    _commit(repo, "changes no run")
+    commit(repo, "changes no run")
     assert _status(repo, capsys)[0] == 0
 
     # the engine's code, a playbook and the runner do; HBase's files only for a lab that runs HBase
@@ -124,7 +109,7 @@ def test_only_what_makes_a_run_makes_a_series_stale(repo: Path, capsys: pytest.C
         "infra/apache-hbase/fetch.sh",
     ):
         (repo / rel).write_text("changed\n", encoding="utf-8")
-    _commit(repo, "changes the runs")
+    commit(repo, "changes the runs")
     code, out = _status(repo, capsys, "--files")
     assert code == 1, out
     servers = {v.server for v in load_run(repo / SERIES).spec.variants.values()}
@@ -146,14 +131,14 @@ def test_a_stale_run_says_so_at_the_top_of_its_report(repo: Path, capsys: pytest
     run = load_run(repo / SERIES)
     assert report_preface(repo, run) == []  # made by this code
     (repo / "playbooks/variant.yml").write_text("changed\n", encoding="utf-8")
-    _commit(repo, "a playbook changed")
+    commit(repo, "a playbook changed")
     assert main(["--root", str(repo), "report", str(repo / SERIES)]) == 0
     said = capsys.readouterr().out.splitlines()
     assert said[0].startswith("Made by older code. This run was made at commit ")  # printed as well
     report = (repo / SERIES / "report.md").read_text(encoding="utf-8").splitlines()
-    commit = run.manifest["git"]["commit"]
+    made_at = run.manifest["git"]["commit"]
     assert report[0].startswith("# 03-offheap-write") and report[2].startswith(
-        f"> **Made by older code.** This run was made at commit {commit[:12]}; 1 file its lab exercises "
+        f"> **Made by older code.** This run was made at commit {made_at[:12]}; 1 file its lab exercises "
         "changed since, in playbooks (1). Its figures describe that code"
     )
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from datetime import datetime
 from pathlib import Path
 
@@ -18,27 +17,13 @@ import pytest
 
 from heaplab.cli import main
 from heaplab.tests.conftest import REPO
+from heaplab.tests.git_repo import commit, git
 from heaplab.tests.test_reference_status import _samples
 
 FIXTURE = REPO / "results/reference/03-offheap-write-ci-fixture"
 LAB = "03-offheap-write"
 OLDER = f"{LAB}-local-20250101T000000Z"
 NEW = [f"{LAB}-local-20270101T00000{i}Z" for i in (1, 2, 3)]
-
-
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-
-
-def _commit(root: Path, message: str) -> str:
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", message)
-    return _git(root, "rev-parse", "HEAD")
 
 
 def _run(path: Path, commit: str, start: str, end: str) -> None:
@@ -68,9 +53,9 @@ def repo(tmp_path: Path) -> tuple[Path, str]:
     reference = root / "results/reference"
     _run(reference / OLDER, "0" * 40, "2025-01-01T00:00:00Z", "2025-01-01T00:50:00Z")
     (reference / "README.md").write_text("# Reference runs\n", encoding="utf-8")
-    _git(root, "init", "-q")
-    before = _commit(root, "the older series")
-    _git(root, "tag", "v9.9")
+    git(root, "init", "-q")
+    before = commit(root, "the older series")
+    git(root, "tag", "v9.9")
     shutil.rmtree(reference / OLDER)
     for i, name in enumerate(NEW):
         _run(reference / name, before, f"2027-01-01T0{i}:00:00Z", f"2027-01-01T0{i}:1{i}:30Z")
@@ -79,7 +64,7 @@ def repo(tmp_path: Path) -> tuple[Path, str]:
         "verdicts --write`; do not edit) -->\n<!-- heaplab series: end -->\n"
     )
     (reference / "README.md").write_text(f"# Reference runs\n\n{region}", encoding="utf-8")
-    _commit(root, "the release's series")
+    commit(root, "the release's series")
     return root, before
 
 
