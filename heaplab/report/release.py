@@ -6,6 +6,9 @@ It refuses, naming the first reason, a set of runs that is not exactly one serie
 series id, every index from 1 to its length), a run that did not complete, a run made by another commit
 or by a checkout with changes, a phase that shared the machine with other work
 (heaplab.analysis.proc_cpu.disturbed_phases), and a series whose last run has no report (`--report`).
+
+A release is also written into results/releases.tsv (tag, commit), because a clone need not carry the
+tags: the generated tables name a series' release from that file, so they read the same in every clone.
 """
 
 from __future__ import annotations
@@ -28,6 +31,40 @@ class Added:
     scale: str
     added: tuple[str, ...]
     removed: tuple[str, ...]
+
+
+RELEASES = Path("results/releases.tsv")
+_RELEASES_HEAD = "# tag\tcommit (written by `heaplab reference add --release TAG`)\n"
+
+
+def recorded_releases(root: Path) -> dict[str, str]:
+    """{full commit: tag} from ``root``/results/releases.tsv (empty if there is none)."""
+    path = root / RELEASES
+    if not path.is_file():
+        return {}
+    found: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            tag, commit = line.split("\t")[:2]
+            found[commit] = tag
+    return found
+
+
+def record_release(root: Path, tag: str, commit: str) -> None:
+    """Adds ``tag commit`` to results/releases.tsv; refuses a tag the file gives another commit."""
+    recorded = recorded_releases(root)
+    for known_commit, known_tag in recorded.items():
+        if known_tag == tag and known_commit != commit:
+            raise SpecError(
+                f"{RELEASES} gives {tag} commit {known_commit[:12]}, but the tag names {commit[:12]}: "
+                "a release's tag never moves"
+            )
+    if commit in recorded:
+        return
+    path = root / RELEASES
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = path.read_text(encoding="utf-8") if path.is_file() else _RELEASES_HEAD
+    path.write_text(f"{text}{tag}\t{commit}\n", encoding="utf-8")
 
 
 def release_commit(root: Path, tag: str) -> str:
@@ -97,7 +134,9 @@ def add_series(root: Path, reference: Path, tag: str, run_dirs: list[Path]) -> A
         runs = [load_run(path) for path in run_dirs]
     except RunError as e:
         raise SpecError(str(e)) from e
-    check_series(runs, release_commit(root, tag), tag)
+    commit = release_commit(root, tag)
+    check_series(runs, commit, tag)
+    record_release(root, tag, commit)
     lab, scale = runs[0].lab, runs[0].scale
     new = {run.path.name for run in runs}
     runs_there = sorted(reference.glob(f"{lab}-{scale}-*/run.json"))  # an A/A run's name is <lab>-aa-...

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from heaplab.analysis.proc_cpu import disturbed_phases
 from heaplab.report import marked_regions
+from heaplab.report.release import recorded_releases
 from heaplab.runfiles.rundir import Run, RunError, is_aa_run_name, load_run
 from heaplab.runfiles.timings import RunCost, minutes_between, run_cost, series_times
 
@@ -52,8 +53,9 @@ def _series(reference: Path) -> dict[str, list[Run]]:
 
 
 def release_of(root: Path, commit: str) -> str:
-    """The release tag on ``commit``, or 'none'."""
-    return _git(root, "describe", "--tags", "--exact-match", commit) or "none"
+    """The release made from ``commit`` as results/releases.tsv records it, or 'none' (not the git tags:
+    a clone need not carry them)."""
+    return recorded_releases(root).get(commit, "none")
 
 
 def _releases(root: Path, runs: list[Run]) -> str:

@@ -60,7 +60,7 @@ def repo(tmp_path: Path) -> dict[str, Any]:
     for i, name in enumerate(NEW, start=1):
         _run(runs / name, tagged, series={"id": f"{NEW[0]}-x3", "index": i, "of": 3})
     (runs / NEW[-1] / "claims.json").write_text("{}\n", encoding="utf-8")
-    return {"root": root, "runs": [runs / name for name in NEW], "reference": reference}
+    return {"root": root, "runs": [runs / name for name in NEW], "reference": reference, "tagged": tagged}
 
 
 def _add(root: Path, runs: list[Path], capsys: pytest.CaptureFixture[str], tag: str = "v9.9") -> tuple:
@@ -89,6 +89,9 @@ def test_a_release_series_replaces_the_older_one(
         )
         assert copied == made
     assert (reference / NEW[-1] / "claims.json").read_text(encoding="utf-8") == "{}\n"
+    # the release is recorded for clones without tags, once
+    releases = (root / "results/releases.tsv").read_text(encoding="utf-8").splitlines()
+    assert releases[1:] == [f"v9.9\t{repo['tagged']}"]
 
     # the tag's commit made every run of the series: status calls it current
     code = main(["--root", str(root), "reference", "status"])
@@ -99,6 +102,15 @@ def test_a_release_series_replaces_the_older_one(
     code, out, _ = _add(root, repo["runs"], capsys)
     assert code == 0 and out[1] == "removed its older runs: none"
     assert _listing(reference) == sorted([AA, *NEW])
+    assert (root / "results/releases.tsv").read_text(encoding="utf-8").splitlines()[1:] == releases[1:]
+
+
+def test_a_tag_that_moved_is_refused(repo: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    (repo["root"] / "results/releases.tsv").write_text(f"v9.9\t{'f' * 40}\n", encoding="utf-8")
+    code, _, err = _add(repo["root"], repo["runs"], capsys)
+    assert code == 2
+    assert err.startswith("heaplab: error: results/releases.tsv gives v9.9 commit ffffffffffff, but the tag")
+    assert _listing(repo["reference"]) == sorted([AA, OLDER])
 
 
 def _edit(run: Path, **fields: Any) -> None:

@@ -3,7 +3,8 @@ verdicts --write` and checked by `--check`: each series with its runs, commit, r
 disturbed phases, and each lab's minutes beside those of the series an earlier commit held.
 
 A throw-away git repository commits an older series (one run), then replaces it with a series of three
-made by a tagged commit; the figures are computed here from the runs' own run.json and client summaries.
+made by a tagged commit (recorded in results/releases.tsv, as `heaplab reference add` does); the figures
+are computed here from the runs' own run.json and client summaries.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from heaplab.cli import main
+from heaplab.report.release import record_release
 from heaplab.tests.conftest import REPO
 from heaplab.tests.git_repo import commit, git
 from heaplab.tests.test_reference_status import _samples
@@ -56,6 +58,7 @@ def repo(tmp_path: Path) -> tuple[Path, str]:
     git(root, "init", "-q")
     before = commit(root, "the older series")
     git(root, "tag", "v9.9")
+    record_release(root, "v9.9", git(root, "rev-parse", "HEAD"))
     shutil.rmtree(reference / OLDER)
     for i, name in enumerate(NEW):
         _run(reference / name, before, f"2027-01-01T0{i}:00:00Z", f"2027-01-01T0{i}:1{i}:30Z")
@@ -100,6 +103,10 @@ def test_the_table_is_the_series_and_its_cost(
     assert row in text.splitlines(), text
     assert f"| {LAB} | 50 | {total:.0f} | v9.9 |" in text.splitlines()
     assert f"| all | 50 | {total:.0f} of 1 labs | |" in text.splitlines()
+
+    # a clone without the tags names the same release (from results/releases.tsv)
+    git(root, "tag", "-d", "v9.9")
+    assert _verdicts(root, "--check", capsys)[0] == 0
 
     # written once, the region matches its runs; a disturbed phase planted in a run shows in the table
     assert _verdicts(root, "--check", capsys)[0] == 0
