@@ -9,7 +9,8 @@ What counts as an error line:
   engine (its server log)     ``<time> ERROR [thread] ...`` (a full disk under hbase.rootdir, a failed close)
   Apache HBase (log4j)        `` ERROR `` or `` FATAL `` before the region server starts stopping (HBase
                               logs a ZooKeeper error while it shuts down after the measurements; noise),
-                              but for the ZooKeeper line HBase 1.4 logs at every start (_BENIGN)
+                              but for the ZooKeeper lines HBase 1.4 logs about nothing (_BENIGN and
+                              _BENIGN_CAUSED)
   any JVM                     ``Exception in thread "..."``: an uncaught exception ended a thread
 """
 
@@ -29,6 +30,10 @@ _HBASE_STOPPING = ("***** STOPPING region server", "Shutdown hook starting")
 # ERROR lines that say nothing about the measurements: the ZooKeeper 3.4 inside HBase 1.4's standalone server
 # logs this at every start (its MiniZooKeeperCluster starts the server without a shutdown handler).
 _BENIGN = ("server.ZooKeeperServer: ZKShutdownHandler is not registered",)
+# (ERROR line, the exception on the next line): its ZooKeeper 3.4 answers the close of a client's session
+# after the client has closed the socket (a pe client ending its phase), and logs the cancelled key at
+# ERROR (ZOOKEEPER-1237); the same line with another exception still counts.
+_BENIGN_CAUSED = (("server.NIOServerCnxn: Unexpected Exception:", "java.nio.channels.CancelledKeyException"),)
 _DIGITS = re.compile(r"\d+")
 SHOWN = 3  # distinct messages shown per variant
 
@@ -60,6 +65,8 @@ def scan_log(path: Path, host: str, into: ServerErrors) -> None:
             continue
         message = line[log4j.end() :] if log4j else line
         following = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if any(error in line and following.startswith(cause) for error, cause in _BENIGN_CAUSED):
+            continue
         if line.startswith("SEVERE: ") and following and not following.startswith("at "):
             message = f"{message} ({following})"  # java.util.logging puts the exception on the next line
         into.add(f"{host}: {message.strip()}")

@@ -75,6 +75,20 @@ def test_hbase_14s_zookeeper_start_line_is_not_an_error(tmp_path: Path) -> None:
     assert _scan_text(tmp_path, other).count == 1
 
 
+def test_zookeepers_cancelled_key_at_a_clients_close_is_not_an_error(tmp_path: Path) -> None:
+    """HBase 1.4.14's ZooKeeper 3.4 answers a session close after the pe client closed its socket (copied
+    from lab 07's hbase14-async-preassign, at the end of a phase); the same line with another cause counts."""
+    zk = (
+        "2026-12-03 16:25:59,656 ERROR [SyncThread:0] server.NIOServerCnxn: Unexpected Exception: \n"
+        "java.nio.channels.CancelledKeyException\n"
+        "\tat java.base/sun.nio.ch.SelectionKeyImpl.ensureValid(Unknown Source)\n"
+    )
+    assert _scan_text(tmp_path, zk).count == 0
+    other = zk.replace("java.nio.channels.CancelledKeyException", "java.lang.IllegalStateException: boom")
+    found = _scan_text(tmp_path, other)
+    assert found.count == 1 and found.messages == ["localhost: server.NIOServerCnxn: Unexpected Exception:"]
+
+
 def test_the_engine_server_logs_error_lines_count(tmp_path: Path) -> None:
     full = (
         "no space left on device: WAL write to /data/WALs/wal.1 failed: No space left on device; "
