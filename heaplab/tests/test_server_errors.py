@@ -108,8 +108,8 @@ def test_a_clean_log_has_no_errors(tmp_path: Path) -> None:
     assert found.count == 0 and summary({}) == "none" and report_lines({}) == []
 
 
-# Every series that logged the evictors' sort error (results/reference/README.md, "A bug these series ran
-# with") has been re-run with the fix: no committed reference run may hold a server error of any kind.
+# Every reference series was made after the fix of the evictors' sort error (results/reference/README.md,
+# "Server errors"): no committed reference run may hold a server error of any kind.
 @pytest.mark.parametrize(
     "run",
     sorted(p for p in (REPO / "results/reference").iterdir() if (p / "run.json").is_file()),

@@ -123,9 +123,13 @@ def test_a_server_that_ran_netty_for_a_simple_rpc_variant() -> None:
 
 
 def test_an_engine_that_never_named_its_block_cache_fails_on_that_switch_only() -> None:
-    """Engines before 2026-11-29 logged no block cache line: their bucket-cache variants cannot show it."""
+    """Engines before 2026-11-29 logged no block cache line: their bucket-cache variants cannot show it.
+    Planted: a lab 05 variant's real start-up lines without that one line."""
     v = LAB05 / "simple-rpc"
-    assert switch_check.mismatches(site(v), log(v)) == [
+    text = log(v)
+    older = "\n".join(line for line in text.splitlines() if " [main] block cache: " not in line)
+    assert older != text and switch_check.mismatches(site(v), text) == []
+    assert switch_check.mismatches(site(v), older) == [
         "the start-up lines of the server name no block cache for hbase.bucketcache.ioengine=offheap, "
         "the profile asks CombinedBlockCache"
     ]
