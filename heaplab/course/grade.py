@@ -8,7 +8,10 @@ For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on
    another or with a committed reference run (a copied run, renamed or not); with the course's checkout,
    the run was made from a commit of its history (and with ``since``, not before that commit);
 2. `otter run` with the lab's autograder zip (the instructor's, from `otter assign`) in a subprocess with a
-   timeout: the score of every question, hidden tests included, from otter's results.json;
+   timeout: the score of every question, hidden tests included, from otter's results.json. Its scores are
+   kept in <out>/otter-results/ (heaplab.course.otter_results) under the bytes of the zip, the autograder
+   and heaplab's code: grading again with the same ones (to merge the marks of the hand-graded questions)
+   reuses them instead of executing every notebook again;
 3. the lab's claims judged on the submitted run alone, with heaplab's own loaders: each claim's measured
    quantity and verdict, for the class view;
 4. the student's code (heaplab.runfiles.exercise_sources): the solution files under ``source/`` must be the
@@ -43,6 +46,7 @@ from heaplab.course.integrity import (
 )
 from heaplab.course.manual_marks import Manual, answer_of, read_marks, write_sheet
 from heaplab.course.master_cells import rubric_text
+from heaplab.course.otter_results import OtterResults
 from heaplab.course.questions import load_questions
 from heaplab.course.submit import MANIFEST, RESULTS
 from heaplab.judge.run_analysis import analyse
@@ -159,6 +163,7 @@ def grade_one(
     since: str | None = None,
     source_root: Path | None = None,
     source_timeout_s: float = SOURCE_TIMEOUT_S,
+    kept: OtterResults | None = None,
 ) -> Graded:
     g = Graded(zip_path.stem)
     with zipfile.ZipFile(zip_path) as z:
@@ -200,9 +205,16 @@ def grade_one(
     g.flags += source_problems(unpacked, names, recorded)
     if g.notebook is not None:
         g.flags += typed_answers(g.notebook)
-    g.scores, error, g.why = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
-    if error:
-        g.flags.append(error)
+    earlier = kept.get(zip_path) if kept is not None else None
+    if earlier is not None:
+        g.scores, g.why = earlier
+        g.otter_reused = True
+    else:
+        g.scores, error, g.why = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
+        if error:
+            g.flags.append(error)
+        elif kept is not None:  # a failed otter run is never kept: the next grading tries again
+            kept.put(zip_path, g.scores, g.why)
     if source_root is not None and any(n.startswith(f"{SOURCE_DIR}/") for n in names):
         _source_scores(g, unpacked, source_root, work / f"{g.name}.source", source_timeout_s)
     return g
@@ -235,7 +247,10 @@ def grade_all(
         raise GradeError(f"autograder zip not found: {autograder} (otter assign makes it)")
     work = out / "work"
     shutil.rmtree(work, ignore_errors=True)
-    options = {"course_key": course_key, "course": course, "since": since, "source_root": source_root}
+    kept = OtterResults(out / "otter-results", autograder)
+    options = {
+        "course_key": course_key, "course": course, "since": since, "source_root": source_root, "kept": kept
+    }  # fmt: skip
     # a student's code is built with Maven on every core: those submissions go one at a time
     at_once = 1 if source_root is not None else (jobs or usable_cores())
     graded = _grade_each(zips, autograder, work, options, at_once)
@@ -263,14 +278,19 @@ def _grade_each(zips: list[Path], autograder: Path, work: Path, options: dict, j
         for i, zip_path in enumerate(zips, start=1):
             print(f"[{i}/{total}] {zip_path.name}", flush=True)
             graded.append(grade_one(zip_path, autograder, work, **options))
+            if graded[-1].otter_reused:
+                print(
+                    f"[{i}/{total}] {zip_path.name}: otter's scores of an earlier grading reused", flush=True
+                )
         return graded
     done: dict[Path, Graded] = {}
     spawn = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads
     with ProcessPoolExecutor(max_workers=min(jobs, total), mp_context=spawn) as pool:
         pending = {pool.submit(grade_one, z, autograder, work, **options): z for z in zips}
         for i, future in enumerate(as_completed(pending), start=1):
-            done[pending[future]] = future.result()
-            print(f"[{i}/{total}] {pending[future].name} graded", flush=True)
+            g = done[pending[future]] = future.result()
+            reused = " (otter's scores of an earlier grading reused)" if g.otter_reused else ""
+            print(f"[{i}/{total}] {pending[future].name} graded{reused}", flush=True)
     return [done[z] for z in zips]
 
 

@@ -21,6 +21,7 @@ class Graded:
     notebook: Path | None = None  # the submitted notebook, unpacked
     unmarked: dict[str, float] = field(default_factory=dict)  # hand-graded question -> its points
     why: dict[str, str] = field(default_factory=dict)  # question short of full marks -> its failed check
+    otter_reused: bool = False  # its scores are those `otter run` gave in an earlier grading of the same zip
 
     @property
     def total(self) -> tuple[float, float]:

@@ -189,6 +189,7 @@ def test_hand_graded_answers_go_out_for_marking_and_the_marks_come_back(
     _submission(tmp_path, "ada", RUNS[lab], notebook, tmp_path / "class")
     out = tmp_path / "graded"
     (g,) = grade_all(tmp_path / "class", autograder, out, REFERENCE, COURSE_KEY, course=REPO)
+    assert not g.otter_reused and (out / "otter-results").is_dir()
     assert g.unmarked == {"q4": 6.0} and "q4" not in g.scores
     with (out / "manual.csv").open(encoding="utf-8") as f:
         (row,) = csv.DictReader(f)
@@ -203,6 +204,7 @@ def test_hand_graded_answers_go_out_for_marking_and_the_marks_come_back(
         (out / "manual.csv").read_text(encoding="utf-8").replace(",6,,", ",6,4.5,"), encoding="utf-8"
     )
     (g,) = grade_all(tmp_path / "class", autograder, out, REFERENCE, COURSE_KEY, course=REPO, marks=marks)
+    assert g.otter_reused, "the same zip graded again: otter's scores of the first grading are reused"
     assert g.scores["q4"] == (4.5, 6.0) and g.unmarked == {}
     with (out / "class.csv").open(encoding="utf-8") as f:
         (row,) = csv.DictReader(f)
