@@ -127,12 +127,14 @@ def _submission(
 
 
 # One lab per way its files are laid out: pe on the engine (03, 04), ycsb (02, 10), an Apache HBase variant
-# (11); lab 01 is graded in the class below. Every lab's autograder is built by the fixture, and every
-# lab's honest submission passes (run with HEAPLAB_GRADE_EVERY_LAB=1; about 15 s a lab).
+# (11); labs 01 and 03 are graded in the classes below, and lab 04's honest notebook in the test of the
+# student's code (every notebook point, no flag but the planted leak's). Every lab's autograder is built by
+# the fixture, and every lab's honest submission passes (run with HEAPLAB_GRADE_EVERY_LAB=1; about 15 s a
+# lab).
 HONEST = (
     sorted(RUNS)
     if os.environ.get("HEAPLAB_GRADE_EVERY_LAB")
-    else ["02-g1-tuning", "03-offheap-write", "04-offheap-read", "10-ycsb-cluster", "11-vs-apache-hbase"]
+    else ["02-g1-tuning", "10-ycsb-cluster", "11-vs-apache-hbase"]
 )
 
 
@@ -264,8 +266,10 @@ def test_the_students_code_is_graded_by_the_hidden_tests(
     hidden = [f for f in g.flags if f.startswith("exercise bucket-refcount: org.heaplab.core.cache.bucket.")]
     assert any("BucketRefCountHiddenTest" in f for f in hidden), g.flags
     assert not [f for f in g.flags if f.startswith("source/")]  # the code is what the run measured
+    # the honest notebook of lab 04: every point, and no flag but the planted leak's
+    assert [f for f in g.flags if not f.startswith("exercise bucket-refcount: ")] == [], g.flags
     notebook_points = [s for q, s in g.scores.items() if not q.startswith("exercise ")]
-    assert notebook_points and all(score == most for score, most in notebook_points)
+    assert notebook_points and all(score == most for score, most in notebook_points), g.why
 
 
 def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]]) -> None:
