@@ -15,13 +15,7 @@ import os
 from importlib import metadata
 from pathlib import Path
 
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+from heaplab.course.submit import sha256_of
 
 
 def heaplab_code_sha256() -> str:
@@ -43,13 +37,13 @@ class OtterResults:
     def __init__(self, folder: Path, autograder: Path) -> None:
         self.folder = folder
         self.made_by = {
-            "autograder": file_sha256(autograder),
+            "autograder": sha256_of(autograder),
             "heaplab": heaplab_code_sha256(),
             "otter": metadata.version("otter-grader"),
         }
 
     def _path(self, submission: Path) -> tuple[Path, str]:
-        sha = file_sha256(submission)
+        sha = sha256_of(submission)
         return self.folder / f"{sha}.json", sha
 
     def get(self, submission: Path) -> tuple[dict[str, tuple[float, float]], dict[str, str]] | None:
