@@ -8,7 +8,8 @@ For each zip in SUBMISSIONS (its name, without .zip, is the submission's name on
    another or with a committed reference run (a copied run, renamed or not); with the course's checkout,
    the run was made from a commit of its history (and with ``since``, not before that commit);
 2. `otter run` with the lab's autograder zip (the instructor's, from `otter assign`) in a subprocess with a
-   timeout: the score of every question, hidden tests included, from otter's results.json. Its scores are
+   timeout: the score of every question, hidden tests included, from otter's results.json (run once more
+   when otter fails or cannot read the notebook's results back, then flagged with its reason). Its scores are
    kept in <out>/otter-results/ (heaplab.course.otter_results) under the bytes of the zip, the autograder
    and heaplab's code: grading again with the same ones (to merge the marks of the hand-graded questions)
    reuses them instead of executing every notebook again;
@@ -84,7 +85,8 @@ def _otter_scores(
     submission: Path, autograder: Path, out: Path
 ) -> tuple[dict[str, tuple[float, float]], str, dict[str, str]]:
     """Each question's (score, max) from `otter run`, an error line ("" when it ran), and for each
-    question short of full marks why (its failed test's message)."""
+    question short of full marks why (its failed test's message). otter's own output stays in
+    out/otter-output.txt, for the instructor to read when it failed."""
     out.mkdir(parents=True, exist_ok=True)
     otter = Path(sys.executable).with_name("otter")
     cmd = [str(otter), "run", "--no-logo", "-a", str(autograder), "-o", str(out), str(submission)]
@@ -92,18 +94,37 @@ def _otter_scores(
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=OTTER_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         return {}, f"otter run took more than {OTTER_TIMEOUT_S} s", {}
+    (out / "otter-output.txt").write_text(f"{proc.stdout}\n{proc.stderr}", encoding="utf-8")
     results = out / "results.json"
     if proc.returncode != 0 or not results.is_file():
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
         return {}, f"otter run failed ({proc.returncode}): {tail[0]}", {}
+    tests = json.loads(results.read_text(encoding="utf-8")).get("tests", [])
     scores, why = {}, {}
-    for test in json.loads(results.read_text(encoding="utf-8")).get("tests", []):
+    for test in tests:
         if test.get("max_score") is not None:
             name, score, most = str(test["name"]), float(test.get("score") or 0.0), float(test["max_score"])
             scores[name] = (score, most)
             if score < most:
                 why[name] = _failure(test.get("output", ""))
+    if not scores:  # otter's "Autograder Failed": the notebook ran but its results could not be read
+        unscored = [t for t in tests if t.get("name") == "Autograder Exception"] or tests
+        detail = _failure(unscored[-1].get("output", "")) if unscored else "no test in results.json"
+        return {}, f"otter could not grade the notebook: {detail}", {}
     return scores, "", why
+
+
+def _otter_scores_retried(
+    submission: Path, autograder: Path, out: Path
+) -> tuple[dict[str, tuple[float, float]], str, dict[str, str]]:
+    """`otter run`, once more when it could not grade the notebook at all: on a loaded machine its kernel
+    has failed to hand its results back (a class of lab 01 graded in CI, 2026-12-04) and a student must not
+    score 0 for that. A notebook that fails twice is flagged, with otter's reason."""
+    scores, error, why = _otter_scores(submission, autograder, out / "first")
+    if error and "took more than" not in error:
+        scores, again, why = _otter_scores(submission, autograder, out / "again")
+        error = f"{error}; again: {again}" if again else ""
+    return scores, error, why
 
 
 def _source_scores(g: Graded, unpacked: Path, source_root: Path, work: Path, timeout_s: float) -> None:
@@ -210,7 +231,7 @@ def grade_one(
         g.scores, g.why = earlier
         g.otter_reused = True
     else:
-        g.scores, error, g.why = _otter_scores(zip_path, autograder, work / f"{g.name}.otter")
+        g.scores, error, g.why = _otter_scores_retried(zip_path, autograder, work / f"{g.name}.otter")
         if error:
             g.flags.append(error)
         elif kept is not None:  # a failed otter run is never kept: the next grading tries again

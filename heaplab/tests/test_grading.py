@@ -10,7 +10,8 @@ local runs of the labs), with the student notebook answered by code as a student
   integrity flag, and its P99.9 no longer matches the run's own summary); one with a P99.9 typed in from
   another run of the series (the public test passes, the hidden one fails); one shipping a `heaplab/`
   package (rejected, not graded); one handing in another student's run under her own id (its seed is not
-  hers: flagged, and so is the original, for review).
+  hers: flagged, and so is the original, for review); one whose notebook otter could not read the first
+  time (graded in full on the second run, no flag) and one it can never read (flagged with otter's reason).
   class.csv has a row per submission with its score, status and flags;
   class.html has the table and one strip plot per claim, and a real headless Chromium renders it: the
   screenshot shows the blue dots, the red ones of the flagged submissions and the reference run's green
@@ -272,6 +273,19 @@ def test_the_students_code_is_graded_by_the_hidden_tests(
     assert notebook_points and all(score == most for score, most in notebook_points), g.why
 
 
+def _with_last_cell(notebook: Path, dest: Path, source: str) -> Path:
+    nb = nbformat.read(notebook, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(source))
+    dest.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, dest / notebook.name)
+    return dest / notebook.name
+
+
+# otter's last cell reads `Checker` from otter.execute to score the tests: without it, otter cannot read
+# the notebook's results and reports "Autograder Failed" (with exit code 0 and no scored question)
+BREAK_OTTER_RESULTS = "import otter.execute\n{guard}otter.execute.Checker = None\n"
+
+
 def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]]) -> None:
     lab = "01-tail-latency"
     student, autograder = course[lab]
@@ -323,16 +337,37 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     (forked / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
     _submission(tmp_path, "gil", forked, honest, submissions)
 
-    # hal hands in a run of his own (the stand-in: a renamed copy), honestly answered: nothing to flag
+    # hal hands in a run of his own (the stand-in: a renamed copy), honestly answered: nothing to flag, even
+    # though otter could not read his notebook's results the first time (a stand-in for a kernel that failed
+    # to hand them back on a loaded machine, which once scored an honest notebook 0 of 0 without a flag)
     own = tmp_path / "own" / "01-tail-latency-local-20261205T090000Z"
     shutil.copytree(THIRD_RUN_OF_THE_SERIES, own)
-    _submission(tmp_path, "hal", own, honest, submissions)
+    marker = tmp_path / "broke-once"
+    once = f"import os\nif not os.path.exists({str(marker)!r}):\n    open({str(marker)!r}, 'w').close()\n    "
+    flaky = _with_last_cell(honest, tmp_path / "hal-nb", BREAK_OTTER_RESULTS.format(guard=once))
+    _submission(tmp_path, "hal", own, flaky, submissions)
+    # jo's notebook breaks otter's results every time: flagged with otter's reason
+    broken = _with_last_cell(honest, tmp_path / "jo-nb", BREAK_OTTER_RESULTS.format(guard=""))
+    jos = tmp_path / "jos" / "01-tail-latency-local-20261205T100000Z"
+    shutil.copytree(OTHER_RUN_OF_THE_SERIES, jos)
+    _submission(tmp_path, "jo", jos, broken, submissions)
 
     graded = {
         g.name: g
         for g in grade_all(submissions, autograder, tmp_path / "graded", REFERENCE, COURSE_KEY, course=REPO)
     }
     assert graded["hal"].flags == [] and graded["hal"].total == graded["ada"].total
+    assert marker.exists()  # hal's first otter run failed and the second graded it
+    (jo_flag,) = graded["jo"].flags
+    assert (
+        jo_flag.startswith("otter could not grade the notebook: ") and "; again: otter could not" in jo_flag
+    )
+    assert "EOFError" in jo_flag and graded["jo"].total == (0, 0)  # otter's reason: no results written
+    kept = {
+        json.loads(f.read_text(encoding="utf-8"))["name"]
+        for f in (tmp_path / "graded/otter-results").glob("*")
+    }
+    assert "jo.zip" not in kept and "hal.zip" in kept  # a failure is never kept
     assert graded["gil"].flags == [
         "the run's commit ffffffffffff is not in the course's history (a fork, or a changed course)"
     ]
@@ -367,7 +402,7 @@ def test_a_class_of_lab_01(tmp_path: Path, course: dict[str, tuple[Path, Path]])
 
     with (tmp_path / "graded/class.csv").open(encoding="utf-8") as f:
         rows = {r["submission"]: r for r in csv.DictReader(f)}
-    assert set(rows) == {"ada", "bob", "cy", "dee", "eve", "fin", "gil", "hal"}
+    assert set(rows) == {"ada", "bob", "cy", "dee", "eve", "fin", "gil", "hal", "jo"}
     assert rows["cy"]["status"] == "review" == rows["bob"]["status"] == rows["eve"]["status"]
     assert rows["fin"]["status"] == "review" and rows["hal"]["status"] == "ok"
     assert rows["dee"]["status"].startswith("ships code")
