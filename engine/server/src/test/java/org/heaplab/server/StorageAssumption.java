@@ -3,6 +3,7 @@ package org.heaplab.server;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.heaplab.core.conf.Configuration;
+import org.heaplab.core.io.AtomicFiles;
 import org.heaplab.core.region.OnlineRegions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -20,6 +21,8 @@ public final class StorageAssumption {
                 available = true;
             } catch (UnsupportedOperationException e) {
                 available = false;
+            } finally {
+                AtomicFiles.deleteRecursively(dir); // the probe's region files, left in /tmp by every build otherwise
             }
         }
         Assumptions.assumeTrue(available, "skipped: heaplab-core's OnlineRegions is still a stub (UnsupportedOperationException); "
