@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from hdrh.histogram import HdrHistogram
 
 from heaplab.analysis.gc_stats import ServerPause, load_variant_gc, measured_summaries
-from heaplab.runfiles.hlog import US_PER_MS, add_into, iter_intervals_hist, value_at_percentile
+from heaplab.runfiles.hlog import (
+    US_PER_MS,
+    add_into,
+    iter_intervals_hist,
+    value_at_percentile,
+    values_at_percentiles,
+)
 from heaplab.runfiles.rundir import Run
 
 BUCKET_MS = 1000.0
@@ -60,6 +66,19 @@ class Timeline:
         ]
 
 
+def _merged(intervals: list[HdrHistogram], like: HdrHistogram) -> HdrHistogram:
+    """The intervals of one second as one histogram. Most seconds hold one interval (one client host): when
+    its buckets line up with ``like``'s, it is its own sum, and copying it into a full-range histogram
+    would only cost time (about half of a run's analysis)."""
+    shape = ("sub_bucket_count", "unit_magnitude")
+    if len(intervals) == 1 and all(getattr(intervals[0], a) == getattr(like, a) for a in shape):
+        return intervals[0]
+    merged = _histogram()
+    for h in intervals:
+        add_into(merged, h)
+    return merged
+
+
 def latency_timeline(run: Run, variant: str, experiment: str) -> Timeline | None:
     """None when the variant has no measured client phase (unavailable, failed, no summary)."""
     summaries = measured_summaries(run, variant, experiment)
@@ -67,25 +86,26 @@ def latency_timeline(run: Run, variant: str, experiment: str) -> Timeline | None
         return None
     start = min(s.start_epoch_ms for s in summaries)
     end = max(s.end_epoch_ms for s in summaries)
-    buckets: dict[int, HdrHistogram] = {}
+    buckets: dict[int, list[HdrHistogram]] = {}
     total = _histogram()
     for s in summaries:
         if s.hlog is None or not s.hlog.is_file():
             continue
         for h in iter_intervals_hist(s.hlog):
             index = max(int((h.get_start_time_stamp() - start) // BUCKET_MS), 0)
-            add_into(buckets.setdefault(index, _histogram()), h)
+            buckets.setdefault(index, []).append(h)
             add_into(total, h)
     tl = Timeline(variant, experiment, start, end)
     for index in sorted(buckets):
-        h = buckets[index]
+        h = _merged(buckets[index], total)
+        p50, p99, p999 = values_at_percentiles(h, (50, 99, 99.9))
         tl.rows.append(
             Row(
                 t_s=index * BUCKET_MS / 1000.0,
                 count=h.get_total_count(),
-                p50_ms=value_at_percentile(h, 50) / US_PER_MS,
-                p99_ms=value_at_percentile(h, 99) / US_PER_MS,
-                p999_ms=value_at_percentile(h, 99.9) / US_PER_MS,
+                p50_ms=p50 / US_PER_MS,
+                p99_ms=p99 / US_PER_MS,
+                p999_ms=p999 / US_PER_MS,
                 max_ms=h.get_max_value() / US_PER_MS,
             )
         )
