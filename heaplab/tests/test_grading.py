@@ -10,17 +10,19 @@ local runs of the labs), with the student notebook answered by code as a student
   integrity flag, and its P99.9 no longer matches the run's own summary); one with a P99.9 typed in from
   another run of the series (the public test passes, the hidden one fails); one shipping a `heaplab/`
   package (rejected, not graded); one handing in another student's run under her own id (its seed is not
-  hers: flagged, and so is the original, for review); one whose notebook otter could not read the first
+  hers: flagged, and so is the original, for review); the committed reference run handed in, renamed; a
+  run from a commit outside the course; one whose notebook otter could not read the first
   time (graded in full on the second run, no flag) and one it can never read (flagged with otter's reason).
   class.csv has a row per submission with its score, status and flags;
   class.html has the table and one strip plot per claim, and a real headless Chromium renders it: the
   screenshot shows the blue dots, the red ones of the flagged submissions and the reference run's green
   line;
-- in a class of lab 03, the eleven an instructor meets: two honest ones (answered in place, and with
-  `run_dir` set as Part 3 of the handout says) with full marks and no flag; a number typed in wrong and one
-  typed in right from report.md; halved latencies; the reference run handed in as one's own; a file taken
-  out of the zip; another student's seed; a run from a commit outside the course; no prediction, and a
-  prediction dated after the run: each flagged with its reason or losing the question it concerns.
+- in a class of lab 03 (pe runs, with predictions), the seven an instructor meets there: two honest ones
+  (answered in place, and with `run_dir` set as Part 3 of the handout says) with full marks and no flag; a
+  number typed in right from report.md; halved latencies; a file taken out of the zip; no prediction, and a
+  prediction dated after the run: each flagged with its reason or losing the question it concerns. (What
+  does not depend on the lab is in lab 01's class: another run's number typed in, the reference run handed
+  in, another student's seed, a commit outside the course.)
 """
 
 from __future__ import annotations
@@ -474,9 +476,11 @@ def halve_latencies(hlog: Path) -> None:
 
 
 def test_a_class_of_lab_03(tmp_path: Path, course: dict[str, tuple[Path, Path]]) -> None:
-    """The nine submissions an instructor meets, graded together: two honest ways to follow the handout
-    (answers computed in place; `run_dir` set to the run as Part 3 says) get full marks and no flag; each
-    of the seven wrong ones is flagged with its reason."""
+    """The submissions an instructor meets in a lab of pe runs with predictions, graded together: two honest
+    ways to follow the handout (answers computed in place; `run_dir` set to the run as Part 3 says) get full
+    marks and no flag; each wrong one is flagged or loses the question, with its reason. What does not
+    depend on the lab (a wrong number typed in, the reference run handed in, another student's seed, a
+    commit outside the course) is in the class of lab 01 above."""
     lab = "03-offheap-write"
     student, autograder = course[lab]
     reference = RUNS[lab]
@@ -503,18 +507,12 @@ def test_a_class_of_lab_03(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     summary_file = reference / "hbase1-onheap/client/single_put-localhost.json"
     summary = json.loads(summary_file.read_text(encoding="utf-8"))
     p999 = round(summary["latency_us"]["p999"] / 1000, 2)
-    wrong = answered(student, tmp_path / "wrong-nb", [f"q1_p999_ms = {p999 * 1.5}", *solutions[1:]])
-    _submission(tmp_path, "cal", own_run(), wrong, submissions)  # typed in, and wrong
     from_report = answered(student, tmp_path / "report-nb", [f"q1_p999_ms = {p999}", *solutions[1:]])
     _submission(tmp_path, "dan", own_run(), from_report, submissions)  # from report.md: right, not computed
 
     halved = own_run()
     halve_latencies(halved / "hbase1-onheap/client/single_put-localhost.hlog")
     _submission(tmp_path, "eli", halved, honest, submissions)
-
-    renamed = tmp_path / "renamed" / "03-offheap-write-local-20261203T101010Z"
-    shutil.copytree(reference, renamed)
-    _submission(tmp_path, "fay", renamed, honest, submissions, made_by=None)  # the reference run itself
 
     _submission(tmp_path, "gus", own_run(), honest, submissions)
     pruned = submissions / "gus-pruned.zip"
@@ -525,14 +523,6 @@ def test_a_class_of_lab_03(tmp_path: Path, course: dict[str, tuple[Path, Path]])
                 dst.writestr(item, src.read(item.filename))
     pruned.replace(submissions / "gus.zip")
 
-    other_seed = student_seed(COURSE_KEY, "xu")  # her own run, with another student's seed in its record
-    _submission(tmp_path, "hil", own_run(), honest, submissions, student={"id": "hil", "seed": other_seed})
-    forked = tmp_path / "forked" / "03-offheap-write-local-20261204T080000Z"
-    shutil.copytree(reference, forked)
-    manifest = json.loads((forked / "run.json").read_text(encoding="utf-8"))
-    manifest["git"]["commit"] = "e" * 40
-    (forked / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
-    _submission(tmp_path, "ian", forked, honest, submissions)
     # jo made no prediction before the run; kai made hers after it
     _submission(tmp_path, "jo", own_run(), honest, submissions, predicted=None)
     _submission(tmp_path, "kai", own_run(), honest, submissions, predicted="2026-12-31T00:00:00Z")
@@ -545,20 +535,12 @@ def test_a_class_of_lab_03(tmp_path: Path, course: dict[str, tuple[Path, Path]])
     assert full[0] == full[1] > 0 and graded["ada"].flags == []
     assert graded["bea"].total == full and graded["bea"].flags == []  # following Part 3 costs nothing
     typed = "q1_p999_ms is typed in (q1_p999_ms = {}), not computed from the run"
-    assert graded["cal"].flags == [typed.format(p999 * 1.5)]
-    assert graded["cal"].scores["q1"][0] < graded["cal"].scores["q1"][1]
     assert graded["dan"].flags == [typed.format(p999)]
     forged = "hbase1-onheap/client/single_put-localhost.hlog: mean "
     assert any(f.startswith(forged) for f in graded["eli"].flags), graded["eli"].flags
-    (copied,) = graded["fay"].flags
-    assert copied.startswith(f"its raw latency logs are the reference run {reference.name}'s")
     assert graded["gus"].rejected is None or "missing from the zip" in graded["gus"].rejected
     gus_reasons = [*graded["gus"].flags, graded["gus"].rejected or ""]
     assert any(f"missing from the zip: {dropped}" in r for r in gus_reasons), gus_reasons
-    assert graded["hil"].flags[0].startswith("the run's seed is not hil's under the course key")
-    assert graded["ian"].flags == [
-        "the run's commit eeeeeeeeeeee is not in the course's history (a fork, or a changed course)"
-    ]
     # a run without a prediction loses that question's points only, and is told why
     assert graded["jo"].flags == [] and graded["jo"].scores["q6"] == (0.0, 2.0)
     assert "carries no prediction for q6" in graded["jo"].why["q6"]
