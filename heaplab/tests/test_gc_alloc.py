@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from heaplab.analysis.gc_alloc import MAX_EDGE_SHARE, intervals, window_allocation
-from heaplab.analysis.metrics import measure
+from heaplab.analysis.metrics import Measurement, measure
 from heaplab.judge.run_analysis import analyse
 from heaplab.judge.verdict import NOT_MEASURABLE
 from heaplab.runfiles.gc_log import parse
@@ -171,8 +171,8 @@ HBASE_VARIANTS = ("cms-onheap-1.x", "cms-offheap-2.x", "hbase14-cms")
 
 
 @pytest.fixture(scope="module")
-def lab03() -> dict[tuple[str, str, str], dict[str, float]]:
-    """(run, variant, experiment) -> the measured values, every variant of every committed run."""
+def lab03() -> dict[tuple[str, str, str], Measurement]:
+    """(run, variant, experiment) -> its measurement, every variant of every committed run."""
     assert len(LAB03) == 3, LAB03
     out = {}
     for path in LAB03:
@@ -181,32 +181,33 @@ def lab03() -> dict[tuple[str, str, str], dict[str, float]]:
             for variant in run.spec.variants_of(experiment):
                 m = measure(run, variant, experiment)
                 assert m.problem is None, (path.name, variant, m.problem)
-                out[(path.name, variant, experiment)] = m.values
+                out[(path.name, variant, experiment)] = m
     return out
 
 
 def test_the_gc_log_agrees_with_the_engines_thread_counters(lab03) -> None:
-    """Within 10% for every engine variant and phase of the committed series where both exist (they
-    agreed within +0.2% and +7.8%: G1's humongous MSLAB chunks counted by whole regions run high)."""
+    """Within 10% for every engine variant and phase of the committed series where both exist (a series of
+    larger phases agreed within +0.2% and +7.8%: G1's humongous MSLAB chunks counted by whole regions run
+    high). The thread counters are always there; the GC log's figure only where the phase held enough
+    young collections that its edges (estimated) stay small, and else says why."""
     compared = 0
-    for (run, variant, experiment), values in lab03.items():
+    for (run, variant, experiment), m in lab03.items():
         if variant not in ENGINE_VARIANTS:
             continue
-        assert "alloc_bytes_per_op" in values and "gc_alloc_bytes_per_op" in values, (
-            run,
-            variant,
-            experiment,
-        )
-        ratio = values["gc_alloc_bytes_per_op"] / values["alloc_bytes_per_op"]
+        assert "alloc_bytes_per_op" in m.values, (run, variant, experiment)
+        if "gc_alloc_bytes_per_op" not in m.values:
+            assert "would be estimated at its edges" in m.absent["gc_alloc_bytes_per_op"], m.absent
+            continue
+        ratio = m.values["gc_alloc_bytes_per_op"] / m.values["alloc_bytes_per_op"]
         assert 0.9 <= ratio <= 1.1, (run, variant, experiment, ratio)
         compared += 1
-    assert compared == 3 * len(ENGINE_VARIANTS) * 2
+    assert compared >= 3, "too few phases to compare: the committed series' phases hold too few young GCs"
 
 
 def test_apache_hbase_variants_have_the_gc_log_measure_and_no_engine_counter(lab03) -> None:
     for variant in HBASE_VARIANTS:
         for experiment in ("single_put", "batch_put"):
-            per_run = [lab03[(run.name, variant, experiment)] for run in LAB03]
+            per_run = [lab03[(run.name, variant, experiment)].values for run in LAB03]
             assert all("alloc_bytes_per_op" not in v for v in per_run)
             values = [v["gc_alloc_bytes_per_op"] for v in per_run]
             # three runs of the same configuration agree with one another (not a figure: the method's noise)

@@ -77,7 +77,7 @@ def test_lab08s_memstore_variants_ran_what_they_asked(variant: str) -> None:
 def test_the_startup_classes_of_a_real_log() -> None:
     assert switch_check.startup_classes(log(LAB03 / "hbase2-offheap-min0")) == {
         "rpc server": ["SimpleRpcServer"],
-        "request buffers": ["PooledDirectRequestBuffers"],
+        "request buffers": ["DirectBufferPool"],
         "cell decoding": ["ZeroCopyCellDecoder"],
         "responses": ["PooledDirectResponseEncoder"],
         "read path": ["ZeroCopyReadPath", "ZeroCopyReadPath"],  # both of its lines
