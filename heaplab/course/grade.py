@@ -60,6 +60,7 @@ from heaplab.runfiles.exercise_sources import RUN_FIELD, SOURCE_DIR, source_prob
 from heaplab.runfiles.rundir import unfinished
 
 OTTER_TIMEOUT_S = 600
+OTTER_TIMED_OUT = f"otter run took more than {OTTER_TIMEOUT_S} s"  # not run again: it would time out again
 SOURCE_TIMEOUT_S = 900  # a student's code: the Maven build and the exercises' tests
 
 
@@ -93,7 +94,7 @@ def _otter_scores(
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=OTTER_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
-        return {}, f"otter run took more than {OTTER_TIMEOUT_S} s", {}
+        return {}, OTTER_TIMED_OUT, {}
     (out / "otter-output.txt").write_text(f"{proc.stdout}\n{proc.stderr}", encoding="utf-8")
     results = out / "results.json"
     if proc.returncode != 0 or not results.is_file():
@@ -121,7 +122,7 @@ def _otter_scores_retried(
     has failed to hand its results back (a class of lab 01 graded in CI, 2026-12-04) and a student must not
     score 0 for that. A notebook that fails twice is flagged, with otter's reason."""
     scores, error, why = _otter_scores(submission, autograder, out / "first")
-    if error and "took more than" not in error:
+    if error and error != OTTER_TIMED_OUT:
         scores, again, why = _otter_scores(submission, autograder, out / "again")
         error = f"{error}; again: {again}" if again else ""
     return scores, error, why
