@@ -339,7 +339,12 @@ def _reference_add(root: Path, ref: Path, args: argparse.Namespace) -> int:
 
 
 def _cost(costs: list[RunCost]) -> str:
-    """A series' minutes, and how many went to its phases' clients and to its variants' set-up."""
+    """A series' minutes, and how many went to its phases' clients (of them, to the phases its claims judge)
+    and to its variants' set-up."""
     total, setup = sum(c.minutes for c in costs), sum(c.setup for c in costs)
+    measured = sum(c.measured for c in costs)
     per_variant = 60 * setup / max(1, sum(c.variants for c in costs))
-    return f"{total:.0f} min: phases {total - setup:.0f}, set-up {setup:.0f} ({per_variant:.0f} s a variant)"
+    return (
+        f"{total:.0f} min: phases {total - setup:.0f} (measured {measured:.0f}), "
+        f"set-up {setup:.0f} ({per_variant:.0f} s a variant)"
+    )

@@ -6,9 +6,12 @@ results/reference/README.md by `heaplab verdicts --write` (checked by `--check`)
 
 The first table lists each series (a lab's `local` runs under ``runs=``): its runs, the commit and release
 that made them, its minutes (each run's start to end), those its phases' clients ran and its variants'
-set-up (heaplab.runfiles.timings.run_cost), and its phases disturbed by other work. The second sets each
-lab's minutes beside those of the series committed at ``before=`` (read from the git history), so a
-release's cost is compared with the one before it.
+set-up (heaplab.runfiles.timings.run_cost), and its phases disturbed by other work. "Measured" is the part
+of the phases its claims judge (the pe and ycsb phases with `measure`): what a cheaper series cannot cut
+without measuring less. The second sets each lab's minutes beside those of the series committed at
+``before=`` (read from the git history), so a release's cost is compared with the one before it. The third
+splits each series' minutes by where they went (heaplab.runfiles.timings.time_split): what a cheaper
+release can cut, and what it cannot.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from heaplab.analysis.proc_cpu import disturbed_phases
 from heaplab.report import marked_regions
 from heaplab.report.release import recorded_releases
 from heaplab.runfiles.rundir import Run, RunError, is_aa_run_name, load_run
-from heaplab.runfiles.timings import RunCost, minutes_between, run_cost, series_times
+from heaplab.runfiles.timings import RunCost, TimeSplit, minutes_between, run_cost, series_times, time_split
 
 BEGIN = "<!-- heaplab series: begin"
 END = "<!-- heaplab series: end -->"
@@ -65,9 +68,9 @@ def _releases(root: Path, runs: list[Run]) -> str:
 
 def series_markdown(root: Path, reference: Path) -> str:
     rows = [
-        "| lab | runs (the last one judges the series) | commit | release | minutes | phases | set-up "
-        "(a variant) | disturbed phases |",
-        "|---|---|---|---|---:|---:|---:|---:|",
+        "| lab | runs (the last one judges the series) | commit | release | minutes | phases | of them "
+        "measured | set-up (a variant) | disturbed phases |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for lab, runs in sorted(_series(reference).items()):
         links = [f"[{run.path.name.rsplit('-', 1)[1]}]({run.path.name}/report.md)" for run in runs]
@@ -75,11 +78,12 @@ def series_markdown(root: Path, reference: Path) -> str:
         commits = sorted({(run.manifest.get("git") or {}).get("commit") or "none" for run in runs})
         costs: list[RunCost] = [run_cost(run.path) for run in runs]
         total, setup = sum(c.minutes for c in costs), sum(c.setup for c in costs)
+        measured = sum(c.measured for c in costs)
         per_variant = 60 * setup / max(1, sum(c.variants for c in costs))
         disturbed = sum(len(disturbed_phases(run)) for run in runs)
         rows.append(
             f"| {lab} | {', '.join(links)} | {', '.join(c[:7] for c in commits)} | "
-            f"{_releases(root, runs)} | {total:.0f} | {total - setup:.0f} | "
+            f"{_releases(root, runs)} | {total:.0f} | {total - setup:.0f} | {measured:.0f} | "
             f"{setup:.0f} ({per_variant:.0f} s) | {disturbed} |"
         )
     return "\n".join(rows)
@@ -106,17 +110,66 @@ def minutes_at(root: Path, runs: str, commit: str, where: str) -> dict[str, floa
 def cost_markdown(root: Path, reference: Path, runs: str, before: str, where: str) -> str:
     was = minutes_at(root, runs, before, where)
     now = {lab: t.total for lab, t in series_times(reference).items()}
-    made = {lab: _releases(root, runs) for lab, runs in _series(reference).items()}
+    series = _series(reference)
+    made = {lab: _releases(root, runs) for lab, runs in series.items()}
+    measured = {lab: sum(run_cost(run.path).measured for run in runs) for lab, runs in series.items()}
     rows = [
-        f"| lab | minutes at {before[:7]} | minutes now | made by release |",
-        "|---|---:|---:|---|",
+        f"| lab | minutes at {before[:7]} | minutes now | of them measured | made by release |",
+        "|---|---:|---:|---:|---|",
     ]
     for lab in sorted(set(was) | set(now)):
         old = f"{was[lab]:.0f}" if lab in was else "-"
         new = f"{now[lab]:.0f}" if lab in now else "not yet run"
-        rows.append(f"| {lab} | {old} | {new} | {made.get(lab, '-')} |")
-    rows.append(f"| all | {sum(was.values()):.0f} | {sum(now.values()):.0f} of {len(now)} labs | |")
+        judged = f"{measured[lab]:.0f}" if lab in measured else "-"
+        rows.append(f"| {lab} | {old} | {new} | {judged} | {made.get(lab, '-')} |")
+    rows.append(
+        f"| all | {sum(was.values()):.0f} | {sum(now.values()):.0f} of {len(now)} labs | "
+        f"{sum(measured.values()):.0f} | |"
+    )
     return "\n".join(rows)
+
+
+SPLIT_COLUMNS = (
+    "measured phases",
+    "other phases (create, load, flush, compact, warm up, metrics)",
+    "between phases",
+    "before the first phase (deploy, start)",
+    "after the last (stop, collect)",
+    "the rest (runner, report)",
+)
+
+
+def split_markdown(reference: Path) -> str:
+    """Each series' minutes by where they went (heaplab.runfiles.timings.TimeSplit), summed over its runs."""
+    rows = [
+        f"| lab | {' | '.join(SPLIT_COLUMNS)} | minutes |",
+        f"|---|{'---:|' * (len(SPLIT_COLUMNS) + 1)}",
+    ]
+    sums = [0.0] * (len(SPLIT_COLUMNS) + 1)
+    timed = 0
+    for lab, runs in sorted(_series(reference).items()):
+        splits = [time_split(run.path) for run in runs]
+        if any(split is None for split in splits):
+            rows.append(f"| {lab} | {' | '.join('-' for _ in SPLIT_COLUMNS)} | - |")
+            continue
+        values = [sum(_parts(split)[i] for split in splits if split) for i in range(len(SPLIT_COLUMNS) + 1)]
+        sums = [a + b for a, b in zip(sums, values, strict=True)]
+        timed += 1
+        rows.append(f"| {lab} | {' | '.join(f'{v:.0f}' for v in values)} |")
+    rows.append(f"| all ({timed} labs) | {' | '.join(f'{v:.0f}' for v in sums)} |")
+    return "\n".join(rows)
+
+
+def _parts(split: TimeSplit) -> list[float]:
+    return [
+        split.measured,
+        split.preparing,
+        split.between,
+        split.starting,
+        split.stopping,
+        split.rest,
+        split.total,
+    ]
 
 
 def generated(root: Path, runs: str, before: str, where: str) -> str:
@@ -126,7 +179,10 @@ def generated(root: Path, runs: str, before: str, where: str) -> str:
     return (
         f"Each series under {runs}/ (generated from its runs):\n\n{series_markdown(root, reference)}\n\n"
         f"Their minutes beside those of the series committed at {before[:7]}:\n\n"
-        f"{cost_markdown(root, reference, runs, before, where)}"
+        f"{cost_markdown(root, reference, runs, before, where)}\n\n"
+        "Where each series' minutes went, from each variant's timing in its run.json (a phase as the "
+        "playbook saw it, its client's JVM start included; `-`: a series made before run.json kept it):\n\n"
+        f"{split_markdown(reference)}"
     )
 
 

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+import yaml
+
 from heaplab.runfiles.runjson import RUN_JSON
+
+MEASURING_TOOLS = ("pe", "ycsb")  # an admin phase with `measure` only reads metrics before or after one
 
 
 @dataclass(frozen=True)
@@ -56,11 +60,14 @@ def series_times(reference: Path) -> dict[str, SeriesTime]:
 @dataclass(frozen=True)
 class RunCost:
     """Where one run's time went: its minutes from start to end, the minutes its phases' clients ran (the
-    workload), and the rest (the variants' set-up: deploy, server start and stop, JVM starts, collection)."""
+    workload), of those the minutes of the phases its claims judge (``measured``: the pe and ycsb phases
+    with `measure`; the rest loads, flushes, warms and reads metrics), and the rest of the run (the
+    variants' set-up: deploy, server start and stop, JVM starts, collection)."""
 
     minutes: float
     workload: float
     variants: int  # variants that ran
+    measured: float = 0.0
 
     @property
     def setup(self) -> float:
@@ -71,12 +78,14 @@ def run_cost(run_dir: Path) -> RunCost:
     """A run's cost from its run.json and its clients' phase summaries (start_epoch_ms, end_epoch_ms); a
     background phase's time counts once where it overlaps the phases beside it."""
     manifest = json.loads((run_dir / RUN_JSON).read_text(encoding="utf-8"))
-    workload_s, ran = 0.0, 0
+    measuring = measured_phases(run_dir)
+    workload_s = measured_s = 0.0
+    ran = 0
     for name, entry in manifest.get("variants", {}).items():
         if entry.get("status") == "unavailable":
             continue
         ran += 1
-        spans = []
+        spans, measured_spans = [], []
         for path in sorted((run_dir / name / "client").glob("*.json")):
             if path.name.endswith(".sizing.json"):
                 continue
@@ -85,9 +94,33 @@ def run_cost(run_dir: Path) -> RunCost:
             except (OSError, ValueError):
                 continue
             if isinstance(summary, dict) and "start_epoch_ms" in summary and "end_epoch_ms" in summary:
-                spans.append((float(summary["start_epoch_ms"]), float(summary["end_epoch_ms"])))
+                span = (float(summary["start_epoch_ms"]), float(summary["end_epoch_ms"]))
+                spans.append(span)
+                if _phase_of(path.name, measuring):
+                    measured_spans.append(span)
         workload_s += _covered(spans) / 1000.0
-    return RunCost(minutes_between(str(manifest["start"]), str(manifest["end"])), workload_s / 60.0, ran)
+        measured_s += _covered(measured_spans) / 1000.0
+    minutes = minutes_between(str(manifest["start"]), str(manifest["end"]))
+    return RunCost(minutes, workload_s / 60.0, ran, measured_s / 60.0)
+
+
+def measured_phases(run_dir: Path) -> set[str]:
+    """The names of the phases the run's claims judge, from the experiment.yml the run kept."""
+    try:
+        spec = yaml.safe_load((run_dir / "experiment.yml").read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return set()
+    return {
+        str(phase["name"])
+        for phase in spec.get("phases") or []
+        if isinstance(phase, dict) and phase.get("measure") and phase.get("tool") in MEASURING_TOOLS
+    }
+
+
+def _phase_of(file_name: str, phases: set[str]) -> str | None:
+    """The phase a client file `<phase>-<host>[@<server>].json` belongs to, among ``phases``."""
+    found = [p for p in phases if file_name.startswith(f"{p}-")]
+    return max(found, key=len) if found else None
 
 
 def _covered(spans: list[tuple[float, float]]) -> float:
@@ -98,3 +131,49 @@ def _covered(spans: list[tuple[float, float]]) -> float:
             total += b - max(a, end)
             end = b
     return total
+
+
+@dataclass(frozen=True)
+class TimeSplit:
+    """Where a run's minutes went, from each variant's `timing` in run.json (heaplab.run.playbook, as the
+    playbook's tasks saw it: a phase includes its client's JVM start): the phases its claims judge, the
+    other phases (create, load, flush, compact, warm up, read metrics), ansible's steps between phases,
+    everything before a variant's first phase (deploy, server start) and after its last (stop, collect),
+    and the rest of the run outside its variants (the runner's own work and the report)."""
+
+    measured: float
+    preparing: float
+    between: float
+    starting: float
+    stopping: float
+    rest: float
+
+    @property
+    def total(self) -> float:
+        return self.measured + self.preparing + self.between + self.starting + self.stopping + self.rest
+
+
+def time_split(run_dir: Path) -> TimeSplit | None:
+    """The run's TimeSplit in minutes, or None for a run whose run.json has no variant timing (made before
+    heaplab recorded it)."""
+    manifest = json.loads((run_dir / RUN_JSON).read_text(encoding="utf-8"))
+    measuring = measured_phases(run_dir)
+    measured = preparing = between = starting = stopping = in_variants = 0.0
+    for entry in manifest.get("variants", {}).values():
+        if entry.get("status") == "unavailable":
+            continue
+        timing = entry.get("timing")
+        if not isinstance(timing, dict):
+            return None
+        for phase, seconds in (timing.get("phases_s") or {}).items():
+            if phase in measuring:
+                measured += seconds
+            else:
+                preparing += seconds
+        between += timing.get("between_phases_s", 0.0)
+        starting += timing.get("before_phases_s", 0.0)
+        stopping += timing.get("after_phases_s", 0.0)
+        in_variants += timing.get("total_s", 0.0)
+    minutes = minutes_between(str(manifest["start"]), str(manifest["end"]))
+    rest = max(0.0, minutes - in_variants / 60.0)
+    return TimeSplit(measured / 60, preparing / 60, between / 60, starting / 60, stopping / 60, rest)

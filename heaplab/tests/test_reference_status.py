@@ -18,6 +18,7 @@ import pytest
 from heaplab.cli import main
 from heaplab.run.staleness import report_preface, staleness
 from heaplab.runfiles.rundir import load_run
+from heaplab.runfiles.timings import run_cost
 from heaplab.tests.conftest import REPO
 from heaplab.tests.git_repo import commit, git
 
@@ -56,18 +57,21 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def _cost_oracle(run: Path) -> tuple[float, float]:
-    """The run's minutes (run.json's start to end) and its phases' (each variant's pe phases, end to end,
-    none of the fixture's overlapping), computed here on their own."""
+def _cost_oracle(run: Path) -> tuple[float, float, float]:
+    """The run's minutes (run.json's start to end), its phases' (each variant's pe phases, end to end,
+    none of the fixture's overlapping) and those of the two phases its claims judge (the fixture's
+    single_put and batch_put; its warmup is not judged), computed here on their own."""
     manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
     stamp = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()  # noqa: E731
-    phases_ms = 0.0
+    phases_ms = measured_ms = 0.0
     for summary in run.glob("*/client/*.json"):
         data = json.loads(summary.read_text(encoding="utf-8"))
         if "start_epoch_ms" in data:
             phases_ms += data["end_epoch_ms"] - data["start_epoch_ms"]
-    assert phases_ms > 0
-    return (stamp(manifest["end"]) - stamp(manifest["start"])) / 60, phases_ms / 60000
+            if summary.name.startswith(("single_put-", "batch_put-")):
+                measured_ms += data["end_epoch_ms"] - data["start_epoch_ms"]
+    assert phases_ms > measured_ms > 0
+    return (stamp(manifest["end"]) - stamp(manifest["start"])) / 60, phases_ms / 60000, measured_ms / 60000
 
 
 def _status(root: Path, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, list[str]]:
@@ -82,8 +86,11 @@ def test_only_what_makes_a_run_makes_a_series_stale(repo: Path, capsys: pytest.C
         and out[0].startswith("03-offheap-write (local, 1 run, commit ")
         and out[0].endswith(": current")
     )
-    minutes, phases = _cost_oracle(repo / SERIES)
-    assert f"{minutes:.0f} min: phases {phases:.0f}, set-up {minutes - phases:.0f} (" in out[0]
+    minutes, phases, measured = _cost_oracle(repo / SERIES)
+    assert (
+        f"{minutes:.0f} min: phases {phases:.0f} (measured {measured:.0f}), set-up {minutes - phases:.0f} ("
+        in out[0]
+    )
     assert out[-1] == (
         "heaplab reference status: 0 of 1 series not made by this checkout's code, 0 with a phase disturbed "
         f"by other work; {minutes:.0f} minutes of runs in all"
@@ -204,3 +211,14 @@ def test_a_series_measured_beside_other_work_is_no_reference(
     assert (
         "0 of 1 series not made by this checkout's code, 1 with a phase disturbed by other work;" in out[-1]
     )
+
+
+def test_a_runs_cost_splits_the_phases_its_claims_judge_from_the_rest() -> None:
+    """run_cost's minutes to the second: the judged phases (pe with `measure`) apart from the warm-up and the
+    admin phases, the set-up as the rest; the oracle reads the client files on its own."""
+    minutes, phases, measured = _cost_oracle(FIXTURE)
+    cost = run_cost(FIXTURE)
+    assert cost.minutes == pytest.approx(minutes, abs=1e-6)
+    assert cost.workload == pytest.approx(phases, abs=1e-6)
+    assert cost.measured == pytest.approx(measured, abs=1e-6)
+    assert 0 < cost.measured < cost.workload < cost.minutes

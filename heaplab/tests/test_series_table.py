@@ -40,9 +40,17 @@ def _minutes(start: str, end: str) -> float:
     return (stamp(end) - stamp(start)) / 60
 
 
-def _phase_minutes(run: Path) -> float:
-    spans = [json.loads(p.read_text(encoding="utf-8")) for p in run.glob("*/client/*.json")]
+def _phase_minutes(run: Path, prefixes: tuple[str, ...] = ("",)) -> float:
+    """The minutes of the client phases whose files start with one of ``prefixes`` (by default all)."""
+    spans = [
+        json.loads(p.read_text(encoding="utf-8"))
+        for p in run.glob("*/client/*.json")
+        if p.name.startswith(prefixes)
+    ]
     return sum(s["end_epoch_ms"] - s["start_epoch_ms"] for s in spans if "start_epoch_ms" in s) / 60000
+
+
+JUDGED = ("single_put-", "batch_put-")  # the fixture's phases with `measure` (its warmup is not judged)
 
 
 @pytest.fixture
@@ -94,15 +102,18 @@ def test_the_table_is_the_series_and_its_cost(
     assert [round(m, 1) for m in minutes] == [10.5, 11.5, 12.5]
     total = sum(minutes)
     phases = sum(_phase_minutes(r) for r in runs)
+    measured = sum(_phase_minutes(r, JUDGED) for r in runs)
+    assert 0 < measured < phases
     setup_s_per_variant = 60 * (total - phases) / 3  # the fixture ran one variant
     links = ", ".join(f"[{n.rsplit('-', 1)[1]}]({n}/report.md)" for n in NEW[:2])
     row = (
         f"| {LAB} | {links}, **[{NEW[2].rsplit('-', 1)[1]}]({NEW[2]}/report.md)** | {before[:7]} | v9.9 | "
-        f"{total:.0f} | {phases:.0f} | {total - phases:.0f} ({setup_s_per_variant:.0f} s) | 0 |"
+        f"{total:.0f} | {phases:.0f} | {measured:.0f} | "
+        f"{total - phases:.0f} ({setup_s_per_variant:.0f} s) | 0 |"
     )
     assert row in text.splitlines(), text
-    assert f"| {LAB} | 50 | {total:.0f} | v9.9 |" in text.splitlines()
-    assert f"| all | 50 | {total:.0f} of 1 labs | |" in text.splitlines()
+    assert f"| {LAB} | 50 | {total:.0f} | {measured:.0f} | v9.9 |" in text.splitlines()
+    assert f"| all | 50 | {total:.0f} of 1 labs | {measured:.0f} | |" in text.splitlines()
 
     # a clone without the tags names the same release (from results/releases.tsv)
     git(root, "tag", "-d", "v9.9")
@@ -116,6 +127,50 @@ def test_the_table_is_the_series_and_its_cost(
     assert _verdicts(root, "--check", capsys)[0] == 1
     _verdicts(root, "--write", capsys)
     assert row.removesuffix("| 0 |") + "| 1 |" in readme.read_text(encoding="utf-8").splitlines()
+
+
+# one variant's timing as heaplab.run.playbook records it, in seconds: 80 s before its first phase, four
+# phases (single_put and batch_put are judged: 100 + 62 s; create and warmup: 8 + 52 s), 14 s between them,
+# 22 s after the last; 338 s in all
+TIMING = {
+    "total_s": 338.0,
+    "before_phases_s": 80.0,
+    "phases_s": {"create": 8.0, "warmup": 52.0, "single_put": 100.0, "batch_put": 62.0},
+    "between_phases_s": 14.0,
+    "after_phases_s": 22.0,
+}
+
+
+def test_the_third_table_says_where_each_series_minutes_went(
+    repo: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, _ = repo
+    readme = root / "results/reference/README.md"
+    _verdicts(root, "--write", capsys)
+    # the fixture's runs predate the variants' timing: the lab's row says so
+    assert f"| {LAB} | - | - | - | - | - | - | - |" in readme.read_text(encoding="utf-8").splitlines()
+
+    runs = [root / "results/reference" / name for name in NEW]
+    for run in runs:
+        manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+        manifest["variants"]["hbase1-onheap"]["timing"] = TIMING
+        (run / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert _verdicts(root, "--check", capsys)[0] == 1
+    _verdicts(root, "--write", capsys)
+    minutes = sum(
+        _minutes(*(json.loads((r / "run.json").read_text())[k] for k in ("start", "end"))) for r in runs
+    )
+    per_run = [162 / 60, 60 / 60, 14 / 60, 80 / 60, 22 / 60]  # measured, others, between, before, after
+    expected = [3 * v for v in per_run] + [minutes - 3 * 338 / 60, minutes]
+    lines = readme.read_text(encoding="utf-8").splitlines()
+    split_rows = {
+        cells[0]: [float(c) for c in cells[1:]]
+        for cells in ([c.strip() for c in line.strip("|").split("|")] for line in lines)
+        if len(cells) == 8 and cells[0] in (LAB, "all (1 labs)") and cells[1] != "-"
+    }
+    assert set(split_rows) == {LAB, "all (1 labs)"}, lines
+    for found in split_rows.values():
+        assert found == pytest.approx(expected, abs=0.5 + 1e-9)  # each shown to the minute
 
 
 def test_a_commit_outside_the_history_is_one_line(

@@ -16,9 +16,9 @@ REFERENCE = REPO / "results" / "reference"
 TIMES = series_times(REFERENCE)
 LABS = [p.parent.name for p in list_labs(REPO)]
 # a series row of results/reference/README.md (heaplab.report.series_table):
-# | lab | [run](...) ... | commit | release | minutes | phases | set-up (N s) | disturbed phases |
+# | lab | [run](...) ... | commit | release | minutes | phases | of them measured | set-up (N s) | disturbed |
 ROW = re.compile(
-    r"^\| (?P<lab>\d\d-[a-z0-9-]+) \| \[.*\| (?P<minutes>\d+) \| \d+ \| \d+ \(\d+ s\) \| \d+ \|$", re.M
+    r"^\| (?P<lab>\d\d-[a-z0-9-]+) \| \[.*\| (?P<minutes>\d+) \| \d+ \| \d+ \| \d+ \(\d+ s\) \| \d+ \|$", re.M
 )
 # "**Time:** about 7 minutes a run" or "**Time:** 35 to 42 minutes a run"
 TIME = re.compile(r"\*\*Time:\*\* (?:about )?(?P<low>[\d.]+)(?: to (?P<high>[\d.]+))? minutes a run")
