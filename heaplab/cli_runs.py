@@ -29,7 +29,7 @@ from heaplab.run.runner import run_lab
 from heaplab.run.staleness import report_preface, staleness
 from heaplab.run.student import StudentError, student_record
 from heaplab.runfiles.rundir import Run, is_aa_run_name, load_run, resolve_run, run_name
-from heaplab.runfiles.timings import RunCost, run_cost
+from heaplab.runfiles.timings import RunCost, run_cost, target_line
 
 # Claims are judged over repeats: three runs at `local` scale unless --repeat says otherwise.
 DEFAULT_REPEATS = {"local": 3}
@@ -307,6 +307,7 @@ def cmd_reference(root: Path, args: argparse.Namespace) -> int:
         raise SpecError(f"no reference series in {ref}")
     behind = disturbed = 0
     minutes = 0.0
+    local: dict[str, float] = {}
     for (lab, scale, commit), kept in sorted(series.items(), key=lambda item: item[0][:2]):
         found = staleness(root, kept[0])
         behind += found.stale or found.why is not None
@@ -314,6 +315,8 @@ def cmd_reference(root: Path, args: argparse.Namespace) -> int:
         runs_n = f"{len(kept)} run{'s' if len(kept) != 1 else ''}"
         costs = [run_cost(run.path) for run in kept]
         minutes += sum(c.minutes for c in costs)
+        if scale == "local":
+            local[lab] = local.get(lab, 0.0) + sum(c.minutes for c in costs)
         when = kept[0].manifest["start"]
         print(f"{lab} ({scale}, {runs_n}, {made}, {when}, {_cost(costs)}): {found.describe()}")
         for path in found.changed if args.files else ():
@@ -322,6 +325,8 @@ def cmd_reference(root: Path, args: argparse.Namespace) -> int:
         disturbed += bool(shared)
         for line in shared:  # a series measured while other work shared the machine is no reference
             print(f"  disturbed: {line}")
+    if local:
+        print(target_line(local))
     print(
         f"heaplab reference status: {behind} of {len(series)} series not made by this checkout's code, "
         f"{disturbed} with a phase disturbed by other work; {minutes:.0f} minutes of runs in all"

@@ -18,6 +18,11 @@ import yaml
 
 from heaplab.runfiles.runjson import RUN_JSON
 
+# A release's target for its `local` series on 2 cores (results/reference/README.md): all labs' series
+# together, and each lab's
+RELEASE_TARGET_MINUTES = 240
+LAB_TARGET_MINUTES = 45
+
 MEASURING_TOOLS = ("pe", "ycsb")  # an admin phase with `measure` only reads metrics before or after one
 
 
@@ -177,3 +182,17 @@ def time_split(run_dir: Path) -> TimeSplit | None:
     minutes = minutes_between(str(manifest["start"]), str(manifest["end"]))
     rest = max(0.0, minutes - in_variants / 60.0)
     return TimeSplit(measured / 60, preparing / 60, between / 60, starting / 60, stopping / 60, rest)
+
+
+def target_line(local_minutes: dict[str, float]) -> str:
+    """How the `local` series ({lab: minutes}) stand against the release target: 'met', or by how much and
+    which labs are over their share."""
+    total = sum(local_minutes.values())
+    over = [f"{lab} ({m:.0f})" for lab, m in sorted(local_minutes.items()) if m > LAB_TARGET_MINUTES]
+    met = total <= RELEASE_TARGET_MINUTES and not over
+    return (
+        f"release target (local series, 2 cores: at most {RELEASE_TARGET_MINUTES} minutes in all, "
+        f"{LAB_TARGET_MINUTES} a lab): {total:.0f} minutes in all"
+        + (f"; over {LAB_TARGET_MINUTES}: {', '.join(over)}" if over else "")
+        + ("; met" if met else "; not met")
+    )

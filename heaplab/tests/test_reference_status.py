@@ -18,7 +18,7 @@ import pytest
 from heaplab.cli import main
 from heaplab.run.staleness import report_preface, staleness
 from heaplab.runfiles.rundir import load_run
-from heaplab.runfiles.timings import run_cost
+from heaplab.runfiles.timings import run_cost, target_line
 from heaplab.tests.conftest import REPO
 from heaplab.tests.git_repo import commit, git
 
@@ -130,7 +130,8 @@ def test_only_what_makes_a_run_makes_a_series_stale(repo: Path, capsys: pytest.C
         ]
     )
     assert f"stale: {len(changed)} files it exercises changed since, in " in out[0]
-    assert [line.strip() for line in out[1:-1]] == changed
+    assert [line.strip() for line in out[1:-2]] == changed
+    assert out[-2].startswith("release target (local series")
     assert out[-1].startswith("heaplab reference status: 1 of 1 series not made by this checkout's code, 0 ")
 
 
@@ -222,3 +223,23 @@ def test_a_runs_cost_splits_the_phases_its_claims_judge_from_the_rest() -> None:
     assert cost.workload == pytest.approx(phases, abs=1e-6)
     assert cost.measured == pytest.approx(measured, abs=1e-6)
     assert 0 < cost.measured < cost.workload < cost.minutes
+
+
+def test_the_status_says_how_the_series_stand_against_the_release_target(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    minutes, _, _ = _cost_oracle(repo / SERIES)
+    _, out = _status(repo, capsys)
+    assert out[-2] == (
+        "release target (local series, 2 cores: at most 240 minutes in all, 45 a lab): "
+        f"{minutes:.0f} minutes in all; met"
+    )
+    # the same series, 50 minutes long: over a lab's share
+    run_json = repo / SERIES / "run.json"
+    manifest = json.loads(run_json.read_text(encoding="utf-8"))
+    manifest.update(start="2027-01-01T00:00:00Z", end="2027-01-01T00:50:00Z")
+    run_json.write_text(json.dumps(manifest), encoding="utf-8")
+    _, out = _status(repo, capsys)
+    assert out[-2].endswith(": 50 minutes in all; over 45: 03-offheap-write (50); not met"), out[-2]
+    # six labs of 44 minutes: none over its share, 264 in all
+    assert target_line({f"0{i}-lab": 44.0 for i in range(6)}).endswith(": 264 minutes in all; not met")
