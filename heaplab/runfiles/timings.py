@@ -84,6 +84,7 @@ def run_cost(run_dir: Path) -> RunCost:
     background phase's time counts once where it overlaps the phases beside it."""
     manifest = json.loads((run_dir / RUN_JSON).read_text(encoding="utf-8"))
     measuring = measured_phases(run_dir)
+    every_phase = {str(p["name"]) for p in _phases(run_dir)}
     workload_s = measured_s = 0.0
     ran = 0
     for name, entry in manifest.get("variants", {}).items():
@@ -101,7 +102,7 @@ def run_cost(run_dir: Path) -> RunCost:
             if isinstance(summary, dict) and "start_epoch_ms" in summary and "end_epoch_ms" in summary:
                 span = (float(summary["start_epoch_ms"]), float(summary["end_epoch_ms"]))
                 spans.append(span)
-                if _phase_of(path.name, measuring):
+                if _phase_of(path.name, every_phase) in measuring:
                     measured_spans.append(span)
         workload_s += _covered(spans) / 1000.0
         measured_s += _covered(measured_spans) / 1000.0
@@ -111,19 +112,21 @@ def run_cost(run_dir: Path) -> RunCost:
 
 def measured_phases(run_dir: Path) -> set[str]:
     """The names of the phases the run's claims judge, from the experiment.yml the run kept."""
+    return {str(p["name"]) for p in _phases(run_dir) if p.get("measure") and p.get("tool") in MEASURING_TOOLS}
+
+
+def _phases(run_dir: Path) -> list[dict]:
+    """The phases of the experiment.yml the run kept (none when it cannot be read)."""
     try:
         spec = yaml.safe_load((run_dir / "experiment.yml").read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError):
-        return set()
-    return {
-        str(phase["name"])
-        for phase in spec.get("phases") or []
-        if isinstance(phase, dict) and phase.get("measure") and phase.get("tool") in MEASURING_TOOLS
-    }
+        return []
+    return [p for p in spec.get("phases") or [] if isinstance(p, dict) and "name" in p]
 
 
 def _phase_of(file_name: str, phases: set[str]) -> str | None:
-    """The phase a client file `<phase>-<host>[@<server>].json` belongs to, among ``phases``."""
+    """The phase a client file `<phase>-<host>[@<server>].json` belongs to: the longest of ``phases`` (all
+    the run's phases, so that `read-heavy-h.json` is never taken for phase `read`) it starts with."""
     found = [p for p in phases if file_name.startswith(f"{p}-")]
     return max(found, key=len) if found else None
 

@@ -243,3 +243,25 @@ def test_the_status_says_how_the_series_stand_against_the_release_target(
     assert out[-2].endswith(": 50 minutes in all; over 45: 03-offheap-write (50); not met"), out[-2]
     # six labs of 44 minutes: none over its share, 264 in all
     assert target_line({f"0{i}-lab": 44.0 for i in range(6)}).endswith(": 264 minutes in all; not met")
+
+
+def test_a_judged_phase_is_told_from_a_phase_whose_name_extends_it(tmp_path: Path) -> None:
+    """Client files are `<phase>-<host>.json`: a judged phase `read` must not claim `read-heavy-h.json`, the
+    file of an unjudged phase `read-heavy`."""
+    run = tmp_path / "run"
+    (run / "v/client").mkdir(parents=True)
+    (run / "run.json").write_text(
+        json.dumps({"start": "2027-01-01T00:00:00Z", "end": "2027-01-01T00:10:00Z", "variants": {"v": {}}}),
+        encoding="utf-8",
+    )
+    (run / "experiment.yml").write_text(
+        "phases:\n  - {name: read, tool: pe, measure: x}\n  - {name: read-heavy, tool: pe}\n",
+        encoding="utf-8",
+    )
+    for name, start_s, end_s in (("read-h.json", 0, 60), ("read-heavy-h.json", 60, 240)):
+        (run / "v/client" / name).write_text(
+            json.dumps({"start_epoch_ms": start_s * 1000, "end_epoch_ms": end_s * 1000}), encoding="utf-8"
+        )
+    cost = run_cost(run)
+    assert cost.workload == pytest.approx(4.0)
+    assert cost.measured == pytest.approx(1.0)
