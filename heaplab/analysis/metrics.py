@@ -37,7 +37,7 @@ from heaplab.analysis.memory import (
     memory_values,
 )
 from heaplab.analysis.proc_cpu import PhaseCpu, ProcCpuFileError, variant_phase_cpu
-from heaplab.analysis.read_metrics import read_values
+from heaplab.analysis.read_metrics import COUNTER_METRICS, frozen, read_values, reads_asked
 from heaplab.analysis.server_cpu import METRIC as SERVER_CPU
 from heaplab.analysis.server_cpu import PROC_METRIC as SERVER_CPU_PROC
 from heaplab.analysis.server_cpu import bracketing_phases, cpu_us_per_op, proc_cpu_us_per_op
@@ -351,8 +351,13 @@ def _measure_memory(run: Run, m: Measurement, phase: str, baseline: str | None) 
     if m.memory_baseline is not None:
         try:
             m.values.update(read_values(m.memory, m.memory_baseline))
+            why = frozen(m.memory, m.memory_baseline, reads_asked(m.summaries))
         except MetricsFileError as e:
             return str(e)
+        if why:
+            for metric in COUNTER_METRICS:
+                m.values.pop(metric, None)
+                m.absent[metric] = why
     return None
 
 

@@ -19,6 +19,12 @@ e.g. the background writer of mixed_read_write).  From the pair:
 A metric whose group is missing from the reports (an engine without that mechanism) is left out, so a claim
 on it is inconclusive; a group that is present but lacks a field, or carries a non-number, is a one-line
 error naming the file and the field.  A ratio with no lookups at all is left out as well.
+
+Counters that did not move while the client read (``frozen``) are no measurement: Apache HBase's JMX beans
+answer with the values of the previous read until a Hadoop metrics period has passed (10 s unless
+configured; MetricsSourceAdapter), so a report taken less than that after the one before repeats it.
+The metrics that rest on the server's request counters are then left out, with that reason, instead of
+a zero count of gets.
 """
 
 from __future__ import annotations
@@ -27,6 +33,19 @@ from pathlib import Path
 from typing import Any
 
 from heaplab.analysis.memory import AdminMetrics, MetricsFileError, number_at
+from heaplab.runfiles.client_summary import ClientSummary
+
+# the metrics that rest on the server's request counters (gets, block-cache and query-cache lookups)
+COUNTER_METRICS = (
+    "gets",
+    "data_block_hit_ratio",
+    "disk_reads_per_get",
+    "cpu_us_per_get",
+    "query_cache_hit_ratio",
+)
+# PE's commands that make one Get per row (scan and the writes do not)
+_PE_GETS = ("randomRead", "sequentialRead")
+_PE_TOOLS = ("pe", "hbase-pe")  # the engine's pe and HBase's own PE (summary field "tool")
 
 
 def _data_counts(raw: dict[str, Any], where: Path) -> dict[str, tuple[float, float]] | None:
@@ -97,3 +116,28 @@ def read_values(after: AdminMetrics, baseline: AdminMetrics) -> dict[str, float]
         if ratio is not None:
             values["query_cache_hit_ratio"] = ratio
     return values
+
+
+def reads_asked(summaries: list[ClientSummary]) -> int:
+    """How many reads the clients of a measured phase made: the rows of PE's get commands and YCSB's READ
+    operations (0 for writes, scans and tools that count neither)."""
+    total = 0
+    for s in summaries:
+        if s.tool in _PE_TOOLS and s.command in _PE_GETS:
+            total += s.rows
+        elif "READ" in s.ops:
+            total += s.ops["READ"].operations
+    return total
+
+
+def frozen(after: AdminMetrics, baseline: AdminMetrics, reads: int) -> str | None:
+    """Why the pair's request counters are no measurement (None: they are): the clients made ``reads``
+    reads between the two reports and the server counted not one get."""
+    a_reads = _group(after.raw, "reads", ("gets",), after.path)
+    b_reads = _group(baseline.raw, "reads", ("gets",), baseline.path)
+    if reads <= 0 or a_reads is None or b_reads is None or a_reads["gets"] != b_reads["gets"]:
+        return None
+    return (
+        f"the server's counters did not move over {reads:,} reads ({after.path.name} repeats "
+        f"{baseline.path.name}: a cached JMX value, not a measurement)"
+    )

@@ -11,10 +11,14 @@ from typing import Any
 import pytest
 
 from heaplab.analysis.memory import MB, MetricsFileError, load_admin_metrics
-from heaplab.analysis.read_metrics import read_values
+from heaplab.analysis.metrics import measure
+from heaplab.analysis.read_metrics import frozen, read_values, reads_asked
 from heaplab.lab.schema import SpecError
 from heaplab.lab.spec import parse_spec
 from heaplab.run.variant_run import ansible_vars
+from heaplab.runfiles.client_summary import ClientSummary, OpSummary
+from heaplab.runfiles.rundir import load_run
+from heaplab.tests.conftest import REPO
 from heaplab.tests.fabricate import admin_metrics, read_groups
 
 
@@ -166,3 +170,57 @@ def test_background_phase_errors_are_one_line(change, message: str) -> None:
     with pytest.raises(SpecError) as e:
         parse_spec(raw)
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def _summary(command: str, rows: int, tool: str = "pe", reads: int | None = None) -> ClientSummary:
+    ops = {"READ": OpSummary(reads, {})} if reads is not None else {}
+    return ClientSummary(
+        Path("read-localhost.json"),
+        "localhost",
+        "read",
+        command,
+        1,
+        rows,
+        rows,
+        1000.0,
+        1.0,
+        {},
+        0.0,
+        1.0,
+        None,
+        tool=tool,
+        ops=ops,
+    )
+
+
+def test_reads_asked_counts_gets_not_writes_or_scans() -> None:
+    assert reads_asked([_summary("randomRead", 300), _summary("sequentialRead", 200, tool="hbase-pe")]) == 500
+    assert reads_asked([_summary("sequentialWrite", 300), _summary("scan", 300)]) == 0
+    assert reads_asked([_summary("run", 900, tool="ycsb", reads=450)]) == 450
+
+
+def test_counters_that_did_not_move_over_reads_are_frozen(tmp_path: Path) -> None:
+    """Apache HBase's JMX cache repeats the previous report: no gets counted while the client read."""
+    same = read_groups(3615, data_hits=3368, data_misses=240, cpu_ms=14670)
+    later = read_groups(3615, data_hits=3368, data_misses=240, cpu_ms=19630)
+    after, before = _pair(tmp_path, same, later)
+    why = frozen(after, before, 14400)
+    assert why is not None and "14,400 reads" in why and "before-localhost.json" in why
+    assert frozen(after, before, 0) is None  # a write or an idle window: nothing to count
+    moved = _pair(tmp_path, same, read_groups(18017, data_hits=17768, data_misses=240))
+    assert frozen(*moved, 14400) is None
+
+
+def test_a_frozen_read_in_the_committed_series_leaves_its_counters_out() -> None:
+    """Lab 06's first v0.3 run: HBase 2.6.4's reports around the 1000-byte DIFF read are the same, so its
+    gets, hit ratio and CPU per get are absent with the reason; the next run's are measured."""
+    runs = sorted((REPO / "results/reference").glob("06-row-index-local-20261205T*"))
+    if len(runs) < 2:
+        pytest.skip("lab 06's v0.3 series is not in results/reference")
+    first = measure(load_run(runs[0]), "hbase-diff-1000", "row_index_encoding_1000")
+    assert first.problem is None and "throughput" in first.values
+    for metric in ("gets", "data_block_hit_ratio", "cpu_us_per_get"):
+        assert metric not in first.values and "did not move" in first.absent[metric]
+    second = measure(load_run(runs[1]), "hbase-diff-1000", "row_index_encoding_1000")
+    assert second.values["gets"] > 0 and second.values["data_block_hit_ratio"] == pytest.approx(1, abs=0.02)
+    assert "gets" not in second.absent
