@@ -138,6 +138,6 @@ def frozen(after: AdminMetrics, baseline: AdminMetrics, reads: int) -> str | Non
     if reads <= 0 or a_reads is None or b_reads is None or a_reads["gets"] != b_reads["gets"]:
         return None
     return (
-        f"the server's counters did not move over {reads:,} reads ({after.path.name} repeats "
-        f"{baseline.path.name}: a cached JMX value, not a measurement)"
+        f"the server's counters did not move over {reads:,} reads ({after.path.name} repeats the gets of "
+        f"{baseline.path.name}: Apache HBase's JMX cache or a server that counted nothing; no measurement)"
     )
