@@ -43,6 +43,7 @@ COUNTER_METRICS = (
     "cpu_us_per_get",
     "query_cache_hit_ratio",
 )
+FROZEN = "the server's counters did not move"  # how frozen()'s reason begins (the report looks for it)
 # PE's commands that make one Get per row (scan and the writes do not)
 _PE_GETS = ("randomRead", "sequentialRead")
 _PE_TOOLS = ("pe", "hbase-pe")  # the engine's pe and HBase's own PE (summary field "tool")
@@ -138,6 +139,6 @@ def frozen(after: AdminMetrics, baseline: AdminMetrics, reads: int) -> str | Non
     if reads <= 0 or a_reads is None or b_reads is None or a_reads["gets"] != b_reads["gets"]:
         return None
     return (
-        f"the server's counters did not move over {reads:,} reads ({after.path.name} repeats the gets of "
+        f"{FROZEN} over {reads:,} reads ({after.path.name} repeats the gets of "
         f"{baseline.path.name}: Apache HBase's JMX cache or a server that counted nothing; no measurement)"
     )

@@ -11,6 +11,7 @@ from typing import Any
 from heaplab.analysis.gc_stats import report_lines as gc_lines  # GC section
 from heaplab.analysis.gc_stats import timeline_figure_name
 from heaplab.analysis.proc_cpu import describe
+from heaplab.analysis.read_metrics import COUNTER_METRICS, FROZEN
 from heaplab.analysis.spike_overlap import overlap_lines
 from heaplab.analysis.steady import MIN_STEADY_S
 from heaplab.judge.claim_results import tallies, write_claims_json
@@ -144,6 +145,7 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
     lines += _steady_lines(a, experiment)
     lines += _substitute_lines(a, experiment)
     lines += _host_cpu_lines(a, experiment)
+    lines += _frozen_lines(a, experiment)
     for name in a.run.spec.variants_of(experiment):
         article_name = a.run.spec.variants[name].published_for(experiment)
         for note in a.published.notes(doc, experiment, article_name or ""):
@@ -157,6 +159,16 @@ def _experiment(a: Analysis, experiment: str) -> list[str]:
         lines += ["", f"![latency over time, {experiment}]({figure_name(experiment)})"]
     lines.append("")
     return lines
+
+
+def _frozen_lines(a: Analysis, experiment: str) -> list[str]:
+    """The variants whose server counters did not move over the read: why their counter columns are empty
+    (heaplab.analysis.read_metrics.frozen)."""
+    return [
+        f"- {name}: no server counters: {m.absent[COUNTER_METRICS[0]]}"
+        for name, m in a.measurements[experiment].items()
+        if m.absent.get(COUNTER_METRICS[0], "").startswith(FROZEN)
+    ]
 
 
 def _steady_lines(a: Analysis, experiment: str) -> list[str]:

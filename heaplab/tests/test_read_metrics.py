@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from heaplab.analysis.metrics import measure
 from heaplab.analysis.read_metrics import frozen, read_values, reads_asked
 from heaplab.lab.schema import SpecError
 from heaplab.lab.spec import parse_spec
+from heaplab.report.report import _frozen_lines
 from heaplab.run.variant_run import ansible_vars
 from heaplab.runfiles.client_summary import ClientSummary, OpSummary
 from heaplab.runfiles.rundir import load_run
@@ -224,3 +226,7 @@ def test_a_frozen_read_in_the_committed_series_leaves_its_counters_out() -> None
     second = measure(load_run(runs[1]), "hbase-diff-1000", "row_index_encoding_1000")
     assert second.values["gets"] > 0 and second.values["data_block_hit_ratio"] == pytest.approx(1, abs=0.02)
     assert "gets" not in second.absent
+    # the report says why the variant's counter columns are empty, and names no measured variant
+    a = SimpleNamespace(measurements={"row_index_encoding_1000": {"hbase-diff-1000": first, "other": second}})
+    lines = _frozen_lines(a, "row_index_encoding_1000")
+    assert len(lines) == 1 and lines[0].startswith("- hbase-diff-1000: no server counters: ")
