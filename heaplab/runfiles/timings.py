@@ -116,7 +116,8 @@ def measured_phases(run_dir: Path) -> set[str]:
 
 
 def _phases(run_dir: Path) -> list[dict]:
-    """The phases of the experiment.yml the run kept (none when it cannot be read)."""
+    """The phases of the experiment.yml the run kept (none when it cannot be read). Plain YAML, not
+    heaplab.lab.spec: an older run's spec need not pass today's schema to be timed."""
     try:
         spec = yaml.safe_load((run_dir / "experiment.yml").read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError):

@@ -23,6 +23,10 @@ ROW = re.compile(
 # "**Time:** about 7 minutes a run" or "**Time:** 35 to 42 minutes a run"
 TIME = re.compile(r"\*\*Time:\*\* (?:about )?(?P<low>[\d.]+)(?: to (?P<high>[\d.]+))? minutes a run")
 SLACK = 0.2  # "about": a run's length varies by this much between runs of a series
+# "## Part 2: the experiment (about 9 minutes a run on 2 cores; three runs)"
+PART2 = re.compile(r"^## Part 2: the experiment \((?:about )?(?P<low>[\d.]+) minutes a run\b", re.M)
+# the Time line's series: "..., 27 for the default three" or "..., 31 for three"
+FOR_THREE = re.compile(r"(?P<minutes>\d+) for (?:the default )?three\b")
 
 
 def test_every_lab_has_a_timed_series() -> None:
@@ -71,3 +75,21 @@ def test_the_time_for_every_lab_is_the_sum_of_the_series(page: str) -> None:
     for m in HOURS_LAB.finditer(text):
         (lab,) = [name for name in TIMES if name.startswith(m["lab"] + "-")]
         assert abs(float(m["hours"]) - TIMES[lab].total / 60) <= TIMES[lab].total / 60 * SLACK, (page, m[0])
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_the_experiments_heading_and_the_three_runs_are_its_series(lab: str) -> None:
+    """Part 2's heading gives the minutes of a run and the Time line those of the three, both from the
+    series (a heading without minutes fails; a Time line may leave the three out)."""
+    raw = (REPO / "labs" / lab / "README.md").read_text(encoding="utf-8")
+    t = TIMES[lab]
+    if "## Part 2: the experiment" in raw:
+        heading = PART2.search(raw)
+        assert heading, f"labs/{lab}/README.md: Part 2's heading gives no 'about N minutes a run'"
+        low = float(heading["low"])
+        assert low * (1 - SLACK) <= t.per_run <= low * (1 + SLACK), (lab, heading[0], round(t.per_run, 1))
+    line = TIME.search(" ".join(raw.split()))
+    three = FOR_THREE.search(" ".join(raw.split())[line.start() : line.start() + 400]) if line else None
+    if three:
+        minutes = float(three["minutes"])
+        assert abs(minutes - t.total) <= t.total * SLACK / 2, (lab, three[0], round(t.total, 1))
